@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf: trace buffers.  Zero-filled vmalloc memory with Fuchsia's
+ * 128-byte header at offset 0, mapped read-write by the provider and
+ * read-only by the manager, and freed with the last reference (provider,
+ * mapping or handle).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/atomic.h>
+#include <linux/build_bug.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "tracebuf.h"
+
+/* Bytes held by live buffers, checked against max_total_memory. */
+static atomic64_t tracebuf_mem_used = ATOMIC64_INIT(0);
+
+bool tracebuf_mem_reserve(u64 size)
+{
+	u64 limit = READ_ONCE(tracebuf_max_total_memory);
+
+	if (atomic64_add_return(size, &tracebuf_mem_used) > limit) {
+		atomic64_sub(size, &tracebuf_mem_used);
+		return false;
+	}
+	return true;
+}
+
+void tracebuf_mem_unreserve(u64 size)
+{
+	atomic64_sub(size, &tracebuf_mem_used);
+}
+
+static u8 tracebuf_header_mode(u32 mode)
+{
+	switch (mode) {
+	case TRACEBUF_MODE_CIRCULAR:
+		return TRACEBUF_HEADER_MODE_CIRCULAR;
+	case TRACEBUF_MODE_STREAMING:
+		return TRACEBUF_HEADER_MODE_STREAMING;
+	default:
+		return TRACEBUF_HEADER_MODE_ONESHOT;
+	}
+}
+
+/* Fuchsia's ComputeBufferSizes() (fuchsia-design-notes.md section 1.2). */
+static void tracebuf_buf_compute_sizes(struct tracebuf_buf *buf)
+{
+	u64 avail = buf->size - TRACEBUF_HEADER_SIZE;
+	u64 durable;
+
+	if (buf->mode == TRACEBUF_MODE_ONESHOT) {
+		buf->durable_size = 0;
+		buf->rolling_size = avail;
+		return;
+	}
+	durable = min_t(u64, avail / 16, TRACEBUF_DURABLE_MAX);
+	durable += (avail - durable) & 15;
+	buf->durable_size = durable;
+	buf->rolling_size = (avail - durable) / 2;
+}
+
+static struct tracebuf_buffer_header *tracebuf_buf_header(struct tracebuf_buf *buf)
+{
+	return buf->data;
+}
+
+/* The fields the kernel owns; the provider owns the others. */
+static void tracebuf_buf_write_header(struct tracebuf_buf *buf)
+{
+	struct tracebuf_buffer_header *hdr = tracebuf_buf_header(buf);
+
+	hdr->magic = TRACEBUF_HEADER_MAGIC;
+	hdr->version = TRACEBUF_HEADER_VERSION;
+	hdr->buffering_mode = tracebuf_header_mode(buf->mode);
+	hdr->reserved1 = 0;
+	hdr->total_size = buf->size;
+	hdr->durable_buffer_size = buf->durable_size;
+	hdr->rolling_buffer_size = buf->rolling_size;
+}
+
+/*
+ * Returns a buffer with one reference, or NULL.  The caller reserved
+ * @size with tracebuf_mem_reserve(); the reservation is released when the
+ * buffer is freed.
+ */
+struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode)
+{
+	struct tracebuf_buf *buf;
+
+	BUILD_BUG_ON(sizeof(struct tracebuf_buffer_header) !=
+		     TRACEBUF_HEADER_SIZE);
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	buf->data = vmalloc_user(size);
+	if (!buf->data) {
+		kfree(buf);
+		return NULL;
+	}
+	kref_init(&buf->refs);
+	buf->size = size;
+	buf->mode = mode;
+	tracebuf_buf_compute_sizes(buf);
+	tracebuf_buf_write_header(buf);
+	return buf;
+}
+
+void tracebuf_buf_get(struct tracebuf_buf *buf)
+{
+	kref_get(&buf->refs);
+}
+
+static void tracebuf_buf_free(struct kref *kref)
+{
+	struct tracebuf_buf *buf = container_of(kref, struct tracebuf_buf, refs);
+
+	vfree(buf->data);
+	tracebuf_mem_unreserve(buf->size);
+	kfree(buf);
+}
+
+void tracebuf_buf_put(struct tracebuf_buf *buf)
+{
+	kref_put(&buf->refs, tracebuf_buf_free);
+}
+
+/*
+ * START's buffer disposition.  Unlike Fuchsia, clearing zeroes the
+ * cleared bytes, so a reader walking records never meets stale ones.
+ * Called without tracebuf_lock, under the provider's ctl_lock, while the
+ * provider is INITIALIZED or STOPPED and so must not be writing.
+ */
+void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
+{
+	struct tracebuf_buffer_header *hdr = tracebuf_buf_header(buf);
+	u64 rolling_start = TRACEBUF_HEADER_SIZE + buf->durable_size;
+
+	switch (disposition) {
+	case TRACEBUF_START_CLEAR_ENTIRE:
+		memset(buf->data, 0, buf->size);
+		tracebuf_buf_write_header(buf);
+		break;
+	case TRACEBUF_START_CLEAR_NONDURABLE:
+		memset(buf->data + rolling_start, 0, buf->size - rolling_start);
+		hdr->wrapped_count = 0;
+		hdr->rolling_data_end[0] = 0;
+		hdr->rolling_data_end[1] = 0;
+		hdr->num_records_dropped = 0;
+		tracebuf_buf_write_header(buf);
+		break;
+	default:	/* TRACEBUF_START_RETAIN */
+		break;
+	}
+}
+
+/*
+ * Every VMA holds a buffer reference: mmap takes the first, and open/close
+ * balance the copies the core makes on fork (after MADV_DOFORK), split
+ * (partial munmap, mprotect) and mremap.
+ */
+static void tracebuf_vm_open(struct vm_area_struct *vma)
+{
+	tracebuf_buf_get(vma->vm_private_data);
+}
+
+static void tracebuf_vm_close(struct vm_area_struct *vma)
+{
+	tracebuf_buf_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct tracebuf_vm_ops = {
+	.open = tracebuf_vm_open,
+	.close = tracebuf_vm_close,
+};
+
+/*
+ * Map [pgoff, pgoff + len) of the buffer.  Only shared mappings: a private
+ * copy would silently stop seeing the other side.  The read-only handle
+ * clears VM_MAYWRITE so mprotect() cannot make the mapping writable.
+ * VM_DONTCOPY keeps the buffer out of children unless they ask with
+ * MADV_DOFORK; VM_DONTEXPAND refuses growing it with mremap().
+ */
+int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
+		      bool writable)
+{
+	unsigned long pages = buf->size >> PAGE_SHIFT;
+	unsigned long len = vma_pages(vma);
+	int ret;
+
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_pgoff >= pages || len > pages - vma->vm_pgoff)
+		return -EINVAL;
+	if (!writable) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		tracebuf_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+
+	ret = remap_vmalloc_range(vma, buf->data, vma->vm_pgoff);
+	if (ret)
+		return ret;
+	tracebuf_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = buf;
+	vma->vm_ops = &tracebuf_vm_ops;
+	tracebuf_buf_get(buf);
+	return 0;
+}
+
+/* The manager's read-only handle. */
+
+static ssize_t tracebuf_handle_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct tracebuf_buf *buf = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf->data, buf->size);
+}
+
+static loff_t tracebuf_handle_llseek(struct file *file, loff_t offset,
+				     int whence)
+{
+	struct tracebuf_buf *buf = file->private_data;
+
+	return fixed_size_llseek(file, offset, whence, buf->size);
+}
+
+static int tracebuf_handle_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return tracebuf_buf_mmap(file->private_data, vma, false);
+}
+
+static int tracebuf_handle_release(struct inode *inode, struct file *file)
+{
+	tracebuf_buf_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations tracebuf_handle_fops = {
+	.owner = THIS_MODULE,
+	.read = tracebuf_handle_read,
+	.llseek = tracebuf_handle_llseek,
+	.mmap = tracebuf_handle_mmap,
+	.release = tracebuf_handle_release,
+};
+
+/*
+ * Reserve a descriptor and build a read-only handle holding its own buffer
+ * reference.  Returns the descriptor; the caller fd_install()s *@filep
+ * once nothing can fail any more, or undoes both with fput() and
+ * put_unused_fd().
+ */
+int tracebuf_buf_install_fd(struct tracebuf_buf *buf, struct file **filep)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+
+	tracebuf_buf_get(buf);
+	file = anon_inode_getfile("[tracebuf]", &tracebuf_handle_fops, buf,
+				  O_RDONLY);
+	if (IS_ERR(file)) {
+		tracebuf_buf_put(buf);
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	file->f_mode |= FMODE_PREAD | FMODE_LSEEK;
+	*filep = file;
+	return fd;
+}

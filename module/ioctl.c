@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf: the ioctl dispatcher.  Every copy from user space and every
+ * check of what it holds is here; provider.c, manager.c and buf.c get
+ * validated values and never see a __user pointer they must trust.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uidgid.h>
+
+#include "tracebuf.h"
+
+/*
+ * Pin the ABI: every field offset and every struct size.  Offsets and the
+ * total size together pin each field's size too.
+ */
+static void tracebuf_check_abi(void)
+{
+	BUILD_BUG_ON(sizeof(struct tracebuf_pkt) != 16);
+	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, request) != 0);
+	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, data16) != 2);
+	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, data32) != 4);
+	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, data64) != 8);
+
+	BUILD_BUG_ON(sizeof(struct tracebuf_buffer_header) != TRACEBUF_HEADER_SIZE);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, magic) != 0);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, version) != 8);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, buffering_mode) != 10);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, wrapped_count) != 12);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, total_size) != 16);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, durable_buffer_size) != 24);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, rolling_buffer_size) != 32);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, durable_data_end) != 40);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, rolling_data_end) != 48);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, num_records_dropped) != 64);
+
+	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, provider_id) != 0);
+	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, type) != 4);
+	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, state) != 6);
+	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, pkt) != 8);
+	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_msg) != 24);
+
+	BUILD_BUG_ON(sizeof(struct tracebuf_version_args) != TRACEBUF_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_register_args) != TRACEBUF_REGISTER_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_attach_args) != TRACEBUF_ATTACH_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_eventfd_args) != TRACEBUF_EVENTFD_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_config_args) != TRACEBUF_CONFIG_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_release_args) != TRACEBUF_RELEASE_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_list_args) != TRACEBUF_LIST_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_provider_info) !=
+		     TRACEBUF_PROVIDER_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_initialize_args) !=
+		     TRACEBUF_INITIALIZE_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_start_args) != TRACEBUF_START_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_target_args) != TRACEBUF_TARGET_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_send_args) != TRACEBUF_MGR_SEND_SIZE_VER0);
+}
+
+/*
+ * Copy in the argument of @cmd, which matched @expect by type and number.
+ * The direction must match too (ENOTTY).  A caller's struct may be
+ * shorter than ours down to @ver0 bytes (the rest reads as zero), or
+ * longer with a zero tail (E2BIG otherwise, and above a page).
+ */
+static int tracebuf_args_in(unsigned int cmd, unsigned int expect, void *karg,
+			    size_t ksize, size_t ver0, void __user *uarg)
+{
+	size_t usize = _IOC_SIZE(cmd);
+
+	if (_IOC_DIR(cmd) != _IOC_DIR(expect))
+		return -ENOTTY;
+	if (usize < ver0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if (!(_IOC_DIR(cmd) & _IOC_WRITE)) {
+		memset(karg, 0, ksize);
+		return 0;
+	}
+	return copy_struct_from_user(karg, ksize, uarg, usize);
+}
+
+/* Copy out as much of our struct as the caller's holds; zero the rest. */
+static int tracebuf_args_out(unsigned int cmd, void __user *uarg,
+			     const void *karg, size_t ksize)
+{
+	size_t usize = _IOC_SIZE(cmd);
+
+	if (copy_to_user(uarg, karg, min(usize, ksize)))
+		return -EFAULT;
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
+#define TRACEBUF_ARGS_IN(cmd, ioc, karg, uarg)					\
+	tracebuf_args_in(cmd, ioc, &(karg), sizeof(karg), ioc##_SIZE, uarg)
+
+/* Each supported command's size floor, under the command's name. */
+#define TRACEBUF_IOC_VERSION_SIZE		TRACEBUF_VERSION_SIZE_VER0
+#define TRACEBUF_IOC_REGISTER_SIZE		TRACEBUF_REGISTER_SIZE_VER0
+#define TRACEBUF_IOC_ATTACH_SIZE		TRACEBUF_ATTACH_SIZE_VER0
+#define TRACEBUF_IOC_SET_EVENTFD_SIZE		TRACEBUF_EVENTFD_SIZE_VER0
+#define TRACEBUF_IOC_PROVIDER_GET_CONFIG_SIZE	TRACEBUF_CONFIG_SIZE_VER0
+#define TRACEBUF_IOC_PROVIDER_SEND_SIZE		sizeof(struct tracebuf_pkt)
+#define TRACEBUF_IOC_PROVIDER_RELEASE_SIZE	TRACEBUF_RELEASE_SIZE_VER0
+#define TRACEBUF_IOC_MGR_LIST_SIZE		TRACEBUF_LIST_SIZE_VER0
+#define TRACEBUF_IOC_MGR_INITIALIZE_SIZE	TRACEBUF_INITIALIZE_SIZE_VER0
+#define TRACEBUF_IOC_MGR_START_SIZE		TRACEBUF_START_SIZE_VER0
+#define TRACEBUF_IOC_MGR_STOP_SIZE		TRACEBUF_TARGET_SIZE_VER0
+#define TRACEBUF_IOC_MGR_TERMINATE_SIZE		TRACEBUF_TARGET_SIZE_VER0
+#define TRACEBUF_IOC_MGR_SEND_SIZE		TRACEBUF_MGR_SEND_SIZE_VER0
+
+static const unsigned int tracebuf_ioctls[] = {
+	TRACEBUF_IOC_VERSION,
+	TRACEBUF_IOC_REGISTER,
+	TRACEBUF_IOC_ATTACH,
+	TRACEBUF_IOC_SET_EVENTFD,
+	TRACEBUF_IOC_PROVIDER_GET_CONFIG,
+	TRACEBUF_IOC_PROVIDER_SEND,
+	TRACEBUF_IOC_PROVIDER_RELEASE,
+	TRACEBUF_IOC_MGR_LIST,
+	TRACEBUF_IOC_MGR_INITIALIZE,
+	TRACEBUF_IOC_MGR_START,
+	TRACEBUF_IOC_MGR_STOP,
+	TRACEBUF_IOC_MGR_TERMINATE,
+	TRACEBUF_IOC_MGR_SEND,
+};
+
+static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_version_args args;
+	unsigned int i;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_VERSION, args, uarg);
+	if (ret)
+		return ret;
+	args.abi_major = TRACEBUF_ABI_MAJOR;
+	args.abi_minor = TRACEBUF_ABI_MINOR;
+	args.features = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
+			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES;
+	if (IS_ENABLED(CONFIG_COMPAT))
+		args.features |= TRACEBUF_FEAT_COMPAT;
+	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
+		args.ioctls |= BIT_ULL(_IOC_NR(tracebuf_ioctls[i]));
+	args.max_buffer_size = min_t(u64, READ_ONCE(tracebuf_max_buffer_size),
+				     TRACEBUF_BUFFER_HARD_MAX);
+	args.max_total_memory = READ_ONCE(tracebuf_max_total_memory);
+	args.max_providers = READ_ONCE(tracebuf_max_providers);
+	args.inbox_depth = TRACEBUF_INBOX_DEPTH;
+	args.outbox_depth = TRACEBUF_OUTBOX_DEPTH;
+	args.name_max = TRACEBUF_NAME_MAX;
+	args.category_max = TRACEBUF_CATEGORY_MAX;
+	args.categories_max = TRACEBUF_CATEGORIES_MAX;
+	return tracebuf_args_out(cmd, uarg, &args, sizeof(args));
+}
+
+/* Give the file its role; EINVAL if it has one.  Publishes @obj first. */
+static int tracebuf_set_role(struct tracebuf_file *tf, enum tracebuf_role role,
+			     void *obj)
+{
+	int ret = 0;
+
+	mutex_lock(&tracebuf_lock);
+	if (tf->role != TRACEBUF_ROLE_NONE) {
+		ret = -EINVAL;
+	} else {
+		if (role == TRACEBUF_ROLE_PROVIDER)
+			tf->provider = obj;
+		else
+			tf->manager = obj;
+		/* Pairs with smp_load_acquire() of the role: the object is
+		 * visible before the role that says it is there.
+		 */
+		smp_store_release(&tf->role, role);
+	}
+	mutex_unlock(&tracebuf_lock);
+	return ret;
+}
+
+static int tracebuf_ioctl_register(struct tracebuf_file *tf, unsigned int cmd,
+				   void __user *uarg)
+{
+	struct tracebuf_register_args args;
+	char name[TRACEBUF_NAME_MAX + 1];
+	struct tracebuf_provider *p;
+	u32 status;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_REGISTER, args, uarg);
+	if (ret)
+		return ret;
+	if (READ_ONCE(tf->role) != TRACEBUF_ROLE_NONE ||
+	    args.flags & ~TRACEBUF_REGISTER_F_ALL || !args.name_len)
+		return -EINVAL;
+	if (args.name_len > TRACEBUF_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (copy_from_user(name, u64_to_user_ptr(args.name_ptr), args.name_len))
+		return -EFAULT;
+	name[args.name_len] = '\0';
+	if (strlen(name) != args.name_len)
+		return -EINVAL;
+
+	p = tracebuf_provider_create(name, args.flags, &status);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	args.id = p->id;
+	args.status = status;
+	ret = tracebuf_args_out(cmd, uarg, &args, sizeof(args));
+	if (!ret)
+		ret = tracebuf_set_role(tf, TRACEBUF_ROLE_PROVIDER, p);
+	if (ret)
+		tracebuf_provider_release(p);
+	return ret;
+}
+
+static bool tracebuf_may_manage(void)
+{
+	int gid = READ_ONCE(tracebuf_manager_gid);
+
+	if (perfmon_capable())
+		return true;
+	return gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid));
+}
+
+static int tracebuf_ioctl_attach(struct tracebuf_file *tf, unsigned int cmd,
+				 void __user *uarg)
+{
+	struct tracebuf_attach_args args;
+	struct tracebuf_manager *m;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_ATTACH, args, uarg);
+	if (ret)
+		return ret;
+	if (READ_ONCE(tf->role) != TRACEBUF_ROLE_NONE ||
+	    args.flags & ~TRACEBUF_ATTACH_F_ALL)
+		return -EINVAL;
+	if (!tracebuf_may_manage())
+		return -EPERM;
+
+	m = tracebuf_manager_create(args.flags);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	args.id = m->id;
+	ret = tracebuf_args_out(cmd, uarg, &args, sizeof(args));
+	if (!ret)
+		ret = tracebuf_set_role(tf, TRACEBUF_ROLE_MANAGER, m);
+	if (ret)
+		tracebuf_manager_release(m);
+	return ret;
+}
+
+static int tracebuf_ioctl_set_eventfd(struct tracebuf_file *tf,
+				      enum tracebuf_role role, unsigned int cmd,
+				      void __user *uarg)
+{
+	struct tracebuf_eventfd_args args;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_SET_EVENTFD, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	if (role == TRACEBUF_ROLE_PROVIDER)
+		return tracebuf_notify_set_eventfd(&tf->provider->notify, args.fd);
+	return tracebuf_notify_set_eventfd(&tf->manager->notify, args.fd);
+}
+
+static int tracebuf_ioctl_get_config(struct tracebuf_provider *p,
+				     unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_cats *cats, *extra;
+	struct tracebuf_config_args args;
+	u32 size, count;
+	char __user *dst;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_PROVIDER_GET_CONFIG, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+
+	tracebuf_provider_get_config(p, &args, &cats, &extra);
+	size = (cats ? cats->size : 0) + (extra ? extra->size : 0);
+	count = (cats ? cats->count : 0) + (extra ? extra->count : 0);
+	dst = u64_to_user_ptr(args.categories_ptr);
+	if (args.categories_size < size) {
+		ret = -ENOSPC;
+	} else if ((cats && copy_to_user(dst, cats->data, cats->size)) ||
+		   (extra && copy_to_user(dst + (cats ? cats->size : 0),
+					  extra->data, extra->size))) {
+		ret = -EFAULT;
+	}
+	tracebuf_cats_put(cats);
+	tracebuf_cats_put(extra);
+	if (ret == -EFAULT)
+		return ret;
+
+	args.categories_size = size;
+	args.categories_count = count;
+	if (tracebuf_args_out(cmd, uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return ret;
+}
+
+static int tracebuf_ioctl_provider_send(struct tracebuf_provider *p,
+					unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_pkt pkt;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_PROVIDER_SEND, pkt, uarg);
+	if (ret)
+		return ret;
+	return tracebuf_provider_send(p, &pkt);
+}
+
+static int tracebuf_ioctl_provider_release(struct tracebuf_provider *p,
+					   unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_release_args args;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_PROVIDER_RELEASE, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	return tracebuf_provider_release_session(p);
+}
+
+static int tracebuf_ioctl_list(struct tracebuf_manager *m, unsigned int cmd,
+			       void __user *uarg)
+{
+	struct tracebuf_list_args args;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_LIST, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags || args.info_size < TRACEBUF_PROVIDER_INFO_SIZE_VER0)
+		return -EINVAL;
+	if (args.info_size > PAGE_SIZE)
+		return -E2BIG;
+
+	ret = tracebuf_manager_list(m, &args, u64_to_user_ptr(args.info_ptr));
+	if (ret)
+		return ret;
+	return tracebuf_args_out(cmd, uarg, &args, sizeof(args));
+}
+
+/*
+ * Copy in and check a category list: @count NUL-terminated strings of
+ * 1..TRACEBUF_CATEGORY_MAX bytes, back to back, exactly @size bytes.
+ * NULL (and 0) for the empty list.
+ */
+static struct tracebuf_cats *tracebuf_cats_from_user(u64 uptr, u32 size,
+						     u32 count)
+{
+	struct tracebuf_cats *cats;
+	u32 off, n = 0;
+	int ret;
+
+	if (!size && !count)
+		return NULL;
+	if (!size || !count)
+		return ERR_PTR(-EINVAL);
+	if (count > TRACEBUF_CATEGORIES_MAX ||
+	    size > TRACEBUF_CATEGORIES_MAX * (TRACEBUF_CATEGORY_MAX + 1))
+		return ERR_PTR(-E2BIG);
+
+	cats = kvmalloc(struct_size(cats, data, size), GFP_KERNEL);
+	if (!cats)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&cats->refs, 1);
+	cats->size = size;
+	cats->count = count;
+	if (copy_from_user(cats->data, u64_to_user_ptr(uptr), size)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+
+	for (off = 0; off < size; n++) {
+		size_t len = strnlen(cats->data + off, size - off);
+
+		if (!len || len == size - off) {	/* empty, or no NUL */
+			ret = -EINVAL;
+			goto out_free;
+		}
+		if (len > TRACEBUF_CATEGORY_MAX) {
+			ret = -ENAMETOOLONG;
+			goto out_free;
+		}
+		off += len + 1;
+	}
+	if (n != count) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	return cats;
+
+out_free:
+	kvfree(cats);
+	return ERR_PTR(ret);
+}
+
+static bool tracebuf_mode_valid(u32 mode)
+{
+	return mode == TRACEBUF_MODE_ONESHOT ||
+	       mode == TRACEBUF_MODE_CIRCULAR ||
+	       mode == TRACEBUF_MODE_STREAMING;
+}
+
+static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
+				     unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_initialize_args args;
+	struct tracebuf_initialize_args __user *uargs = uarg;
+	struct tracebuf_cats *cats;
+	u64 max;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_INITIALIZE, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags || !tracebuf_mode_valid(args.mode) ||
+	    args.buffer_size < TRACEBUF_BUFFER_MIN ||
+	    !IS_ALIGNED(args.buffer_size, TRACEBUF_BUFFER_ALIGN) ||
+	    !PAGE_ALIGNED(args.buffer_size))
+		return -EINVAL;
+	max = min_t(u64, READ_ONCE(tracebuf_max_buffer_size),
+		    TRACEBUF_BUFFER_HARD_MAX);
+	if (args.buffer_size > max)
+		return -EFBIG;
+
+	cats = tracebuf_cats_from_user(args.categories_ptr, args.categories_size,
+				       args.categories_count);
+	if (IS_ERR(cats))
+		return PTR_ERR(cats);
+	ret = tracebuf_manager_initialize(m, &args, cats, &uargs->buffer_fd);
+	tracebuf_cats_put(cats);
+	return ret;
+}
+
+static int tracebuf_ioctl_start(struct tracebuf_manager *m, unsigned int cmd,
+				void __user *uarg)
+{
+	struct tracebuf_start_args args;
+	struct tracebuf_cats *extra;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_START, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags || args.reserved ||
+	    args.disposition < TRACEBUF_START_CLEAR_ENTIRE ||
+	    args.disposition > TRACEBUF_START_RETAIN)
+		return -EINVAL;
+
+	extra = tracebuf_cats_from_user(args.categories_ptr, args.categories_size,
+					args.categories_count);
+	if (IS_ERR(extra))
+		return PTR_ERR(extra);
+	ret = tracebuf_manager_start(m, args.provider_id, args.disposition, extra);
+	tracebuf_cats_put(extra);
+	return ret;
+}
+
+static int tracebuf_ioctl_target(struct tracebuf_manager *m, unsigned int cmd,
+				 unsigned int expect, void __user *uarg)
+{
+	struct tracebuf_target_args args;
+	int ret;
+
+	ret = tracebuf_args_in(cmd, expect, &args, sizeof(args),
+			       TRACEBUF_TARGET_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	if (expect == TRACEBUF_IOC_MGR_STOP)
+		return tracebuf_manager_stop(m, args.provider_id);
+	return tracebuf_manager_terminate(m, args.provider_id);
+}
+
+static int tracebuf_ioctl_mgr_send(struct tracebuf_manager *m,
+				   unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_mgr_send_args args;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_SEND, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	return tracebuf_manager_send(m, args.provider_id, &args.pkt);
+}
+
+static long tracebuf_ioctl_provider(struct tracebuf_file *tf, unsigned int cmd,
+				    void __user *uarg)
+{
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(TRACEBUF_IOC_PROVIDER_GET_CONFIG):
+		return tracebuf_ioctl_get_config(tf->provider, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_PROVIDER_SEND):
+		return tracebuf_ioctl_provider_send(tf->provider, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_PROVIDER_RELEASE):
+		return tracebuf_ioctl_provider_release(tf->provider, cmd, uarg);
+	}
+	return -EINVAL;		/* a manager command on a provider */
+}
+
+static long tracebuf_ioctl_manager(struct tracebuf_file *tf, unsigned int cmd,
+				   void __user *uarg)
+{
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(TRACEBUF_IOC_MGR_LIST):
+		return tracebuf_ioctl_list(tf->manager, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_INITIALIZE):
+		return tracebuf_ioctl_initialize(tf->manager, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_START):
+		return tracebuf_ioctl_start(tf->manager, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_STOP):
+		return tracebuf_ioctl_target(tf->manager, cmd,
+					     TRACEBUF_IOC_MGR_STOP, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_TERMINATE):
+		return tracebuf_ioctl_target(tf->manager, cmd,
+					     TRACEBUF_IOC_MGR_TERMINATE, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_SEND):
+		return tracebuf_ioctl_mgr_send(tf->manager, cmd, uarg);
+	}
+	return -EINVAL;		/* a provider command on a manager */
+}
+
+static bool tracebuf_ioctl_known(unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
+		if (_IOC_NR(tracebuf_ioctls[i]) == nr)
+			return true;
+	return false;
+}
+
+long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct tracebuf_file *tf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	enum tracebuf_role role;
+
+	tracebuf_check_abi();
+
+	if (_IOC_TYPE(cmd) != TRACEBUF_IOC_MAGIC || !tracebuf_ioctl_known(_IOC_NR(cmd)))
+		return -ENOTTY;
+
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(TRACEBUF_IOC_VERSION):
+		return tracebuf_ioctl_version(cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_REGISTER):
+		return tracebuf_ioctl_register(tf, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_ATTACH):
+		return tracebuf_ioctl_attach(tf, cmd, uarg);
+	}
+
+	role = smp_load_acquire(&tf->role);	/* see tracebuf_set_role() */
+	switch (role) {
+	case TRACEBUF_ROLE_PROVIDER:
+		if (_IOC_NR(cmd) == _IOC_NR(TRACEBUF_IOC_SET_EVENTFD))
+			return tracebuf_ioctl_set_eventfd(tf, role, cmd, uarg);
+		return tracebuf_ioctl_provider(tf, cmd, uarg);
+	case TRACEBUF_ROLE_MANAGER:
+		if (_IOC_NR(cmd) == _IOC_NR(TRACEBUF_IOC_SET_EVENTFD))
+			return tracebuf_ioctl_set_eventfd(tf, role, cmd, uarg);
+		return tracebuf_ioctl_manager(tf, cmd, uarg);
+	default:
+		return -EINVAL;
+	}
+}

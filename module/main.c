@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf: Fuchsia's tracing provider model on Linux.
+ *
+ * /dev/tracebuf, its file operations and the module parameters.  A file
+ * takes the provider or manager role with its first role ioctl; read,
+ * poll and mmap dispatch on that role.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+
+#include "tracebuf.h"
+
+/* The control plane: see LOCKING in tracebuf.h. */
+DEFINE_MUTEX(tracebuf_lock);
+DEFINE_XARRAY(tracebuf_providers);
+LIST_HEAD(tracebuf_managers);
+
+unsigned long tracebuf_max_buffer_size = 64UL << 20;
+module_param_named(max_buffer_size, tracebuf_max_buffer_size, ulong, 0644);
+MODULE_PARM_DESC(max_buffer_size,
+		 "Largest trace buffer in bytes (default 64 MiB, at most 4 GiB)");
+
+unsigned long tracebuf_max_total_memory = 256UL << 20;
+module_param_named(max_total_memory, tracebuf_max_total_memory, ulong, 0644);
+MODULE_PARM_DESC(max_total_memory,
+		 "Bytes all trace buffers may use together (default 256 MiB)");
+
+unsigned int tracebuf_max_providers = 1024;
+module_param_named(max_providers, tracebuf_max_providers, uint, 0644);
+MODULE_PARM_DESC(max_providers, "Most providers registered at once (default 1024)");
+
+int tracebuf_manager_gid = -1;
+module_param_named(manager_gid, tracebuf_manager_gid, int, 0644);
+MODULE_PARM_DESC(manager_gid,
+		 "Group whose members may attach as manager without CAP_PERFMON (-1: none)");
+
+static int tracebuf_open(struct inode *inode, struct file *file)
+{
+	struct tracebuf_file *tf;
+
+	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	if (!tf)
+		return -ENOMEM;
+	mutex_init(&tf->read_lock);
+	file->private_data = tf;
+	return nonseekable_open(inode, file);
+}
+
+static int tracebuf_release(struct inode *inode, struct file *file)
+{
+	struct tracebuf_file *tf = file->private_data;
+
+	switch (tf->role) {
+	case TRACEBUF_ROLE_PROVIDER:
+		tracebuf_provider_release(tf->provider);
+		break;
+	case TRACEBUF_ROLE_MANAGER:
+		tracebuf_manager_release(tf->manager);
+		break;
+	case TRACEBUF_ROLE_NONE:
+		break;
+	}
+	kfree(tf);
+	return 0;
+}
+
+static ssize_t tracebuf_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct tracebuf_file *tf = file->private_data;
+	bool nonblock = file->f_flags & O_NONBLOCK;
+
+	switch (smp_load_acquire(&tf->role)) {	/* see tracebuf_set_role() */
+	case TRACEBUF_ROLE_PROVIDER:
+		return tracebuf_provider_read(tf, ubuf, count, nonblock);
+	case TRACEBUF_ROLE_MANAGER:
+		return tracebuf_manager_read(tf, ubuf, count, nonblock);
+	default:
+		return -EINVAL;
+	}
+}
+
+static __poll_t tracebuf_poll(struct file *file, poll_table *wait)
+{
+	struct tracebuf_file *tf = file->private_data;
+
+	switch (smp_load_acquire(&tf->role)) {	/* see tracebuf_set_role() */
+	case TRACEBUF_ROLE_PROVIDER:
+		poll_wait(file, &tf->provider->notify.wq, wait);
+		return tracebuf_provider_poll(tf->provider);
+	case TRACEBUF_ROLE_MANAGER:
+		poll_wait(file, &tf->manager->notify.wq, wait);
+		return tracebuf_manager_poll(tf->manager);
+	default:
+		return EPOLLERR;
+	}
+}
+
+static int tracebuf_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct tracebuf_file *tf = file->private_data;
+
+	/* see tracebuf_set_role() */
+	if (smp_load_acquire(&tf->role) != TRACEBUF_ROLE_PROVIDER)
+		return -EINVAL;
+	return tracebuf_provider_mmap(tf->provider, vma);
+}
+
+static const struct file_operations tracebuf_fops = {
+	.owner = THIS_MODULE,
+	.open = tracebuf_open,
+	.release = tracebuf_release,
+	.read = tracebuf_read,
+	.poll = tracebuf_poll,
+	.mmap = tracebuf_mmap,
+	.unlocked_ioctl = tracebuf_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice tracebuf_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = TRACEBUF_DEVICE_NAME,
+	.fops = &tracebuf_fops,
+	.mode = 0666,
+};
+
+module_misc_device(tracebuf_misc);
+
+MODULE_DESCRIPTION("Fuchsia-style trace providers and managers over /dev/tracebuf");
+MODULE_LICENSE("GPL");

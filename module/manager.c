@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf: managers.  Visibility through pid namespaces, the manager's
+ * inbox, and the manager side of the provider state machine (INITIALIZE,
+ * START, STOP, TERMINATE, BUFFER_SAVED).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/lockdep.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "tracebuf.h"
+
+static u32 tracebuf_next_manager_id = 1;	/* [L] */
+
+/* A manager sees the providers of its pid namespace and those below. */
+bool tracebuf_manager_sees(struct tracebuf_manager *m,
+			   struct tracebuf_provider *p)
+{
+	return pid_nr_ns(p->pid, m->pid_ns) != 0;
+}
+
+/*
+ * Queue a message.  PACKET messages count against the provider's
+ * TRACEBUF_OUTBOX_DEPTH (EAGAIN beyond); GONE and TERMINATED do not and
+ * never fail.  @node is consumed on success.
+ */
+int tracebuf_manager_push(struct tracebuf_manager *m,
+			  struct tracebuf_provider *p, u16 type,
+			  const struct tracebuf_pkt *pkt,
+			  struct tracebuf_msg_node *node)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (type == TRACEBUF_MSG_PACKET) {
+		if (p->out_len == TRACEBUF_OUTBOX_DEPTH)
+			return -EAGAIN;
+		p->out_len++;
+	}
+	memset(&node->msg, 0, sizeof(node->msg));
+	node->msg.provider_id = p->id;
+	node->msg.type = type;
+	node->msg.state = p->state;
+	if (pkt)
+		node->msg.pkt = *pkt;
+	tracebuf_provider_get(p);
+	node->provider = p;
+	list_add_tail(&node->link, &m->inbox);
+	WRITE_ONCE(m->inbox_len, m->inbox_len + 1);
+	tracebuf_notify_signal(&m->notify);
+	return 0;
+}
+
+/* Tell the watching managers that can see @p that the registry changed. */
+void tracebuf_manager_registry_changed(struct tracebuf_provider *p)
+{
+	struct tracebuf_manager *m;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	list_for_each_entry(m, &tracebuf_managers, link) {
+		if (!(m->flags & TRACEBUF_ATTACH_F_WATCH) ||
+		    !list_empty(&m->registry_node.link) ||
+		    !tracebuf_manager_sees(m, p))
+			continue;
+		list_add_tail(&m->registry_node.link, &m->inbox);
+		WRITE_ONCE(m->inbox_len, m->inbox_len + 1);
+		tracebuf_notify_signal(&m->notify);
+	}
+}
+
+/* REGISTER's hint: does a manager that sees @p have a trace running? */
+bool tracebuf_trace_running_for(struct tracebuf_provider *p)
+{
+	struct tracebuf_manager *m;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	list_for_each_entry(m, &tracebuf_managers, link)
+		if (m->active && tracebuf_manager_sees(m, p))
+			return true;
+	return false;
+}
+
+/* Remove a message; the provider reference it held is dropped. */
+static void tracebuf_manager_consume(struct tracebuf_manager *m,
+				     struct tracebuf_msg_node *node)
+{
+	struct tracebuf_provider *p = node->provider;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	list_del_init(&node->link);
+	WRITE_ONCE(m->inbox_len, m->inbox_len - 1);
+	if (!p)			/* the registry node lives in the manager */
+		return;
+	if (node->msg.type == TRACEBUF_MSG_PACKET)
+		p->out_len--;
+	if (node != &p->gone_node)
+		kfree(node);
+	tracebuf_provider_put(p);
+}
+
+struct tracebuf_manager *tracebuf_manager_create(u32 flags)
+{
+	struct tracebuf_manager *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->flags = flags;
+	m->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	INIT_LIST_HEAD(&m->owned);
+	INIT_LIST_HEAD(&m->inbox);
+	INIT_LIST_HEAD(&m->registry_node.link);
+	m->registry_node.msg.type = TRACEBUF_MSG_REGISTRY;
+	tracebuf_notify_init(&m->notify);
+
+	mutex_lock(&tracebuf_lock);
+	m->id = tracebuf_next_manager_id++;
+	list_add_tail(&m->link, &tracebuf_managers);
+	mutex_unlock(&tracebuf_lock);
+	return m;
+}
+
+/*
+ * The manager's file is closed: every provider it owned is told, loses
+ * what was queued for it, and is REGISTERED again.
+ */
+void tracebuf_manager_release(struct tracebuf_manager *m)
+{
+	static const struct tracebuf_pkt gone = {
+		.request = TRACEBUF_PKT_MANAGER_GONE,
+	};
+	struct tracebuf_provider *p, *tmp;
+	struct tracebuf_msg_node *node, *ntmp;
+
+	tracebuf_notify_release(&m->notify);
+
+	mutex_lock(&tracebuf_lock);
+	list_del(&m->link);
+	list_for_each_entry_safe(node, ntmp, &m->inbox, link)
+		tracebuf_manager_consume(m, node);
+	list_for_each_entry_safe(p, tmp, &m->owned, owner_link) {
+		tracebuf_provider_detach(p);
+		p->in_head = 0;
+		WRITE_ONCE(p->in_len, 0);
+		p->in_flushes++;
+		tracebuf_provider_push(p, &gone);
+		tracebuf_provider_put(p);
+	}
+	mutex_unlock(&tracebuf_lock);
+
+	put_pid_ns(m->pid_ns);
+	kfree(m);
+}
+
+static void tracebuf_manager_fill_info(struct tracebuf_manager *m,
+				       struct tracebuf_provider *p,
+				       struct tracebuf_provider_info *info)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	memset(info, 0, sizeof(*info));
+	info->id = p->id;
+	info->pid = pid_nr_ns(p->pid, m->pid_ns);
+	info->state = p->state;
+	info->mode = p->mode;
+	info->buffer_size = p->buf ? p->buf->size : 0;
+	info->manager_id = p->owner ? p->owner->id : 0;
+	info->flags = p->owner == m ? TRACEBUF_INFO_F_MINE : 0;
+	info->packets_sent = p->packets_sent;
+	info->packets_received = p->packets_received;
+	info->saves = p->saves;
+	strscpy(info->name, p->name, sizeof(info->name));
+}
+
+/*
+ * TRACEBUF_IOC_MGR_LIST.  Entries are gathered in batches under the lock
+ * and copied out without it; total is counted in the first pass.
+ */
+int tracebuf_manager_list(struct tracebuf_manager *m,
+			  struct tracebuf_list_args *args, void __user *uinfo)
+{
+	struct tracebuf_provider_info *batch;
+	struct tracebuf_provider *p;
+	unsigned long id = args->start_id;
+	u32 usize = args->info_size;
+	u32 n, written = 0, total = 0;
+	bool first = true;
+	int ret = 0;
+
+	batch = kmalloc_array(TRACEBUF_READ_BATCH, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+
+	do {
+		n = 0;
+		mutex_lock(&tracebuf_lock);
+		xa_for_each_start(&tracebuf_providers, id, p, id) {
+			if (!tracebuf_manager_sees(m, p))
+				continue;
+			if (n < TRACEBUF_READ_BATCH &&
+			    written + n < args->capacity)
+				tracebuf_manager_fill_info(m, p, &batch[n++]);
+			else if (!first)
+				break;
+			if (first)
+				total++;
+		}
+		mutex_unlock(&tracebuf_lock);
+		first = false;
+
+		for (u32 i = 0; i < n; i++, written++) {
+			void __user *dst = uinfo + (size_t)written * usize;
+
+			if (copy_to_user(dst, &batch[i],
+					 min_t(u32, usize, sizeof(batch[i]))) ||
+			    (usize > sizeof(batch[i]) &&
+			     clear_user(dst + sizeof(batch[i]),
+					usize - sizeof(batch[i])))) {
+				ret = -EFAULT;
+				goto out_free;
+			}
+		}
+		if (n)
+			id = batch[n - 1].id + 1;
+	} while (n == TRACEBUF_READ_BATCH && written < args->capacity);
+
+	args->count = written;
+	args->total = max(total, written);
+out_free:
+	kfree(batch);
+	return ret;
+}
+
+/*
+ * Find a provider for a manager request: ESRCH unless visible.  Returns
+ * it referenced and with its ctl_lock held; tracebuf_manager_unlock()
+ * undoes both.
+ */
+static struct tracebuf_provider *tracebuf_manager_lock(struct tracebuf_manager *m,
+						       u32 id)
+{
+	struct tracebuf_provider *p;
+
+	mutex_lock(&tracebuf_lock);
+	p = xa_load(&tracebuf_providers, id);
+	if (p && tracebuf_manager_sees(m, p))
+		tracebuf_provider_get(p);
+	else
+		p = NULL;
+	mutex_unlock(&tracebuf_lock);
+	if (!p)
+		return ERR_PTR(-ESRCH);
+
+	mutex_lock(&p->ctl_lock);
+	return p;
+}
+
+static void tracebuf_manager_unlock(struct tracebuf_provider *p)
+{
+	mutex_unlock(&p->ctl_lock);
+	tracebuf_provider_put(p);
+}
+
+/*
+ * Can manager @m act on @p?  ESRCH once it died, EPERM when another
+ * manager owns it.  An unowned provider is left to the state checks.
+ */
+static int tracebuf_manager_check(struct tracebuf_manager *m,
+				  struct tracebuf_provider *p)
+{
+	lockdep_assert_held(&tracebuf_lock);
+	lockdep_assert_held(&p->ctl_lock);
+
+	if (p->dead)
+		return -ESRCH;
+	if (p->owner && p->owner != m)
+		return -EPERM;
+	return 0;
+}
+
+int tracebuf_manager_initialize(struct tracebuf_manager *m,
+				struct tracebuf_initialize_args *args,
+				struct tracebuf_cats *cats, s32 __user *ufd)
+{
+	struct tracebuf_pkt pkt = {
+		.request = TRACEBUF_PKT_INITIALIZE,
+		.data16 = args->mode,
+		.data64 = args->buffer_size,
+	};
+	struct tracebuf_provider *p;
+	struct tracebuf_buf *buf;
+	struct file *file;
+	int fd, ret;
+
+	p = tracebuf_manager_lock(m, args->provider_id);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	mutex_lock(&tracebuf_lock);
+	if (p->dead)
+		ret = -ESRCH;
+	else if (p->owner || p->state != TRACEBUF_STATE_REGISTERED)
+		ret = -EBUSY;
+	else if (p->in_len == TRACEBUF_INBOX_DEPTH)
+		ret = -EAGAIN;
+	else if (!tracebuf_mem_reserve(args->buffer_size))
+		ret = -ENOMEM;
+	else
+		ret = 0;
+	mutex_unlock(&tracebuf_lock);
+	if (ret)
+		goto out_unlock;
+
+	buf = tracebuf_buf_create(args->buffer_size, args->mode);
+	if (!buf) {
+		tracebuf_mem_unreserve(args->buffer_size);
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	fd = tracebuf_buf_install_fd(buf, &file);
+	if (fd < 0) {
+		ret = fd;
+		goto out_put_buf;
+	}
+	if (put_user(fd, ufd)) {
+		ret = -EFAULT;
+		goto out_put_file;
+	}
+
+	mutex_lock(&tracebuf_lock);
+	if (p->dead) {
+		mutex_unlock(&tracebuf_lock);
+		ret = -ESRCH;
+		goto out_put_file;
+	}
+	/* Only our ctl_lock holder changes these: the checks above hold. */
+	p->generation++;
+	pkt.data32 = p->generation;
+	tracebuf_provider_push(p, &pkt);
+	p->buf = buf;
+	p->mode = args->mode;
+	p->cats = tracebuf_cats_get(cats);
+	p->disposition = 0;
+	p->save_pending = false;
+	p->owner = m;
+	tracebuf_provider_get(p);
+	list_add_tail(&p->owner_link, &m->owned);
+	tracebuf_provider_set_state(p, TRACEBUF_STATE_INITIALIZED);
+	mutex_unlock(&tracebuf_lock);
+
+	fd_install(fd, file);
+	tracebuf_manager_unlock(p);
+	return 0;
+
+out_put_file:
+	fput(file);
+	put_unused_fd(fd);
+out_put_buf:
+	tracebuf_buf_put(buf);
+out_unlock:
+	tracebuf_manager_unlock(p);
+	return ret;
+}
+
+int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
+			   u32 disposition, struct tracebuf_cats *extra)
+{
+	struct tracebuf_pkt pkt = {
+		.request = TRACEBUF_PKT_START,
+		.data16 = disposition,
+	};
+	struct tracebuf_buf *buf = NULL;
+	struct tracebuf_provider *p;
+	int ret;
+
+	p = tracebuf_manager_lock(m, id);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	mutex_lock(&tracebuf_lock);
+	ret = tracebuf_manager_check(m, p);
+	if (ret)
+		goto out_unlock;
+	switch (p->state) {
+	case TRACEBUF_STATE_INITIALIZED:
+	case TRACEBUF_STATE_STOPPED:
+		break;
+	case TRACEBUF_STATE_STARTING:
+	case TRACEBUF_STATE_STARTED:
+		ret = -EALREADY;
+		goto out_unlock;
+	case TRACEBUF_STATE_STOPPING:
+		ret = -EBUSY;
+		goto out_unlock;
+	default:
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (p->in_len == TRACEBUF_INBOX_DEPTH) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
+	buf = p->buf;
+	tracebuf_buf_get(buf);
+	mutex_unlock(&tracebuf_lock);
+
+	/* Clearing a large buffer takes a while: not under tracebuf_lock. */
+	tracebuf_buf_apply_disposition(buf, disposition);
+
+	mutex_lock(&tracebuf_lock);
+	if (p->dead) {
+		ret = -ESRCH;
+		goto out_unlock;
+	}
+	p->generation++;
+	pkt.data32 = p->generation;
+	tracebuf_provider_push(p, &pkt);
+	tracebuf_cats_put(p->extra_cats);
+	p->extra_cats = tracebuf_cats_get(extra);
+	p->disposition = disposition;
+	tracebuf_provider_set_state(p, TRACEBUF_STATE_STARTING);
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
+	if (buf)
+		tracebuf_buf_put(buf);
+	tracebuf_manager_unlock(p);
+	return ret;
+}
+
+/* STOP and TERMINATE: one packet and one state change. */
+static int tracebuf_manager_request(struct tracebuf_manager *m, u32 id,
+				    u16 request)
+{
+	struct tracebuf_pkt pkt = { .request = request };
+	struct tracebuf_provider *p;
+	u32 next;
+	int ret;
+
+	p = tracebuf_manager_lock(m, id);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	mutex_lock(&tracebuf_lock);
+	ret = tracebuf_manager_check(m, p);
+	if (ret)
+		goto out_unlock;
+	switch (p->state) {
+	case TRACEBUF_STATE_STARTING:
+	case TRACEBUF_STATE_STARTED:
+		next = request == TRACEBUF_PKT_STOP ? TRACEBUF_STATE_STOPPING :
+						      TRACEBUF_STATE_TERMINATING;
+		break;
+	case TRACEBUF_STATE_INITIALIZED:
+	case TRACEBUF_STATE_STOPPING:
+	case TRACEBUF_STATE_STOPPED:
+		if (request == TRACEBUF_PKT_STOP) {
+			ret = -EALREADY;
+			goto out_unlock;
+		}
+		next = TRACEBUF_STATE_TERMINATING;
+		break;
+	default:	/* REGISTERED, TERMINATING */
+		ret = request == TRACEBUF_PKT_STOP ? -EINVAL : -EALREADY;
+		goto out_unlock;
+	}
+	ret = tracebuf_provider_push(p, &pkt);
+	if (ret)
+		goto out_unlock;
+	tracebuf_provider_set_state(p, next);
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
+	tracebuf_manager_unlock(p);
+	return ret;
+}
+
+int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id)
+{
+	return tracebuf_manager_request(m, id, TRACEBUF_PKT_STOP);
+}
+
+int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id)
+{
+	return tracebuf_manager_request(m, id, TRACEBUF_PKT_TERMINATE);
+}
+
+/* TRACEBUF_IOC_MGR_SEND: BUFFER_SAVED, echoing the outstanding save. */
+int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
+			  const struct tracebuf_pkt *pkt)
+{
+	struct tracebuf_provider *p;
+	int ret;
+
+	if (pkt->request != TRACEBUF_PKT_BUFFER_SAVED || pkt->data16)
+		return -EINVAL;
+
+	p = tracebuf_manager_lock(m, id);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	mutex_lock(&tracebuf_lock);
+	ret = tracebuf_manager_check(m, p);
+	if (ret)
+		goto out_unlock;
+	if (!p->owner || !p->save_pending ||
+	    p->save_wrapped != pkt->data32 ||
+	    p->save_durable_end != pkt->data64) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = tracebuf_provider_push(p, pkt);
+	if (ret)
+		goto out_unlock;
+	p->save_pending = false;
+	p->saves++;
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
+	tracebuf_manager_unlock(p);
+	return ret;
+}
+
+/* Copy up to @max messages from the head of the inbox; consumes nothing. */
+static unsigned int tracebuf_manager_peek(struct tracebuf_manager *m,
+					  struct tracebuf_mgr_msg *out,
+					  unsigned int max)
+{
+	struct tracebuf_msg_node *node;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	list_for_each_entry(node, &m->inbox, link) {
+		if (n == max)
+			break;
+		out[n++] = node->msg;
+	}
+	return n;
+}
+
+ssize_t tracebuf_manager_read(struct tracebuf_file *tf, char __user *ubuf,
+			      size_t count, bool nonblock)
+{
+	struct tracebuf_mgr_msg msgs[TRACEBUF_READ_BATCH];
+	struct tracebuf_manager *m = tf->manager;
+	unsigned int max, n, i;
+	ssize_t ret;
+
+	if (count < sizeof(msgs[0]))
+		return -EINVAL;
+	max = min_t(size_t, count / sizeof(msgs[0]), TRACEBUF_READ_BATCH);
+
+	if (mutex_lock_interruptible(&tf->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		mutex_lock(&tracebuf_lock);
+		n = tracebuf_manager_peek(m, msgs, max);
+		mutex_unlock(&tracebuf_lock);
+		if (n)
+			break;
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
+		ret = wait_event_interruptible(m->notify.wq,
+					       READ_ONCE(m->inbox_len));
+		if (ret)
+			goto out_unlock;
+	}
+
+	if (copy_to_user(ubuf, msgs, n * sizeof(msgs[0]))) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+
+	/* Only readers consume, one at a time: the head is what we copied. */
+	mutex_lock(&tracebuf_lock);
+	for (i = 0; i < n; i++)
+		tracebuf_manager_consume(m, list_first_entry(&m->inbox,
+							     struct tracebuf_msg_node,
+							     link));
+	mutex_unlock(&tracebuf_lock);
+	ret = n * sizeof(msgs[0]);
+out_unlock:
+	mutex_unlock(&tf->read_lock);
+	return ret;
+}
+
+__poll_t tracebuf_manager_poll(struct tracebuf_manager *m)
+{
+	return READ_ONCE(m->inbox_len) ? EPOLLIN | EPOLLRDNORM : 0;
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf: providers.  The registry entry, the provider's inbox, the
+ * packets a provider sends and the provider side of the state machine
+ * (the manager side is in manager.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "tracebuf.h"
+
+static u32 tracebuf_next_provider_id = 1;	/* [L] never reused */
+static unsigned int tracebuf_nr_providers;	/* [L] */
+
+struct tracebuf_cats *tracebuf_cats_get(struct tracebuf_cats *cats)
+{
+	if (cats)
+		refcount_inc(&cats->refs);
+	return cats;
+}
+
+void tracebuf_cats_put(struct tracebuf_cats *cats)
+{
+	if (cats && refcount_dec_and_test(&cats->refs))
+		kvfree(cats);
+}
+
+void tracebuf_provider_get(struct tracebuf_provider *p)
+{
+	kref_get(&p->refs);
+}
+
+static void tracebuf_provider_free(struct kref *kref)
+{
+	struct tracebuf_provider *p =
+		container_of(kref, struct tracebuf_provider, refs);
+
+	tracebuf_cats_put(p->cats);
+	tracebuf_cats_put(p->extra_cats);
+	put_pid(p->pid);
+	kfree(p);
+}
+
+/* May be called with tracebuf_lock held: the release takes no lock. */
+void tracebuf_provider_put(struct tracebuf_provider *p)
+{
+	kref_put(&p->refs, tracebuf_provider_free);
+}
+
+static bool tracebuf_state_active(u32 state)
+{
+	return state == TRACEBUF_STATE_STARTING ||
+	       state == TRACEBUF_STATE_STARTED;
+}
+
+/* Every state change goes through here, to keep owner->active right. */
+void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (p->owner && tracebuf_state_active(p->state) !=
+			tracebuf_state_active(state)) {
+		if (tracebuf_state_active(state))
+			p->owner->active++;
+		else
+			p->owner->active--;
+	}
+	p->state = state;
+}
+
+/*
+ * Undo INITIALIZE: back to REGISTERED without a manager or a buffer.  The
+ * caller disposes of the owner's reference, which the owned list held.
+ */
+void tracebuf_provider_detach(struct tracebuf_provider *p)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	tracebuf_provider_set_state(p, TRACEBUF_STATE_REGISTERED);
+	list_del_init(&p->owner_link);
+	p->owner = NULL;
+	if (p->buf) {
+		tracebuf_buf_put(p->buf);
+		p->buf = NULL;
+	}
+	tracebuf_cats_put(p->cats);
+	p->cats = NULL;
+	tracebuf_cats_put(p->extra_cats);
+	p->extra_cats = NULL;
+	p->mode = 0;
+	p->disposition = 0;
+	p->save_pending = false;
+}
+
+/* Queue a packet to the provider; EAGAIN when its inbox is full. */
+int tracebuf_provider_push(struct tracebuf_provider *p,
+			   const struct tracebuf_pkt *pkt)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (p->in_len == TRACEBUF_INBOX_DEPTH)
+		return -EAGAIN;
+	p->inbox[(p->in_head + p->in_len) % TRACEBUF_INBOX_DEPTH] = *pkt;
+	WRITE_ONCE(p->in_len, p->in_len + 1);
+	p->packets_received++;
+	tracebuf_notify_signal(&p->notify);
+	return 0;
+}
+
+struct tracebuf_provider *tracebuf_provider_create(const char *name,
+						   u32 flags, u32 *status)
+{
+	struct tracebuf_provider *p;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&p->refs);
+	mutex_init(&p->ctl_lock);
+	strscpy(p->name, name, sizeof(p->name));
+	p->pid = get_task_pid(current, PIDTYPE_TGID);
+	p->state = TRACEBUF_STATE_REGISTERED;
+	INIT_LIST_HEAD(&p->owner_link);
+	INIT_LIST_HEAD(&p->gone_node.link);
+	tracebuf_notify_init(&p->notify);
+
+	mutex_lock(&tracebuf_lock);
+	if (tracebuf_nr_providers >= READ_ONCE(tracebuf_max_providers) ||
+	    !tracebuf_next_provider_id) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	p->id = tracebuf_next_provider_id;
+	ret = xa_insert(&tracebuf_providers, p->id, p, GFP_KERNEL);
+	if (ret)
+		goto out_unlock;
+	tracebuf_next_provider_id++;
+	tracebuf_nr_providers++;
+	*status = 0;
+	if ((flags & TRACEBUF_REGISTER_F_SYNC) && tracebuf_trace_running_for(p))
+		*status |= TRACEBUF_REGISTER_STARTED;
+	tracebuf_manager_registry_changed(p);
+	mutex_unlock(&tracebuf_lock);
+	return p;
+
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
+	put_pid(p->pid);
+	kfree(p);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The provider's file is closed.  It leaves the registry; its manager is
+ * told with the state it died in and keeps the buffer through its handle.
+ */
+void tracebuf_provider_release(struct tracebuf_provider *p)
+{
+	struct tracebuf_manager *m;
+
+	tracebuf_notify_release(&p->notify);
+
+	mutex_lock(&tracebuf_lock);
+	xa_erase(&tracebuf_providers, p->id);
+	tracebuf_nr_providers--;
+	p->dead = true;
+	m = p->owner;
+	if (m) {
+		u32 last = p->state;
+
+		/* The owner's reference moves to the GONE message. */
+		tracebuf_provider_detach(p);
+		p->state = last;
+		tracebuf_manager_push(m, p, TRACEBUF_MSG_GONE, NULL,
+				      &p->gone_node);
+		tracebuf_provider_put(p);
+	}
+	tracebuf_manager_registry_changed(p);
+	mutex_unlock(&tracebuf_lock);
+
+	tracebuf_provider_put(p);
+}
+
+/* Fields that must be zero, and ALERT's name: 1..14 bytes, zero padded. */
+static int tracebuf_pkt_check(const struct tracebuf_pkt *pkt)
+{
+	const u8 *name = (const u8 *)pkt + offsetof(struct tracebuf_pkt, data16);
+	unsigned int i, len;
+
+	switch (pkt->request) {
+	case TRACEBUF_PKT_STARTED:
+		if (pkt->data16 || pkt->data64)
+			return -EINVAL;
+		if (pkt->data32 != TRACEBUF_FIFO_PROTOCOL_VERSION)
+			return -EPROTONOSUPPORT;
+		return 0;
+	case TRACEBUF_PKT_STOPPED:
+		if (pkt->data16 || pkt->data32 || pkt->data64)
+			return -EINVAL;
+		return 0;
+	case TRACEBUF_PKT_SAVE_BUFFER:
+		if (pkt->data16 || !IS_ALIGNED(pkt->data64, 8))
+			return -EINVAL;
+		return 0;
+	case TRACEBUF_PKT_ALERT:
+		len = strnlen(name, TRACEBUF_ALERT_NAME_MAX);
+		if (!len)
+			return -EINVAL;
+		for (i = len; i < TRACEBUF_ALERT_NAME_MAX; i++)
+			if (name[i])
+				return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Is @pkt legal in the provider's current state?  Changes nothing. */
+static int tracebuf_pkt_allowed(struct tracebuf_provider *p,
+				const struct tracebuf_pkt *pkt)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	switch (pkt->request) {
+	case TRACEBUF_PKT_STARTED:
+		return p->state == TRACEBUF_STATE_STARTING ? 0 : -EPROTO;
+	case TRACEBUF_PKT_STOPPED:
+		return p->state == TRACEBUF_STATE_STOPPING ||
+		       p->state == TRACEBUF_STATE_TERMINATING ? 0 : -EPROTO;
+	case TRACEBUF_PKT_SAVE_BUFFER:
+		if (p->mode != TRACEBUF_MODE_STREAMING ||
+		    (p->state != TRACEBUF_STATE_STARTED &&
+		     p->state != TRACEBUF_STATE_STOPPING))
+			return -EPROTO;
+		if (p->save_pending)
+			return -EBUSY;
+		if (pkt->data64 > p->buf->durable_size)
+			return -EINVAL;
+		return 0;
+	case TRACEBUF_PKT_ALERT:
+		return p->state == TRACEBUF_STATE_STARTED ? 0 : -EPROTO;
+	}
+	return -EINVAL;
+}
+
+/* TRACEBUF_IOC_PROVIDER_SEND: a packet from the provider to its manager. */
+int tracebuf_provider_send(struct tracebuf_provider *p,
+			   const struct tracebuf_pkt *pkt)
+{
+	struct tracebuf_msg_node *node;
+	int ret;
+
+	ret = tracebuf_pkt_check(pkt);
+	if (ret)
+		return ret;
+	node = kmalloc(sizeof(*node), GFP_KERNEL);
+	if (!node)
+		return -ENOMEM;
+
+	mutex_lock(&tracebuf_lock);
+	ret = tracebuf_pkt_allowed(p, pkt);
+	if (ret)
+		goto out_unlock;
+	if (p->out_len == TRACEBUF_OUTBOX_DEPTH) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
+	/* The message carries the state after the packet. */
+	switch (pkt->request) {
+	case TRACEBUF_PKT_STARTED:
+		tracebuf_provider_set_state(p, TRACEBUF_STATE_STARTED);
+		break;
+	case TRACEBUF_PKT_STOPPED:
+		if (p->state == TRACEBUF_STATE_STOPPING)
+			tracebuf_provider_set_state(p, TRACEBUF_STATE_STOPPED);
+		break;
+	case TRACEBUF_PKT_SAVE_BUFFER:
+		p->save_pending = true;
+		p->save_wrapped = pkt->data32;
+		p->save_durable_end = pkt->data64;
+		break;
+	}
+	p->packets_sent++;
+	tracebuf_manager_push(p->owner, p, TRACEBUF_MSG_PACKET, pkt, node);
+	node = NULL;
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
+	kfree(node);
+	return ret;
+}
+
+/* TRACEBUF_IOC_PROVIDER_RELEASE: TERMINATING -> REGISTERED. */
+int tracebuf_provider_release_session(struct tracebuf_provider *p)
+{
+	struct tracebuf_msg_node *node;
+	struct tracebuf_manager *m;
+	int ret = 0;
+
+	node = kmalloc(sizeof(*node), GFP_KERNEL);
+	if (!node)
+		return -ENOMEM;
+
+	mutex_lock(&tracebuf_lock);
+	if (p->state != TRACEBUF_STATE_TERMINATING) {
+		ret = -EPROTO;
+		goto out_unlock;
+	}
+	m = p->owner;
+	tracebuf_provider_detach(p);
+	/* The owner's reference moves to the TERMINATED message. */
+	tracebuf_manager_push(m, p, TRACEBUF_MSG_TERMINATED, NULL, node);
+	tracebuf_provider_put(p);
+	node = NULL;
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
+	kfree(node);
+	return ret;
+}
+
+/*
+ * Snapshot the configuration; the category lists come back referenced so
+ * the caller can copy them out without the lock.
+ */
+int tracebuf_provider_get_config(struct tracebuf_provider *p,
+				 struct tracebuf_config_args *args,
+				 struct tracebuf_cats **cats,
+				 struct tracebuf_cats **extra)
+{
+	mutex_lock(&tracebuf_lock);
+	args->state = p->state;
+	args->mode = p->mode;
+	args->disposition = p->disposition;
+	args->generation = p->generation;
+	args->buffer_size = p->buf ? p->buf->size : 0;
+	*cats = tracebuf_cats_get(p->cats);
+	*extra = tracebuf_cats_get(p->extra_cats);
+	mutex_unlock(&tracebuf_lock);
+	return 0;
+}
+
+int tracebuf_provider_mmap(struct tracebuf_provider *p,
+			   struct vm_area_struct *vma)
+{
+	struct tracebuf_buf *buf;
+	int ret;
+
+	mutex_lock(&tracebuf_lock);
+	buf = p->buf;
+	if (buf)
+		tracebuf_buf_get(buf);
+	mutex_unlock(&tracebuf_lock);
+	if (!buf)
+		return -ENODEV;
+
+	ret = tracebuf_buf_mmap(buf, vma, true);
+	tracebuf_buf_put(buf);
+	return ret;
+}
+
+/* Copy up to @max packets from the head of the inbox; consumes nothing. */
+static unsigned int tracebuf_provider_peek(struct tracebuf_provider *p,
+					   struct tracebuf_pkt *out,
+					   unsigned int max, u32 *flushes)
+{
+	unsigned int i, n;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	n = min(max, p->in_len);
+	for (i = 0; i < n; i++)
+		out[i] = p->inbox[(p->in_head + i) % TRACEBUF_INBOX_DEPTH];
+	*flushes = p->in_flushes;
+	return n;
+}
+
+ssize_t tracebuf_provider_read(struct tracebuf_file *tf, char __user *ubuf,
+			       size_t count, bool nonblock)
+{
+	struct tracebuf_pkt pkts[TRACEBUF_READ_BATCH];
+	struct tracebuf_provider *p = tf->provider;
+	unsigned int max, n;
+	u32 flushes;
+	ssize_t ret;
+
+	if (count < sizeof(pkts[0]))
+		return -EINVAL;
+	max = min_t(size_t, count / sizeof(pkts[0]), TRACEBUF_READ_BATCH);
+
+	if (mutex_lock_interruptible(&tf->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		mutex_lock(&tracebuf_lock);
+		n = tracebuf_provider_peek(p, pkts, max, &flushes);
+		mutex_unlock(&tracebuf_lock);
+		if (n)
+			break;
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
+		ret = wait_event_interruptible(p->notify.wq,
+					       READ_ONCE(p->in_len));
+		if (ret)
+			goto out_unlock;
+	}
+
+	if (copy_to_user(ubuf, pkts, n * sizeof(pkts[0]))) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+
+	/* A flush (manager gone) already discarded what we handed out. */
+	mutex_lock(&tracebuf_lock);
+	if (p->in_flushes == flushes) {
+		p->in_head = (p->in_head + n) % TRACEBUF_INBOX_DEPTH;
+		WRITE_ONCE(p->in_len, p->in_len - n);
+	}
+	mutex_unlock(&tracebuf_lock);
+	ret = n * sizeof(pkts[0]);
+out_unlock:
+	mutex_unlock(&tf->read_lock);
+	return ret;
+}
+
+__poll_t tracebuf_provider_poll(struct tracebuf_provider *p)
+{
+	return READ_ONCE(p->in_len) ? EPOLLIN | EPOLLRDNORM : 0;
+}

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracebuf: private types of the module.
+ *
+ * Objects
+ *
+ * struct tracebuf_file: one per open file of /dev/tracebuf; lives as long
+ *	as the file.  Gets a role (provider or manager) once, for life.
+ * struct tracebuf_provider: refcounted.  References: the provider's file
+ *	(until it is closed), the owning manager (while it owns it), and every
+ *	message node queued in a manager's inbox on its behalf.
+ * struct tracebuf_manager: lives exactly as long as its file.
+ * struct tracebuf_buf: a trace buffer, refcounted.  References: the
+ *	provider that uses it, every VMA that maps it and every read-only
+ *	handle file.  The memory is freed with the last of them.
+ *
+ * LOCKING
+ *
+ * tracebuf_lock (global mutex) protects the whole control plane: the
+ *	registry (tracebuf_providers, tracebuf_managers, the id counters),
+ *	each file's role, and in each provider and manager every field the
+ *	struct comments mark "[L]": states, ownership, configuration, inboxes,
+ *	counters and eventfd pointers.
+ * provider->ctl_lock (mutex) serializes manager requests on one provider,
+ *	so a request can drop tracebuf_lock while it allocates or clears a
+ *	buffer and find the provider as it left it (only the provider's death
+ *	can happen meanwhile; check ->dead again).
+ * file->read_lock (mutex) lets one reader at a time copy messages out
+ *	without tracebuf_lock and consume them afterwards.
+ *
+ * Order: file->read_lock or provider->ctl_lock, then tracebuf_lock, then
+ * the wait queue and eventfd locks inside wake-ups.  mmap_lock may be held
+ * when tracebuf_lock is taken (mmap), never the other way round: nothing
+ * touches user memory with tracebuf_lock held, and nothing under it waits
+ * for user space.  Buffer contents need no lock: the kernel never parses
+ * them and writes them only while the provider must not write.
+ */
+#ifndef _TRACEBUF_PRIV_H
+#define _TRACEBUF_PRIV_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/tracebuf.h>
+
+struct eventfd_ctx;
+struct pid;
+struct pid_namespace;
+struct vm_area_struct;
+
+extern struct mutex tracebuf_lock;
+extern struct xarray tracebuf_providers;
+extern struct list_head tracebuf_managers;
+
+/* Module parameters (main.c); read with READ_ONCE. */
+extern unsigned long tracebuf_max_buffer_size;
+extern unsigned long tracebuf_max_total_memory;
+extern unsigned int tracebuf_max_providers;
+extern int tracebuf_manager_gid;
+
+/* Largest buffer whatever the parameter says (Fuchsia's limit). */
+#define TRACEBUF_BUFFER_HARD_MAX	(4ULL << 30)
+/* Records handed out by one read(). */
+#define TRACEBUF_READ_BATCH		16
+
+enum tracebuf_role {
+	TRACEBUF_ROLE_NONE,
+	TRACEBUF_ROLE_PROVIDER,
+	TRACEBUF_ROLE_MANAGER,
+};
+
+/* Wake-up side of an inbox. */
+struct tracebuf_notify {
+	wait_queue_head_t wq;
+	struct eventfd_ctx *eventfd;		/* [L] */
+};
+
+struct tracebuf_file {
+	struct mutex read_lock;			/* one reader at a time */
+	/* [L] to set; set once, then read with smp_load_acquire() */
+	enum tracebuf_role role;
+	union {
+		struct tracebuf_provider *provider;
+		struct tracebuf_manager *manager;
+	};
+};
+
+/* A category list as passed in by a manager; immutable once built. */
+struct tracebuf_cats {
+	refcount_t refs;
+	u32 size;				/* bytes, NULs included */
+	u32 count;
+	char data[];
+};
+
+struct tracebuf_buf {
+	struct kref refs;
+	void *data;				/* vmalloc_user(), zeroed */
+	size_t size;
+	u32 mode;				/* TRACEBUF_MODE_* */
+	u64 durable_size;
+	u64 rolling_size;
+};
+
+/* One record waiting in a manager's inbox. */
+struct tracebuf_msg_node {
+	struct list_head link;			/* [L] in manager->inbox */
+	struct tracebuf_provider *provider;	/* holds a reference; NULL
+						 * for the registry node
+						 */
+	struct tracebuf_mgr_msg msg;
+};
+
+struct tracebuf_manager {
+	u32 id;
+	u32 flags;				/* TRACEBUF_ATTACH_F_* */
+	struct pid_namespace *pid_ns;
+	struct list_head link;			/* [L] in tracebuf_managers */
+	struct list_head owned;			/* [L] providers it owns */
+	struct list_head inbox;			/* [L] tracebuf_msg_node */
+	unsigned int inbox_len;			/* [L], read locklessly */
+	unsigned int active;			/* [L] owned in STARTING or
+						 * STARTED
+						 */
+	struct tracebuf_msg_node registry_node;	/* [L] queued at most once */
+	struct tracebuf_notify notify;
+};
+
+struct tracebuf_provider {
+	struct kref refs;
+	struct mutex ctl_lock;			/* manager requests */
+	u32 id;
+	struct pid *pid;			/* thread group of the caller
+						 * of REGISTER
+						 */
+	char name[TRACEBUF_NAME_MAX + 1];
+
+	bool dead;				/* [L] its file was closed */
+	u32 state;				/* [L] TRACEBUF_STATE_* */
+	struct tracebuf_manager *owner;		/* [L] NULL when unowned */
+	struct list_head owner_link;		/* [L] in owner->owned */
+
+	/* [L] configuration, valid from INITIALIZE to detach */
+	struct tracebuf_buf *buf;
+	struct tracebuf_cats *cats;		/* INITIALIZE's list */
+	struct tracebuf_cats *extra_cats;	/* latest START's list */
+	u32 mode;
+	u32 generation;
+	u32 disposition;
+
+	/* [L] the outstanding SAVE_BUFFER, if any */
+	bool save_pending;
+	u32 save_wrapped;
+	u64 save_durable_end;
+
+	/* [L] the provider's inbox: a ring of packets */
+	struct tracebuf_pkt inbox[TRACEBUF_INBOX_DEPTH];
+	unsigned int in_head;
+	unsigned int in_len;			/* read locklessly */
+	u32 in_flushes;				/* bumped when flushed */
+
+	unsigned int out_len;			/* [L] its packets waiting in
+						 * a manager's inbox
+						 */
+	struct tracebuf_msg_node gone_node;	/* [L] queued once, at death */
+
+	u64 packets_sent;			/* [L] */
+	u64 packets_received;			/* [L] */
+	u64 saves;				/* [L] */
+
+	struct tracebuf_notify notify;
+};
+
+/* notify.c */
+void tracebuf_notify_init(struct tracebuf_notify *n);
+void tracebuf_notify_signal(struct tracebuf_notify *n);
+int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd);
+void tracebuf_notify_release(struct tracebuf_notify *n);
+
+/* buf.c */
+struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode);
+void tracebuf_buf_get(struct tracebuf_buf *buf);
+void tracebuf_buf_put(struct tracebuf_buf *buf);
+void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
+int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
+		      bool writable);
+int tracebuf_buf_install_fd(struct tracebuf_buf *buf, struct file **filep);
+bool tracebuf_mem_reserve(u64 size);
+void tracebuf_mem_unreserve(u64 size);
+
+/* provider.c */
+struct tracebuf_cats *tracebuf_cats_get(struct tracebuf_cats *cats);
+void tracebuf_cats_put(struct tracebuf_cats *cats);
+struct tracebuf_provider *tracebuf_provider_create(const char *name,
+						   u32 flags, u32 *status);
+void tracebuf_provider_release(struct tracebuf_provider *p);
+void tracebuf_provider_get(struct tracebuf_provider *p);
+void tracebuf_provider_put(struct tracebuf_provider *p);
+void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state);
+int tracebuf_provider_push(struct tracebuf_provider *p,
+			   const struct tracebuf_pkt *pkt);
+void tracebuf_provider_detach(struct tracebuf_provider *p);
+int tracebuf_provider_send(struct tracebuf_provider *p,
+			   const struct tracebuf_pkt *pkt);
+int tracebuf_provider_release_session(struct tracebuf_provider *p);
+int tracebuf_provider_get_config(struct tracebuf_provider *p,
+				 struct tracebuf_config_args *args,
+				 struct tracebuf_cats **cats,
+				 struct tracebuf_cats **extra);
+int tracebuf_provider_mmap(struct tracebuf_provider *p,
+			   struct vm_area_struct *vma);
+ssize_t tracebuf_provider_read(struct tracebuf_file *tf, char __user *ubuf,
+			       size_t count, bool nonblock);
+__poll_t tracebuf_provider_poll(struct tracebuf_provider *p);
+
+/* manager.c */
+struct tracebuf_manager *tracebuf_manager_create(u32 flags);
+void tracebuf_manager_release(struct tracebuf_manager *m);
+bool tracebuf_manager_sees(struct tracebuf_manager *m,
+			   struct tracebuf_provider *p);
+int tracebuf_manager_push(struct tracebuf_manager *m,
+			  struct tracebuf_provider *p, u16 type,
+			  const struct tracebuf_pkt *pkt,
+			  struct tracebuf_msg_node *node);
+void tracebuf_manager_registry_changed(struct tracebuf_provider *p);
+bool tracebuf_trace_running_for(struct tracebuf_provider *p);
+int tracebuf_manager_list(struct tracebuf_manager *m,
+			  struct tracebuf_list_args *args,
+			  void __user *uinfo);
+int tracebuf_manager_initialize(struct tracebuf_manager *m,
+				struct tracebuf_initialize_args *args,
+				struct tracebuf_cats *cats,
+				s32 __user *ufd);
+int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
+			   u32 disposition, struct tracebuf_cats *extra);
+int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id);
+int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id);
+int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
+			  const struct tracebuf_pkt *pkt);
+ssize_t tracebuf_manager_read(struct tracebuf_file *tf, char __user *ubuf,
+			      size_t count, bool nonblock);
+__poll_t tracebuf_manager_poll(struct tracebuf_manager *m);
+
+/* ioctl.c */
+long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* _TRACEBUF_PRIV_H */

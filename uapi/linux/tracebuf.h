@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * tracebuf: the Fuchsia tracing provider model on Linux.
+ *
+ * A process opens /dev/tracebuf (O_RDWR) and gives the file one role for
+ * its whole life with its first role ioctl:
+ *
+ *  - provider: TRACEBUF_IOC_REGISTER.  The provider reads control
+ *    messages and packets from its inbox with read() (whole
+ *    struct tracebuf_pkt records), answers with TRACEBUF_IOC_PROVIDER_SEND,
+ *    and maps its trace buffer with mmap(MAP_SHARED) on the same file.
+ *  - manager: TRACEBUF_IOC_ATTACH (needs CAP_PERFMON or CAP_SYS_ADMIN, or
+ *    membership of the group named by the module parameter manager_gid).
+ *    The manager lists, initializes, starts, stops and terminates
+ *    providers and reads their messages with read() (whole
+ *    struct tracebuf_mgr_msg records).
+ *
+ * TRACEBUF_IOC_VERSION works on any file.  On a file without a role,
+ * every other ioctl except the two role ioctls, read() and mmap() fail
+ * with EINVAL and poll() reports EPOLLERR.
+ *
+ * ioctl rules.  One magic (0xBF, numbers 0x00-0x3F).  Every argument is a
+ * struct whose size is encoded in the command.  A caller built against an
+ * older or newer header may pass a shorter or longer struct with the same
+ * number: shorter than the first released size fails with EINVAL, longer
+ * is accepted when the extra bytes are zero and fails with E2BIG
+ * otherwise.  Unknown flag bits and non-zero reserved fields fail with
+ * EINVAL.  A bad user pointer fails with EFAULT.  Unknown commands fail
+ * with ENOTTY.
+ *
+ * Provider state machine (enforced by the kernel; "told" means a message
+ * is queued to that side's inbox):
+ *
+ *   request                    legal in             effect
+ *   -------------------------  -------------------  -----------------------
+ *   mgr INITIALIZE             REGISTERED, unowned  buffer allocated and its
+ *                                                   header written, provider
+ *                                                   told, -> INITIALIZED
+ *   mgr START                  INITIALIZED,STOPPED  disposition applied,
+ *                                                   provider told,-> STARTING
+ *   pkt STARTED (version 1)    STARTING             -> STARTED, manager told
+ *   mgr STOP                   STARTING, STARTED    provider told,-> STOPPING
+ *   pkt STOPPED                STOPPING             -> STOPPED, manager told
+ *                              TERMINATING          manager told
+ *   pkt SAVE_BUFFER            STARTED, STOPPING;   manager told
+ *                              streaming; none
+ *                              outstanding
+ *   mgr BUFFER_SAVED           save outstanding     provider told, cleared
+ *                              with equal values
+ *   pkt ALERT                  STARTED              manager told
+ *   mgr TERMINATE              INITIALIZED..STOPPED provider told,
+ *                                                   -> TERMINATING
+ *   provider RELEASE           TERMINATING          -> REGISTERED, manager
+ *                                                   told (MSG_TERMINATED)
+ *   provider closes its file   any                  unregistered, manager
+ *                                                   told (MSG_GONE, last
+ *                                                   state); the buffer stays
+ *                                                   readable via its handle
+ *   manager closes its file    any                  each provider it owned
+ *                                                   gets MANAGER_GONE (its
+ *                                                   inbox is flushed first)
+ *                                                   and -> REGISTERED
+ *
+ * Refusals (nothing changes):
+ *   INITIALIZE not REGISTERED or owned by a manager        EBUSY
+ *   START in STARTING/STARTED                              EALREADY
+ *   START in STOPPING                                      EBUSY
+ *   START in REGISTERED/TERMINATING                        EINVAL
+ *   STOP in INITIALIZED/STOPPING/STOPPED                   EALREADY
+ *   STOP in REGISTERED/TERMINATING                         EINVAL
+ *   TERMINATE in REGISTERED/TERMINATING                    EALREADY
+ *   BUFFER_SAVED without an equal outstanding save         EINVAL
+ *   STARTED/STOPPED/ALERT/SAVE_BUFFER in the wrong state    EPROTO
+ *   SAVE_BUFFER outside streaming mode                     EPROTO
+ *   SAVE_BUFFER while one is outstanding                   EBUSY
+ *   RELEASE outside TERMINATING                            EPROTO
+ *   malformed packet (non-zero unused field, bad alert
+ *   name, durable end out of range) or unknown code        EINVAL
+ *   STARTED with a protocol version other than 1           EPROTONOSUPPORT
+ *   a provider the manager cannot see                      ESRCH
+ *   a provider owned by another manager (except INITIALIZE) EPERM
+ *   the receiving inbox is full                            EAGAIN
+ *
+ * Inboxes.  Each provider has one ordered inbox of TRACEBUF_INBOX_DEPTH
+ * packets holding both control messages (INITIALIZE, START, STOP,
+ * TERMINATE, MANAGER_GONE) and BUFFER_SAVED, so a provider never sees a
+ * BUFFER_SAVED after the STOP that followed it.  When it is full, manager
+ * requests that would add to it fail with EAGAIN and change nothing.  When
+ * the manager goes away the inbox is flushed and MANAGER_GONE is queued,
+ * which therefore never fails.
+ * Each manager has one ordered inbox; at most TRACEBUF_OUTBOX_DEPTH
+ * packets of one provider may wait in it, and a further packet from that
+ * provider fails with EAGAIN and changes nothing.  MSG_GONE and
+ * MSG_REGISTRY never fail (MSG_REGISTRY is coalesced: at most one waits).
+ * A side learns that its inbox is not empty through poll() (EPOLLIN) and
+ * through the eventfd it registered with TRACEBUF_IOC_SET_EVENTFD, which
+ * is signalled once per message.
+ *
+ * read() returns whole records only: a count smaller than one record
+ * fails with EINVAL; an empty inbox blocks (interruptibly), or fails
+ * with EAGAIN under O_NONBLOCK.  If copying to user memory fails, nothing
+ * is consumed.
+ *
+ * Trace buffer.  INITIALIZE allocates a zero-filled buffer of buffer_size
+ * bytes (a multiple of 4096 and of the page size, from TRACEBUF_BUFFER_MIN
+ * up to the module
+ * parameter max_buffer_size: EINVAL below or unaligned, EFBIG above; the
+ * sum of all live buffers is capped by max_total_memory: ENOMEM) and
+ * writes struct tracebuf_buffer_header at offset 0.  The provider maps it
+ * with mmap(MAP_SHARED, offset 0..size) on its /dev/tracebuf file; the
+ * manager gets buffer_fd, a read-only O_CLOEXEC handle it can mmap
+ * (MAP_SHARED, PROT_READ only; mprotect cannot add PROT_WRITE) and pread.
+ * A mapping must lie inside the buffer (EINVAL otherwise); mapping without
+ * a buffer fails with ENODEV.  The memory is freed when the last mapping
+ * or handle goes, so a crashed provider's buffer stays readable.
+ *
+ * Memory ordering between the provider (writer) and the manager (reader)
+ * of a buffer: the provider publishes records and the data-end fields of
+ * the header with release stores before it sends SAVE_BUFFER or STOPPED;
+ * the ioctl that sends the packet and the read() that receives it order
+ * them before the manager's loads.  The manager must still treat every
+ * byte it reads as untrusted: the provider may be buggy or hostile.
+ */
+#ifndef _UAPI_LINUX_TRACEBUF_H
+#define _UAPI_LINUX_TRACEBUF_H
+
+#include <linux/const.h>
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define TRACEBUF_DEVICE_NAME	"tracebuf"
+
+#define TRACEBUF_ABI_MAJOR	1
+#define TRACEBUF_ABI_MINOR	0
+
+/* Limits fixed by the ABI (the Fuchsia ones). */
+#define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
+#define TRACEBUF_CATEGORY_MAX		100	/* one category, bytes */
+#define TRACEBUF_CATEGORIES_MAX		5000	/* categories in one list */
+#define TRACEBUF_DESCRIPTION_MAX	400	/* category description */
+#define TRACEBUF_ALERT_NAME_MAX		14	/* alert name, bytes */
+#define TRACEBUF_BUFFER_MIN		4096	/* smallest trace buffer */
+#define TRACEBUF_BUFFER_ALIGN		4096	/* buffer sizes are multiples */
+#define TRACEBUF_INBOX_DEPTH		16	/* packets waiting for a provider */
+#define TRACEBUF_OUTBOX_DEPTH		16	/* one provider's packets waiting
+						 * for its manager
+						 */
+
+/* ---------------------------------------------------------------------- */
+/* FIFO packets: 16 bytes, Fuchsia's trace_provider_packet_t.             */
+
+struct tracebuf_pkt {
+	__u16 request;		/* TRACEBUF_PKT_* */
+	__u16 data16;		/* zero except for ALERT */
+	__u32 data32;
+	__aligned_u64 data64;
+};
+
+#define TRACEBUF_FIFO_PROTOCOL_VERSION	1
+
+/* provider -> manager (TRACEBUF_IOC_PROVIDER_SEND) */
+#define TRACEBUF_PKT_STARTED		0x0001	/* data32 = protocol version */
+#define TRACEBUF_PKT_SAVE_BUFFER	0x0002	/* data32 = wrapped count,
+						 * data64 = durable data end
+						 */
+#define TRACEBUF_PKT_STOPPED		0x0003	/* all zero */
+#define TRACEBUF_PKT_ALERT		0x0004	/* bytes 2..15: name, 1..14
+						 * bytes, zero padded
+						 */
+/* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
+#define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
+/* kernel -> provider control messages, in the same inbox */
+#define TRACEBUF_PKT_INITIALIZE		0x0200	/* data16 = mode,
+						 * data32 = config generation,
+						 * data64 = buffer size
+						 */
+#define TRACEBUF_PKT_START		0x0201	/* data16 = disposition,
+						 * data32 = config generation
+						 */
+#define TRACEBUF_PKT_STOP		0x0202
+#define TRACEBUF_PKT_TERMINATE		0x0203
+#define TRACEBUF_PKT_MANAGER_GONE	0x0204	/* stop now, discard in-flight
+						 * data; back in REGISTERED
+						 */
+
+/* ---------------------------------------------------------------------- */
+/* Enumerations.  0 is never valid.                                       */
+
+/* Provider states. */
+#define TRACEBUF_STATE_REGISTERED	1
+#define TRACEBUF_STATE_INITIALIZED	2
+#define TRACEBUF_STATE_STARTING		3
+#define TRACEBUF_STATE_STARTED		4
+#define TRACEBUF_STATE_STOPPING		5
+#define TRACEBUF_STATE_STOPPED		6
+#define TRACEBUF_STATE_TERMINATING	7
+
+/* Buffering modes, as in fuchsia.tracing.BufferingMode. */
+#define TRACEBUF_MODE_ONESHOT		1
+#define TRACEBUF_MODE_CIRCULAR		2
+#define TRACEBUF_MODE_STREAMING		3
+
+/* Buffer dispositions at START, as in fuchsia.tracing.BufferDisposition. */
+#define TRACEBUF_START_CLEAR_ENTIRE	1
+#define TRACEBUF_START_CLEAR_NONDURABLE	2
+#define TRACEBUF_START_RETAIN		3
+
+/* ---------------------------------------------------------------------- */
+/* The trace buffer header: 128 bytes at offset 0, Fuchsia's layout.      */
+
+#define TRACEBUF_HEADER_MAGIC		0x627566ee68656164ULL
+#define TRACEBUF_HEADER_VERSION		0
+#define TRACEBUF_HEADER_SIZE		128
+#define TRACEBUF_DURABLE_MAX		(1024 * 1024)
+
+/* buffering_mode in the header uses the engine numbering. */
+#define TRACEBUF_HEADER_MODE_ONESHOT	0
+#define TRACEBUF_HEADER_MODE_CIRCULAR	1
+#define TRACEBUF_HEADER_MODE_STREAMING	2
+
+/*
+ * Layout: [header][durable][rolling 0][rolling 1], no gaps.  Oneshot has
+ * no durable buffer and one rolling buffer of total_size - 128 bytes.
+ * Otherwise, with avail = total_size - 128:
+ *   durable = min(avail / 16, 1 MiB); durable += (avail - durable) & 15;
+ *   rolling = (avail - durable) / 2.
+ * The kernel writes magic, version, buffering_mode and the three sizes;
+ * the provider owns every other field.
+ */
+struct tracebuf_buffer_header {
+	__aligned_u64 magic;
+	__u16 version;
+	__u8 buffering_mode;
+	__u8 reserved1;
+	__u32 wrapped_count;
+	__aligned_u64 total_size;
+	__aligned_u64 durable_buffer_size;
+	__aligned_u64 rolling_buffer_size;
+	__aligned_u64 durable_data_end;
+	__aligned_u64 rolling_data_end[2];
+	__aligned_u64 num_records_dropped;
+	__aligned_u64 reserved[7];
+};
+
+/* ---------------------------------------------------------------------- */
+/* ioctl arguments.  "In" fields are read by the kernel, "Out" written.   */
+
+/* TRACEBUF_IOC_VERSION: any file, any time. */
+struct tracebuf_version_args {
+	__u32 abi_major;		/* Out: TRACEBUF_ABI_MAJOR */
+	__u32 abi_minor;		/* Out: TRACEBUF_ABI_MINOR */
+	__aligned_u64 features;		/* Out: TRACEBUF_FEAT_* */
+	__aligned_u64 ioctls;		/* Out: bit _IOC_NR(cmd) per ioctl */
+	__aligned_u64 max_buffer_size;	/* Out: module parameter */
+	__aligned_u64 max_total_memory;	/* Out: module parameter */
+	__u32 max_providers;		/* Out: module parameter */
+	__u32 inbox_depth;		/* Out: TRACEBUF_INBOX_DEPTH */
+	__u32 outbox_depth;		/* Out: TRACEBUF_OUTBOX_DEPTH */
+	__u32 name_max;			/* Out: TRACEBUF_NAME_MAX */
+	__u32 category_max;		/* Out: TRACEBUF_CATEGORY_MAX */
+	__u32 categories_max;		/* Out: TRACEBUF_CATEGORIES_MAX */
+};
+
+#define TRACEBUF_VERSION_SIZE_VER0	64
+
+#define TRACEBUF_FEAT_EVENTFD		_BITULL(0)
+#define TRACEBUF_FEAT_WATCH		_BITULL(1)	/* ATTACH_F_WATCH */
+#define TRACEBUF_FEAT_ADDITIONAL_CATEGORIES _BITULL(2)
+#define TRACEBUF_FEAT_COMPAT		_BITULL(3)	/* 32-bit callers */
+
+/*
+ * TRACEBUF_IOC_REGISTER: make this file a provider.
+ * EINVAL: role already set, name_len 0, NUL in the name, unknown flag.
+ * ENAMETOOLONG: name_len > TRACEBUF_NAME_MAX.
+ * ENOSPC: max_providers providers are registered.
+ */
+struct tracebuf_register_args {
+	__aligned_u64 name_ptr;		/* In: name bytes, no NUL needed */
+	__u32 name_len;			/* In: 1..TRACEBUF_NAME_MAX */
+	__u32 flags;			/* In: TRACEBUF_REGISTER_F_* */
+	__u32 id;			/* Out: provider id, from 1, never
+					 * reused while the module is loaded
+					 */
+	__u32 status;			/* Out: TRACEBUF_REGISTER_STARTED */
+};
+
+#define TRACEBUF_REGISTER_SIZE_VER0	24
+
+/* Ask whether a trace is running (Fuchsia RegisterProviderSynchronously). */
+#define TRACEBUF_REGISTER_F_SYNC	_BITUL(0)
+#define TRACEBUF_REGISTER_F_ALL		TRACEBUF_REGISTER_F_SYNC
+/*
+ * status bit, only with F_SYNC: a manager that can see this provider has a
+ * provider in STARTING or STARTED; wait for START before writing records.
+ */
+#define TRACEBUF_REGISTER_STARTED	_BITUL(0)
+
+/*
+ * TRACEBUF_IOC_ATTACH: make this file a manager.
+ * EPERM: not privileged.  EINVAL: role already set, unknown flag.
+ */
+struct tracebuf_attach_args {
+	__u32 flags;			/* In: TRACEBUF_ATTACH_F_* */
+	__u32 id;			/* Out: manager id, from 1 */
+};
+
+#define TRACEBUF_ATTACH_SIZE_VER0	8
+
+/* Queue TRACEBUF_MSG_REGISTRY when a visible provider comes or goes. */
+#define TRACEBUF_ATTACH_F_WATCH		_BITUL(0)
+#define TRACEBUF_ATTACH_F_ALL		TRACEBUF_ATTACH_F_WATCH
+
+/*
+ * TRACEBUF_IOC_SET_EVENTFD: either role.  fd -1 unregisters; another fd
+ * replaces the previous one.  The reference is dropped on close.
+ * EBADF: fd is not open.  EINVAL: not an eventfd, no role, flags.
+ */
+struct tracebuf_eventfd_args {
+	__s32 fd;			/* In */
+	__u32 flags;			/* In: 0 */
+};
+
+#define TRACEBUF_EVENTFD_SIZE_VER0	8
+
+/*
+ * TRACEBUF_IOC_PROVIDER_GET_CONFIG: the current configuration.  The
+ * enabled categories (INITIALIZE's list followed by the latest START's
+ * additional ones) are copied to categories_ptr as NUL-terminated strings
+ * back to back; an empty list enables every category.  If categories_size
+ * is smaller than the list, nothing is copied, categories_size is set to
+ * the size needed and the call fails with ENOSPC.
+ */
+struct tracebuf_config_args {
+	__aligned_u64 categories_ptr;	/* In */
+	__u32 categories_size;		/* In: room; Out: bytes of the list */
+	__u32 categories_count;		/* Out */
+	__aligned_u64 buffer_size;	/* Out: 0 without a buffer */
+	__u32 generation;		/* Out: bumped by INITIALIZE/START */
+	__u16 mode;			/* Out: TRACEBUF_MODE_*, 0 if none */
+	__u16 disposition;		/* Out: of the latest START, or 0 */
+	__u32 state;			/* Out: TRACEBUF_STATE_* */
+	__u32 flags;			/* In: 0 */
+};
+
+#define TRACEBUF_CONFIG_SIZE_VER0	40
+
+/* TRACEBUF_IOC_PROVIDER_RELEASE: TERMINATING -> REGISTERED. */
+struct tracebuf_release_args {
+	__aligned_u64 flags;		/* In: 0 */
+};
+
+#define TRACEBUF_RELEASE_SIZE_VER0	8
+
+/*
+ * TRACEBUF_IOC_MGR_LIST: the providers this manager can see, by id, from
+ * start_id up.  info_size is the caller's sizeof(struct
+ * tracebuf_provider_info); a larger one gets its tail zeroed.
+ */
+struct tracebuf_list_args {
+	__aligned_u64 info_ptr;		/* In: array of provider_info */
+	__u32 info_size;		/* In: >= TRACEBUF_PROVIDER_INFO_SIZE_VER0 */
+	__u32 capacity;			/* In: entries at info_ptr */
+	__u32 start_id;			/* In: first id to consider */
+	__u32 count;			/* Out: entries written */
+	__u32 total;			/* Out: visible providers >= start_id */
+	__u32 flags;			/* In: 0 */
+};
+
+#define TRACEBUF_LIST_SIZE_VER0		32
+
+struct tracebuf_provider_info {
+	__u32 id;
+	__u32 pid;			/* in the caller's pid namespace */
+	__u32 state;			/* TRACEBUF_STATE_* */
+	__u32 mode;			/* TRACEBUF_MODE_*, 0 if none */
+	__aligned_u64 buffer_size;	/* 0 without a buffer */
+	__u32 manager_id;		/* owning manager, 0 if none */
+	__u32 flags;			/* TRACEBUF_INFO_F_* */
+	__aligned_u64 packets_sent;	/* packets accepted from it */
+	__aligned_u64 packets_received;	/* packets and control messages
+					 * queued to it
+					 */
+	__aligned_u64 saves;		/* BUFFER_SAVED accepted for it */
+	__u8 name[TRACEBUF_NAME_MAX + 4]; /* NUL-terminated */
+};
+
+#define TRACEBUF_PROVIDER_INFO_SIZE_VER0 160
+
+#define TRACEBUF_INFO_F_MINE		_BITUL(0)	/* owned by the caller */
+
+/*
+ * TRACEBUF_IOC_MGR_INITIALIZE.  categories_ptr points at categories_count
+ * NUL-terminated strings, back to back, categories_size bytes in all
+ * (both 0 for "every category").  A category is 1..TRACEBUF_CATEGORY_MAX
+ * bytes (ENAMETOOLONG above); at most TRACEBUF_CATEGORIES_MAX (E2BIG
+ * above); a list whose strings do not add up to its count and size is
+ * EINVAL.  On success buffer_fd is a new read-only handle to the buffer.
+ */
+struct tracebuf_initialize_args {
+	__u32 provider_id;		/* In */
+	__u32 flags;			/* In: 0 */
+	__aligned_u64 buffer_size;	/* In */
+	__aligned_u64 categories_ptr;	/* In */
+	__u32 categories_size;		/* In */
+	__u32 categories_count;		/* In */
+	__u32 mode;			/* In: TRACEBUF_MODE_* */
+	__s32 buffer_fd;		/* Out */
+};
+
+#define TRACEBUF_INITIALIZE_SIZE_VER0	40
+
+/* TRACEBUF_IOC_MGR_START: additional categories as for INITIALIZE. */
+struct tracebuf_start_args {
+	__u32 provider_id;		/* In */
+	__u32 disposition;		/* In: TRACEBUF_START_* */
+	__aligned_u64 categories_ptr;	/* In */
+	__u32 categories_size;		/* In */
+	__u32 categories_count;		/* In */
+	__u32 flags;			/* In: 0 */
+	__u32 reserved;			/* In: 0 */
+};
+
+#define TRACEBUF_START_SIZE_VER0	32
+
+/* TRACEBUF_IOC_MGR_STOP, TRACEBUF_IOC_MGR_TERMINATE. */
+struct tracebuf_target_args {
+	__u32 provider_id;		/* In */
+	__u32 flags;			/* In: 0 */
+};
+
+#define TRACEBUF_TARGET_SIZE_VER0	8
+
+/* TRACEBUF_IOC_MGR_SEND: a packet to a provider (BUFFER_SAVED). */
+struct tracebuf_mgr_send_args {
+	__u32 provider_id;		/* In */
+	__u32 flags;			/* In: 0 */
+	struct tracebuf_pkt pkt;	/* In */
+};
+
+#define TRACEBUF_MGR_SEND_SIZE_VER0	24
+
+/* ---------------------------------------------------------------------- */
+/* Manager inbox records, read with read() on a manager file.             */
+
+struct tracebuf_mgr_msg {
+	__u32 provider_id;		/* 0 for MSG_REGISTRY */
+	__u16 type;			/* TRACEBUF_MSG_* */
+	__u16 state;			/* provider state after the event; for
+					 * MSG_GONE the state it died in
+					 */
+	struct tracebuf_pkt pkt;	/* MSG_PACKET only, else zero */
+};
+
+#define TRACEBUF_MSG_PACKET		1	/* a packet from the provider */
+#define TRACEBUF_MSG_TERMINATED		2	/* released: no longer yours */
+#define TRACEBUF_MSG_GONE		3	/* its file closed: no longer
+						 * yours; buffer_fd still reads
+						 */
+#define TRACEBUF_MSG_REGISTRY		4	/* providers came or went */
+
+/* ---------------------------------------------------------------------- */
+
+#define TRACEBUF_IOC_MAGIC		0xBF
+
+#define TRACEBUF_IOC_VERSION \
+	_IOR(TRACEBUF_IOC_MAGIC, 0x00, struct tracebuf_version_args)
+#define TRACEBUF_IOC_REGISTER \
+	_IOWR(TRACEBUF_IOC_MAGIC, 0x01, struct tracebuf_register_args)
+#define TRACEBUF_IOC_ATTACH \
+	_IOWR(TRACEBUF_IOC_MAGIC, 0x02, struct tracebuf_attach_args)
+#define TRACEBUF_IOC_SET_EVENTFD \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x03, struct tracebuf_eventfd_args)
+
+#define TRACEBUF_IOC_PROVIDER_GET_CONFIG \
+	_IOWR(TRACEBUF_IOC_MAGIC, 0x10, struct tracebuf_config_args)
+#define TRACEBUF_IOC_PROVIDER_SEND \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x11, struct tracebuf_pkt)
+#define TRACEBUF_IOC_PROVIDER_RELEASE \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x12, struct tracebuf_release_args)
+
+#define TRACEBUF_IOC_MGR_LIST \
+	_IOWR(TRACEBUF_IOC_MAGIC, 0x20, struct tracebuf_list_args)
+#define TRACEBUF_IOC_MGR_INITIALIZE \
+	_IOWR(TRACEBUF_IOC_MAGIC, 0x21, struct tracebuf_initialize_args)
+#define TRACEBUF_IOC_MGR_START \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x22, struct tracebuf_start_args)
+#define TRACEBUF_IOC_MGR_STOP \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x23, struct tracebuf_target_args)
+#define TRACEBUF_IOC_MGR_TERMINATE \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x24, struct tracebuf_target_args)
+#define TRACEBUF_IOC_MGR_SEND \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x25, struct tracebuf_mgr_send_args)
+
+#endif /* _UAPI_LINUX_TRACEBUF_H */
