@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracebuf: trace buffers.  Zero-filled vmalloc memory with Fuchsia's
- * 128-byte header at offset 0, mapped read-write by the provider and
- * read-only by the manager, and freed with the last reference (provider,
- * mapping or handle).
+ * tracebuf: trace buffers.  Zero-filled pages, vmap()ed for the kernel,
+ * with Fuchsia's 128-byte header at offset 0, mapped read-write by the
+ * provider and read-only by the manager, and freed with the last reference
+ * (provider, mapping or handle).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/anon_inodes.h>
 #include <linux/atomic.h>
-#include <linux/build_bug.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
+#include <linux/gfp.h>
 #include <linux/vmalloc.h>
 
 #include "compat.h"
@@ -89,32 +90,59 @@ static void tracebuf_buf_write_header(struct tracebuf_buf *buf)
 	hdr->rolling_buffer_size = buf->rolling_size;
 }
 
+static void tracebuf_buf_free_pages(struct tracebuf_buf *buf)
+{
+	unsigned long i;
+
+	for (i = 0; i < buf->nr_pages && buf->pages[i]; i++)
+		__free_page(buf->pages[i]);
+	kvfree(buf->pages);
+}
+
 /*
  * Returns a buffer with one reference, or NULL.  The caller reserved
  * @size with tracebuf_mem_reserve(); the reservation is released when the
- * buffer is freed.
+ * buffer is freed.  The pages are charged to the caller's memory cgroup.
+ * A buffer that does not fit is an ENOMEM for the manager: never a warning
+ * in the log, never the OOM killer, and a fatal signal stops the loop.
  */
 struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct tracebuf_buf *buf;
-
-	BUILD_BUG_ON(sizeof(struct tracebuf_buffer_header) !=
-		     TRACEBUF_HEADER_SIZE);
+	unsigned long i;
 
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return NULL;
-	buf->data = vmalloc_user(size);
-	if (!buf->data) {
-		kfree(buf);
-		return NULL;
+	buf->nr_pages = size >> PAGE_SHIFT;
+	buf->pages = kvcalloc(buf->nr_pages, sizeof(*buf->pages), gfp);
+	if (!buf->pages)
+		goto out_free_buf;
+	for (i = 0; i < buf->nr_pages; i++) {
+		if (fatal_signal_pending(current))
+			goto out_free_pages;
+		buf->pages[i] = alloc_page(gfp | __GFP_ZERO);
+		if (!buf->pages[i])
+			goto out_free_pages;
+		cond_resched();
 	}
+	buf->data = vmap(buf->pages, buf->nr_pages, VM_MAP, PAGE_KERNEL);
+	if (!buf->data)
+		goto out_free_pages;
+
 	kref_init(&buf->refs);
 	buf->size = size;
 	buf->mode = mode;
 	tracebuf_buf_compute_sizes(buf);
 	tracebuf_buf_write_header(buf);
 	return buf;
+
+out_free_pages:
+	tracebuf_buf_free_pages(buf);
+out_free_buf:
+	kfree(buf);
+	return NULL;
 }
 
 void tracebuf_buf_get(struct tracebuf_buf *buf)
@@ -126,7 +154,8 @@ static void tracebuf_buf_free(struct kref *kref)
 {
 	struct tracebuf_buf *buf = container_of(kref, struct tracebuf_buf, refs);
 
-	vfree(buf->data);
+	vunmap(buf->data);
+	tracebuf_buf_free_pages(buf);
 	tracebuf_mem_unreserve(buf->size);
 	kfree(buf);
 }
@@ -209,10 +238,11 @@ int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		tracebuf_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 
-	ret = remap_vmalloc_range(vma, buf->data, vma->vm_pgoff);
+	tracebuf_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + vma->vm_pgoff,
+			      &len);
 	if (ret)
 		return ret;
-	tracebuf_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_private_data = buf;
 	vma->vm_ops = &tracebuf_vm_ops;
 	tracebuf_buf_get(buf);

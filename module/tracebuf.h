@@ -100,7 +100,9 @@ struct tracebuf_cats {
 
 struct tracebuf_buf {
 	struct kref refs;
-	void *data;				/* vmalloc_user(), zeroed */
+	struct page **pages;			/* zeroed at allocation */
+	unsigned long nr_pages;
+	void *data;				/* vmap() of the pages */
 	size_t size;
 	u32 mode;				/* TRACEBUF_MODE_* */
 	u64 durable_size;
