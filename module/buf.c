@@ -166,6 +166,27 @@ void tracebuf_buf_put(struct tracebuf_buf *buf)
 }
 
 /*
+ * Zero the provider-owned header fields; the durable data end survives a
+ * CLEAR_NONDURABLE.  The kernel-owned fields (magic, version, mode, sizes)
+ * are never cleared, only rewritten with the values they already hold: a
+ * provider may read them at any time after INITIALIZE, including while a
+ * START clears the buffer.
+ */
+static void tracebuf_buf_reset_header(struct tracebuf_buf *buf, bool durable)
+{
+	struct tracebuf_buffer_header *hdr = tracebuf_buf_header(buf);
+
+	hdr->wrapped_count = 0;
+	if (durable)
+		hdr->durable_data_end = 0;
+	hdr->rolling_data_end[0] = 0;
+	hdr->rolling_data_end[1] = 0;
+	hdr->num_records_dropped = 0;
+	memset(hdr->reserved, 0, sizeof(hdr->reserved));
+	tracebuf_buf_write_header(buf);
+}
+
+/*
  * START's buffer disposition.  Unlike Fuchsia, clearing zeroes the
  * cleared bytes, so a reader walking records never meets stale ones.
  * Called without tracebuf_lock, under the provider's ctl_lock, while the
@@ -173,21 +194,17 @@ void tracebuf_buf_put(struct tracebuf_buf *buf)
  */
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
 {
-	struct tracebuf_buffer_header *hdr = tracebuf_buf_header(buf);
-	u64 rolling_start = TRACEBUF_HEADER_SIZE + buf->durable_size;
+	u64 data_start = TRACEBUF_HEADER_SIZE;
 
 	switch (disposition) {
 	case TRACEBUF_START_CLEAR_ENTIRE:
-		memset(buf->data, 0, buf->size);
-		tracebuf_buf_write_header(buf);
+		memset(buf->data + data_start, 0, buf->size - data_start);
+		tracebuf_buf_reset_header(buf, true);
 		break;
 	case TRACEBUF_START_CLEAR_NONDURABLE:
-		memset(buf->data + rolling_start, 0, buf->size - rolling_start);
-		hdr->wrapped_count = 0;
-		hdr->rolling_data_end[0] = 0;
-		hdr->rolling_data_end[1] = 0;
-		hdr->num_records_dropped = 0;
-		tracebuf_buf_write_header(buf);
+		data_start += buf->durable_size;
+		memset(buf->data + data_start, 0, buf->size - data_start);
+		tracebuf_buf_reset_header(buf, false);
 		break;
 	default:	/* TRACEBUF_START_RETAIN */
 		break;
