@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf buffers and mappings: the header the kernel writes for each
+ * mode and size, what may be mapped by whom, fork, partial unmaps and
+ * mremap, lifetime of the memory, and the dispositions applied at START.
+ */
+#define _GNU_SOURCE
+#include "tracebuf_selftests.h"
+
+static void *tb_mgr_map(int buf_fd, size_t len)
+{
+	return tb_map(buf_fd, len, PROT_READ, 0);
+}
+
+/* Every byte of p[0..len) is c. */
+static bool tb_all_bytes(const void *p, size_t len, unsigned char c)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != c)
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Geometry, per mode and size                                        */
+
+FIXTURE(geometry) {
+	struct tb_peer p;
+	char *map;		/* provider's read-write mapping */
+	__u64 durable, rolling;
+};
+
+FIXTURE_VARIANT(geometry) {
+	__u32 mode;
+	__u64 size;
+};
+
+FIXTURE_VARIANT_ADD(geometry, oneshot_4k) {
+	.mode = TRACEBUF_MODE_ONESHOT, .size = 4096,
+};
+FIXTURE_VARIANT_ADD(geometry, oneshot_64k) {
+	.mode = TRACEBUF_MODE_ONESHOT, .size = 64 * 1024,
+};
+FIXTURE_VARIANT_ADD(geometry, circular_4k) {
+	.mode = TRACEBUF_MODE_CIRCULAR, .size = 4096,
+};
+FIXTURE_VARIANT_ADD(geometry, circular_64k) {
+	.mode = TRACEBUF_MODE_CIRCULAR, .size = 64 * 1024,
+};
+FIXTURE_VARIANT_ADD(geometry, streaming_1m) {
+	.mode = TRACEBUF_MODE_STREAMING, .size = 1024 * 1024,
+};
+FIXTURE_VARIANT_ADD(geometry, circular_4m) {
+	.mode = TRACEBUF_MODE_CIRCULAR, .size = 4 * 1024 * 1024,
+};
+/* above 16 MiB + 128 the durable buffer reaches its 1 MiB cap */
+FIXTURE_VARIANT_ADD(geometry, streaming_20m) {
+	.mode = TRACEBUF_MODE_STREAMING, .size = 20 * 1024 * 1024,
+};
+
+FIXTURE_SETUP(geometry)
+{
+	tb_peer_init(&self->p);
+	self->map = MAP_FAILED;
+	TB_REQUIRE_DEV();
+	tb_peer_open(_metadata, &self->p, "geometry", 0);
+	self->p.mode = variant->mode;
+	self->p.size = variant->size;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	self->map = tb_provider_map(_metadata, &self->p);
+	tb_buffer_sizes(variant->mode, variant->size, &self->durable,
+			&self->rolling);
+}
+
+FIXTURE_TEARDOWN(geometry)
+{
+	if (self->map != MAP_FAILED)
+		munmap(self->map, self->p.size);
+	tb_peer_close(&self->p);
+}
+
+static void tb_check_header(struct __test_metadata *_metadata,
+			    const struct tracebuf_buffer_header *h,
+			    __u32 mode, __u64 size, __u64 durable,
+			    __u64 rolling)
+{
+	unsigned int i;
+
+	EXPECT_EQ(TRACEBUF_HEADER_MAGIC, h->magic);
+	EXPECT_EQ(TRACEBUF_HEADER_VERSION, h->version);
+	EXPECT_EQ(tb_header_mode(mode), h->buffering_mode);
+	EXPECT_EQ(0, h->reserved1);
+	EXPECT_EQ(0U, h->wrapped_count);
+	EXPECT_EQ(size, h->total_size);
+	EXPECT_EQ(durable, h->durable_buffer_size);
+	EXPECT_EQ(rolling, h->rolling_buffer_size);
+	EXPECT_EQ(0ULL, h->durable_data_end);
+	EXPECT_EQ(0ULL, h->rolling_data_end[0]);
+	EXPECT_EQ(0ULL, h->rolling_data_end[1]);
+	EXPECT_EQ(0ULL, h->num_records_dropped);
+	for (i = 0; i < ARRAY_SIZE(h->reserved); i++) {
+		EXPECT_EQ(0ULL, h->reserved[i]);
+	}
+}
+
+TEST_F(geometry, header_in_provider_mapping)
+{
+	tb_check_header(_metadata, (const void *)self->map, variant->mode,
+			variant->size, self->durable, self->rolling);
+}
+
+TEST_F(geometry, header_by_pread)
+{
+	struct tracebuf_buffer_header h;
+
+	memset(&h, TB_POISON8, sizeof(h));
+	ASSERT_EQ((ssize_t)sizeof(h), pread(self->p.buf_fd, &h, sizeof(h), 0));
+	tb_check_header(_metadata, &h, variant->mode, variant->size,
+			self->durable, self->rolling);
+}
+
+TEST_F(geometry, header_in_manager_mapping)
+{
+	void *m = tb_mgr_map(self->p.buf_fd, variant->size);
+
+	ASSERT_MAPPED(m);
+	tb_check_header(_metadata, m, variant->mode, variant->size,
+			self->durable, self->rolling);
+	munmap(m, variant->size);
+}
+
+TEST_F(geometry, sizes_follow_the_layout_rules)
+{
+	/* the formula's result checked against the reader's rules */
+	if (variant->mode == TRACEBUF_MODE_ONESHOT) {
+		EXPECT_EQ(0ULL, self->durable);
+		EXPECT_EQ(variant->size - TRACEBUF_HEADER_SIZE, self->rolling);
+	} else {
+		EXPECT_EQ(variant->size, TRACEBUF_HEADER_SIZE + self->durable +
+					 2 * self->rolling);
+		EXPECT_EQ(0ULL, self->durable % 8);
+		EXPECT_EQ(0ULL, self->rolling % 8);
+		EXPECT_LT(self->durable, self->rolling);
+		EXPECT_LE(16ULL, self->durable);
+		EXPECT_GE((__u64)TRACEBUF_DURABLE_MAX + 8, self->durable);
+	}
+}
+
+TEST_F(geometry, data_area_zero_filled)
+{
+	void *m = tb_mgr_map(self->p.buf_fd, variant->size);
+
+	ASSERT_MAPPED(m);
+	EXPECT_TRUE(tb_all_bytes((char *)m + TRACEBUF_HEADER_SIZE,
+				 variant->size - TRACEBUF_HEADER_SIZE, 0));
+	munmap(m, variant->size);
+}
+
+TEST_F(geometry, provider_writes_seen_by_manager)
+{
+	size_t last = variant->size - 8;
+	char *m = tb_mgr_map(self->p.buf_fd, variant->size);
+	__u64 v = 0;
+
+	ASSERT_MAPPED(m);
+	*(volatile __u64 *)(self->map + last) = 0x1122334455667788ULL;
+	self->map[TRACEBUF_HEADER_SIZE] = 0x42;
+	((struct tracebuf_buffer_header *)self->map)->rolling_data_end[0] = 64;
+	EXPECT_EQ(0x1122334455667788ULL, *(volatile __u64 *)(m + last));
+	EXPECT_EQ(0x42, m[TRACEBUF_HEADER_SIZE]);
+	ASSERT_EQ(8, pread(self->p.buf_fd, &v, 8, last));
+	EXPECT_EQ(0x1122334455667788ULL, v);
+	ASSERT_EQ(8, pread(self->p.buf_fd, &v, 8,
+			   offsetof(struct tracebuf_buffer_header,
+				    rolling_data_end)));
+	EXPECT_EQ(64ULL, v);
+	munmap(m, variant->size);
+}
+
+TEST_F(geometry, provider_map_too_long_einval)
+{
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, variant->size + TB_PAGE,
+				 PROT_READ | PROT_WRITE, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(geometry, provider_map_offset_at_end_einval)
+{
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
+				 variant->size));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(geometry, provider_map_straddling_end_einval)
+{
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, 2 * TB_PAGE,
+				 PROT_READ | PROT_WRITE,
+				 variant->size - TB_PAGE));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(geometry, provider_map_last_page)
+{
+	char *m = tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
+			 variant->size - TB_PAGE);
+
+	ASSERT_MAPPED(m);
+	m[TB_PAGE - 1] = 0x7e;
+	EXPECT_EQ(0x7e, self->map[variant->size - 1]);
+	munmap(m, TB_PAGE);
+}
+
+TEST_F(geometry, manager_map_too_long_einval)
+{
+	EXPECT_MAP_FAILED(tb_mgr_map(self->p.buf_fd, variant->size + TB_PAGE));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* ------------------------------------------------------------------ */
+/* Who may map what                                                   */
+
+#define TB_MM_SIZE (64 * 1024)
+
+FIXTURE(mm) {
+	struct tb_peer p;
+	char *map;
+	struct tb_param total;
+};
+
+FIXTURE_SETUP(mm)
+{
+	tb_peer_init(&self->p);
+	self->map = MAP_FAILED;
+	memset(&self->total, 0, sizeof(self->total));
+	TB_REQUIRE_DEV();
+	tb_peer_open(_metadata, &self->p, "mm", 0);
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	self->p.size = TB_MM_SIZE;
+}
+
+FIXTURE_TEARDOWN(mm)
+{
+	if (self->map != MAP_FAILED)
+		munmap(self->map, self->p.size);
+	tb_peer_close(&self->p);
+	EXPECT_EQ(0, tb_param_restore(&self->total));
+}
+
+/* INITIALIZED, provider mapping filled with a page-number pattern. */
+static void tb_mm_ready(struct __test_metadata *_metadata,
+			FIXTURE_DATA(mm) *self)
+{
+	size_t i;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	self->map = tb_provider_map(_metadata, &self->p);
+	for (i = TB_PAGE; i < TB_MM_SIZE; i++)
+		self->map[i] = (char)(i / TB_PAGE);
+}
+
+/* The buffer, read through the manager's handle, still has the pattern. */
+static bool tb_pattern_intact(int buf_fd)
+{
+	static char buf[TB_MM_SIZE];
+	size_t i;
+
+	if (pread(buf_fd, buf, TB_MM_SIZE, 0) != TB_MM_SIZE)
+		return false;
+	for (i = TB_PAGE; i < TB_MM_SIZE; i++)
+		if (buf[i] != (char)(i / TB_PAGE))
+			return false;
+	return true;
+}
+
+TEST_F(mm, map_before_initialize_enodev)
+{
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
+				 0));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+TEST_F(mm, map_after_release_enodev)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_TERMINATING);
+	ASSERT_EQ(0, provider_release(self->p.prov));
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
+				 0));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+TEST_F(mm, provider_map_private_refused)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	EXPECT_MAP_FAILED(mmap(NULL, TB_MM_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE, self->p.prov, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(mm, manager_map_private_refused)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	EXPECT_MAP_FAILED(mmap(NULL, TB_MM_SIZE, PROT_READ, MAP_PRIVATE,
+			       self->p.buf_fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(mm, manager_map_write_eacces)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	EXPECT_MAP_FAILED(tb_map(self->p.buf_fd, TB_MM_SIZE,
+				 PROT_READ | PROT_WRITE, 0));
+	EXPECT_EQ(EACCES, errno);
+}
+
+TEST_F(mm, manager_mprotect_write_eacces)
+{
+	void *m;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	m = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
+	ASSERT_MAPPED(m);
+	EXPECT_EQ(-1, mprotect(m, TB_MM_SIZE, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(-1, mprotect(m, TB_PAGE, PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(m, TB_MM_SIZE);
+}
+
+TEST_F(mm, manager_write_to_handle_refused)
+{
+	char c = 1;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	/* (pwrite() would stop earlier, at ESPIPE, on a file without pwrite) */
+	EXPECT_EQ(-1, write(self->p.buf_fd, &c, 1));
+	EXPECT_EQ(EBADF, errno);
+}
+
+TEST_F(mm, two_provider_mappings_share_memory)
+{
+	char *m2;
+
+	tb_mm_ready(_metadata, self);
+	m2 = tb_provider_map(_metadata, &self->p);
+	m2[TB_PAGE + 5] = 0x66;
+	EXPECT_EQ(0x66, self->map[TB_PAGE + 5]);
+	munmap(m2, TB_MM_SIZE);
+}
+
+/* write() of one byte from addr: 0 if readable, EFAULT if not mapped. */
+static int tb_probe_addr(const void *addr)
+{
+	int pfd[2], ret;
+
+	if (pipe(pfd))
+		return errno;
+	ret = write(pfd[1], addr, 1) == 1 ? 0 : errno;
+	close(pfd[0]);
+	close(pfd[1]);
+	return ret;
+}
+
+TEST_F(mm, fork_child_does_not_inherit_mapping)
+{
+	pid_t pid;
+
+	tb_mm_ready(_metadata, self);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(tb_probe_addr(self->map + TB_PAGE) == EFAULT ? 0 : 1);
+	EXPECT_EQ(0, tb_wait_child(pid)) TH_LOG("the child could read it");
+	EXPECT_EQ(0, tb_probe_addr(self->map + TB_PAGE));
+}
+
+TEST_F(mm, fork_after_madv_dofork_shares_mapping)
+{
+	pid_t pid;
+
+	tb_mm_ready(_metadata, self);
+	ASSERT_EQ(0, madvise(self->map, TB_MM_SIZE, MADV_DOFORK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (self->map[2 * TB_PAGE] != 2)
+			_exit(1);
+		self->map[3 * TB_PAGE + 1] = 0x77;
+		_exit(0);
+	}
+	EXPECT_EQ(0, tb_wait_child(pid));
+	EXPECT_EQ(0x77, self->map[3 * TB_PAGE + 1]);
+	self->map[3 * TB_PAGE + 1] = 3;
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+}
+
+TEST_F(mm, memory_freed_when_last_user_exits)
+{
+	int pfd[2], prov2, buf2 = -1;
+	__u32 id2;
+	pid_t pid;
+	char c;
+
+	/* room for exactly one buffer of this size */
+	ASSERT_EQ(0, tb_param_change(&self->total, "max_total_memory",
+				     TB_MM_SIZE));
+	tb_mm_ready(_metadata, self);
+	ASSERT_EQ(0, madvise(self->map, TB_MM_SIZE, MADV_DOFORK));
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(pfd[1]);
+		/* hold only the inherited mapping */
+		close(self->p.prov);
+		close(self->p.buf_fd);
+		close(self->p.mgr);
+		if (read(pfd[0], &c, 1) < 0)
+			_exit(2);
+		_exit(self->map[TB_PAGE] == 1 ? 0 : 1);
+	}
+	close(pfd[0]);
+	/* drop every user in this process */
+	munmap(self->map, TB_MM_SIZE);
+	self->map = MAP_FAILED;
+	tb_close(&self->p.prov);
+	tb_close(&self->p.buf_fd);
+	prov2 = tb_open_provider("mm-second", &id2);
+	ASSERT_LE(0, prov2);
+	/* the child's mapping still holds the memory */
+	EXPECT_EQ(-ENOMEM, mgr_initialize(self->p.mgr, id2,
+					  TRACEBUF_MODE_ONESHOT, TB_MM_SIZE,
+					  NULL, NULL));
+	close(pfd[1]);
+	EXPECT_EQ(0, tb_wait_child(pid));
+	/*
+	 * The provider is gone by now whether or not its mapping pinned
+	 * its file; and with the child gone, so is the buffer.
+	 */
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_GONE,
+		    TRACEBUF_STATE_INITIALIZED, NULL);
+	EXPECT_EQ(0, mgr_initialize(self->p.mgr, id2, TRACEBUF_MODE_ONESHOT,
+				    TB_MM_SIZE, NULL, &buf2));
+	if (buf2 >= 0)
+		close(buf2);
+	close(prov2);
+}
+
+TEST_F(mm, partial_munmap_keeps_the_rest)
+{
+	size_t i;
+
+	tb_mm_ready(_metadata, self);
+	ASSERT_EQ(0, munmap(self->map + 5 * TB_PAGE, TB_PAGE));
+	for (i = TB_PAGE; i < TB_MM_SIZE; i += TB_PAGE) {
+		if (i == 5 * TB_PAGE)
+			continue;
+		EXPECT_EQ((char)(i / TB_PAGE), self->map[i + 17]);
+		self->map[i + 17] = (char)(i / TB_PAGE);	/* writable */
+	}
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+	/* unmap the rest in two pieces */
+	ASSERT_EQ(0, munmap(self->map, 5 * TB_PAGE));
+	ASSERT_EQ(0, munmap(self->map + 6 * TB_PAGE, TB_MM_SIZE - 6 * TB_PAGE));
+	self->map = MAP_FAILED;
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+}
+
+TEST_F(mm, mremap_shrink_keeps_memory)
+{
+	void *m;
+
+	tb_mm_ready(_metadata, self);
+	m = mremap(self->map, TB_MM_SIZE, TB_MM_SIZE / 2, 0);
+	if (m != MAP_FAILED) {
+		EXPECT_TRUE(m == (void *)self->map);
+		EXPECT_EQ(7, self->map[7 * TB_PAGE]);
+		munmap(self->map, TB_MM_SIZE / 2);
+		self->map = MAP_FAILED;
+	}
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+}
+
+TEST_F(mm, mremap_grow_refused)
+{
+	void *m;
+
+	tb_mm_ready(_metadata, self);
+	m = mremap(self->map, TB_MM_SIZE, 2 * TB_MM_SIZE, 0);
+	EXPECT_MAP_FAILED(m);
+	m = mremap(self->map, TB_MM_SIZE, 2 * TB_MM_SIZE, MREMAP_MAYMOVE);
+	EXPECT_MAP_FAILED(m);
+	if (m != MAP_FAILED) {
+		munmap(m, 2 * TB_MM_SIZE);
+	} else {
+		EXPECT_EQ(1, self->map[TB_PAGE]);
+	}
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+}
+
+TEST_F(mm, mremap_move_keeps_memory)
+{
+	char *target, *m;
+
+	tb_mm_ready(_metadata, self);
+	target = mmap(NULL, TB_MM_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
+	ASSERT_MAPPED(target);
+	m = mremap(self->map, TB_MM_SIZE, TB_MM_SIZE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED, target);
+	if (m == MAP_FAILED) {
+		munmap(target, TB_MM_SIZE);
+	} else {
+		self->map = m;
+		EXPECT_EQ(4, m[4 * TB_PAGE + 9]);
+		m[4 * TB_PAGE + 9] = 0x44;
+		EXPECT_EQ(0x44, ((volatile char *)m)[4 * TB_PAGE + 9]);
+		m[4 * TB_PAGE + 9] = 4;
+	}
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+}
+
+TEST_F(mm, buffer_outlives_provider_file_and_mapping)
+{
+	void *m;
+
+	tb_mm_ready(_metadata, self);
+	munmap(self->map, TB_MM_SIZE);
+	self->map = MAP_FAILED;
+	tb_close(&self->p.prov);
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_GONE,
+		    TRACEBUF_STATE_INITIALIZED, NULL);
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+	m = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
+	ASSERT_MAPPED(m);
+	EXPECT_EQ(9, ((char *)m)[9 * TB_PAGE]);
+	munmap(m, TB_MM_SIZE);
+}
+
+TEST_F(mm, handle_outlives_manager_file)
+{
+	void *m;
+
+	tb_mm_ready(_metadata, self);
+	m = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
+	ASSERT_MAPPED(m);
+	tb_close(&self->p.mgr);
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_MANAGER_GONE, NULL);
+	/* the provider's old mapping and the handle still share the memory */
+	self->map[10 * TB_PAGE] = 0x31;
+	EXPECT_EQ(0x31, ((volatile char *)m)[10 * TB_PAGE]);
+	self->map[10 * TB_PAGE] = 10;
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+	munmap(m, TB_MM_SIZE);
+}
+
+TEST_F(mm, mapping_outlives_provider_file)
+{
+	tb_mm_ready(_metadata, self);
+	tb_close(&self->p.prov);
+	/* still valid memory, shared with the handle */
+	self->map[11 * TB_PAGE] = 0x32;
+	EXPECT_EQ(0x32, self->map[11 * TB_PAGE]);
+	self->map[11 * TB_PAGE] = 11;
+	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffer dispositions at START                                       */
+
+FIXTURE(dispo) {
+	struct tb_peer p;
+	char *map;
+	char *mgr_view;
+	char *before;		/* copy of the buffer before START */
+	__u64 durable, rolling;
+};
+
+FIXTURE_VARIANT(dispo) {
+	__u32 disposition;
+	bool from_initialized;	/* first START instead of a restart */
+};
+
+FIXTURE_VARIANT_ADD(dispo, clear_entire) {
+	.disposition = TRACEBUF_START_CLEAR_ENTIRE,
+};
+FIXTURE_VARIANT_ADD(dispo, clear_nondurable) {
+	.disposition = TRACEBUF_START_CLEAR_NONDURABLE,
+};
+FIXTURE_VARIANT_ADD(dispo, retain) {
+	.disposition = TRACEBUF_START_RETAIN,
+};
+FIXTURE_VARIANT_ADD(dispo, first_start_clear_entire) {
+	.disposition = TRACEBUF_START_CLEAR_ENTIRE, .from_initialized = true,
+};
+FIXTURE_VARIANT_ADD(dispo, first_start_clear_nondurable) {
+	.disposition = TRACEBUF_START_CLEAR_NONDURABLE, .from_initialized = true,
+};
+FIXTURE_VARIANT_ADD(dispo, first_start_retain) {
+	.disposition = TRACEBUF_START_RETAIN, .from_initialized = true,
+};
+
+#define TB_DISPO_SIZE		(64 * 1024)
+#define TB_DURABLE_END		64
+
+FIXTURE_SETUP(dispo)
+{
+	struct tracebuf_buffer_header *h;
+	struct tracebuf_pkt pkt;
+	char *durable;
+
+	tb_peer_init(&self->p);
+	self->map = self->mgr_view = MAP_FAILED;
+	self->before = NULL;
+	TB_REQUIRE_DEV();
+	tb_peer_open(_metadata, &self->p, "dispo", 0);
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	self->p.size = TB_DISPO_SIZE;
+	tb_buffer_sizes(self->p.mode, self->p.size, &self->durable,
+			&self->rolling);
+	tb_drive(_metadata, &self->p, variant->from_initialized ?
+		 TRACEBUF_STATE_INITIALIZED : TRACEBUF_STATE_STARTED);
+	self->map = tb_provider_map(_metadata, &self->p);
+	self->mgr_view = tb_mgr_map(self->p.buf_fd, TB_DISPO_SIZE);
+	ASSERT_MAPPED(self->mgr_view);
+
+	/* the provider writes everything it owns */
+	durable = self->map + TRACEBUF_HEADER_SIZE;
+	memset(durable, 0x11, self->durable);
+	memset(durable + self->durable, 0x22, self->rolling);
+	memset(durable + self->durable + self->rolling, 0x33, self->rolling);
+	h = (void *)self->map;
+	h->wrapped_count = 3;
+	h->durable_data_end = TB_DURABLE_END;
+	h->rolling_data_end[0] = self->rolling;
+	h->rolling_data_end[1] = 128;
+	h->num_records_dropped = 7;
+	h->reserved[0] = 0xdeadbeef;
+
+	if (!variant->from_initialized) {
+		ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+		tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
+		ASSERT_EQ(0, provider_stopped(self->p.prov));
+		pkt = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
+		tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id,
+				TRACEBUF_STATE_STOPPED, &pkt);
+	}
+	self->before = malloc(TB_DISPO_SIZE);
+	ASSERT_TRUE(self->before != NULL);
+	memcpy(self->before, self->map, TB_DISPO_SIZE);
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, variant->disposition,
+			       NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, &pkt);
+	EXPECT_EQ(variant->disposition, pkt.data16);
+}
+
+FIXTURE_TEARDOWN(dispo)
+{
+	free(self->before);
+	if (self->mgr_view != MAP_FAILED)
+		munmap(self->mgr_view, TB_DISPO_SIZE);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, TB_DISPO_SIZE);
+	tb_peer_close(&self->p);
+}
+
+TEST_F(dispo, header_fields)
+{
+	const struct tracebuf_buffer_header *h = (const void *)self->mgr_view;
+
+	/* the kernel's fields always stay right */
+	EXPECT_EQ(TRACEBUF_HEADER_MAGIC, h->magic);
+	EXPECT_EQ(TRACEBUF_HEADER_VERSION, h->version);
+	EXPECT_EQ(TRACEBUF_HEADER_MODE_CIRCULAR, h->buffering_mode);
+	EXPECT_EQ((__u64)TB_DISPO_SIZE, h->total_size);
+	EXPECT_EQ(self->durable, h->durable_buffer_size);
+	EXPECT_EQ(self->rolling, h->rolling_buffer_size);
+	switch (variant->disposition) {
+	case TRACEBUF_START_CLEAR_ENTIRE:
+		EXPECT_EQ(0U, h->wrapped_count);
+		EXPECT_EQ(0ULL, h->durable_data_end);
+		EXPECT_EQ(0ULL, h->rolling_data_end[0]);
+		EXPECT_EQ(0ULL, h->rolling_data_end[1]);
+		EXPECT_EQ(0ULL, h->num_records_dropped);
+		break;
+	case TRACEBUF_START_CLEAR_NONDURABLE:
+		EXPECT_EQ(0U, h->wrapped_count);
+		EXPECT_EQ((__u64)TB_DURABLE_END, h->durable_data_end);
+		EXPECT_EQ(0ULL, h->rolling_data_end[0]);
+		EXPECT_EQ(0ULL, h->rolling_data_end[1]);
+		EXPECT_EQ(0ULL, h->num_records_dropped);
+		break;
+	default:
+		EXPECT_EQ(3U, h->wrapped_count);
+		EXPECT_EQ((__u64)TB_DURABLE_END, h->durable_data_end);
+		EXPECT_EQ(self->rolling, h->rolling_data_end[0]);
+		EXPECT_EQ(128ULL, h->rolling_data_end[1]);
+		EXPECT_EQ(7ULL, h->num_records_dropped);
+		break;
+	}
+}
+
+TEST_F(dispo, durable_buffer)
+{
+	const char *d = self->mgr_view + TRACEBUF_HEADER_SIZE;
+
+	if (variant->disposition == TRACEBUF_START_CLEAR_ENTIRE) {
+		EXPECT_TRUE(tb_all_bytes(d, self->durable, 0));
+	} else {
+		EXPECT_TRUE(tb_all_bytes(d, self->durable, 0x11));
+	}
+}
+
+TEST_F(dispo, rolling_buffers)
+{
+	const char *r = self->mgr_view + TRACEBUF_HEADER_SIZE + self->durable;
+
+	if (variant->disposition == TRACEBUF_START_RETAIN) {
+		EXPECT_TRUE(tb_all_bytes(r, self->rolling, 0x22));
+		EXPECT_TRUE(tb_all_bytes(r + self->rolling, self->rolling,
+					 0x33));
+	} else {
+		EXPECT_TRUE(tb_all_bytes(r, 2 * self->rolling, 0));
+	}
+}
+
+TEST_F(dispo, kept_bytes_identical)
+{
+	const size_t kernel_fields = offsetof(struct tracebuf_buffer_header,
+					      durable_data_end);
+	const size_t durable_end = offsetof(struct tracebuf_buffer_header,
+					    durable_data_end);
+
+	/* magic .. rolling_buffer_size: written by the kernel, kept by all */
+	EXPECT_EQ(0, memcmp(self->before, self->mgr_view,
+			    offsetof(struct tracebuf_buffer_header,
+				     wrapped_count)));
+	EXPECT_EQ(0, memcmp(self->before + 16, self->mgr_view + 16,
+			    kernel_fields - 16));
+	switch (variant->disposition) {
+	case TRACEBUF_START_RETAIN:
+		EXPECT_EQ(0, memcmp(self->before, self->mgr_view,
+				    TB_DISPO_SIZE));
+		break;
+	case TRACEBUF_START_CLEAR_NONDURABLE:
+		EXPECT_EQ(0, memcmp(self->before + durable_end,
+				    self->mgr_view + durable_end, 8));
+		EXPECT_EQ(0, memcmp(self->before + TRACEBUF_HEADER_SIZE,
+				    self->mgr_view + TRACEBUF_HEADER_SIZE,
+				    self->durable));
+		break;
+	default:
+		/* CLEAR_ENTIRE rewrote the header: no provider field left */
+		EXPECT_EQ(0ULL, ((const struct tracebuf_buffer_header *)
+				 self->mgr_view)->reserved[0]);
+		break;
+	}
+}
+
+TEST_F(dispo, provider_mapping_sees_the_same)
+{
+	EXPECT_EQ(0, memcmp(self->map, self->mgr_view, TB_DISPO_SIZE));
+}
+
+TEST_HARNESS_MAIN
+
+/* ------------------------------------------------------------------ */
+/* The kernel's header fields while START clears the buffer            */
+
+/*
+ * A provider may read the sizes in the header at any time after
+ * INITIALIZE, even while a START clears the buffer: a clear must never
+ * make them transiently zero.  A reader child watches them through the
+ * manager's handle while the parent restarts the provider many times with
+ * each clearing disposition.
+ */
+#define TB_CLEAR_SIZE		(4 * 1024 * 1024)
+#define TB_CLEAR_ROUNDS		24
+
+FIXTURE(clears) {
+	struct tb_peer p;
+	pid_t reader;
+	int stop_pipe[2];
+};
+
+FIXTURE_SETUP(clears)
+{
+	tb_peer_init(&self->p);
+	self->reader = -1;
+	self->stop_pipe[0] = self->stop_pipe[1] = -1;
+	TB_REQUIRE_DEV();
+	tb_peer_open(_metadata, &self->p, "clears", 0);
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	self->p.size = TB_CLEAR_SIZE;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	ASSERT_EQ(0, pipe(self->stop_pipe));
+}
+
+FIXTURE_TEARDOWN(clears)
+{
+	if (self->reader > 0) {
+		kill(self->reader, SIGKILL);
+		tb_wait_child(self->reader);
+	}
+	tb_close(&self->stop_pipe[0]);
+	tb_close(&self->stop_pipe[1]);
+	tb_peer_close(&self->p);
+}
+
+/* Child: count reads of a wrong kernel field until the pipe closes. */
+static void __attribute__((noreturn)) tb_header_watcher(int buf_fd, int stop_fd,
+						       __u64 durable, __u64 rolling)
+{
+	const volatile struct tracebuf_buffer_header *h;
+	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
+	unsigned long reads = 0, bad = 0;
+
+	h = tb_map(buf_fd, TB_CLEAR_SIZE, PROT_READ, 0);
+	if ((void *)h == MAP_FAILED)
+		_exit(2);
+	for (;;) {
+		if (h->magic != TRACEBUF_HEADER_MAGIC ||
+		    h->total_size != TB_CLEAR_SIZE ||
+		    h->durable_buffer_size != durable ||
+		    h->rolling_buffer_size != rolling ||
+		    h->buffering_mode != TRACEBUF_HEADER_MODE_CIRCULAR)
+			bad++;
+		if (!(++reads % 4096) && poll(&pfd, 1, 0))
+			break;
+	}
+	_exit(bad ? 1 : 0);
+}
+
+TEST_F(clears, kernel_fields_never_change)
+{
+	struct tracebuf_pkt pkt;
+	__u64 durable, rolling;
+	int round;
+
+	tb_buffer_sizes(TRACEBUF_MODE_CIRCULAR, TB_CLEAR_SIZE, &durable, &rolling);
+	self->reader = fork();
+	ASSERT_LE(0, self->reader);
+	if (self->reader == 0) {
+		close(self->stop_pipe[1]);
+		tb_header_watcher(self->p.buf_fd, self->stop_pipe[0], durable,
+				  rolling);
+	}
+	tb_close(&self->stop_pipe[0]);
+
+	for (round = 0; round < TB_CLEAR_ROUNDS; round++) {
+		ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+		tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
+		ASSERT_EQ(0, provider_stopped(self->p.prov));
+		pkt = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
+		tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id,
+				TRACEBUF_STATE_STOPPED, &pkt);
+		ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, round % 2 ?
+				       TRACEBUF_START_CLEAR_NONDURABLE :
+				       TRACEBUF_START_CLEAR_ENTIRE, NULL));
+		tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, NULL);
+		ASSERT_EQ(0, provider_started(self->p.prov));
+		pkt = tb_pkt(TRACEBUF_PKT_STARTED, 0, 1, 0);
+		tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id,
+				TRACEBUF_STATE_STARTED, &pkt);
+	}
+	tb_close(&self->stop_pipe[1]);
+	EXPECT_EQ(0, tb_wait_child(self->reader))
+		TH_LOG("the reader saw a kernel header field change");
+	self->reader = -1;
+}
