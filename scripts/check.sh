@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The body of "make check" and "make check-debug": install what is missing,
+# build tracebuf.ko for the kernel under test (in .build/, never in the
+# tree), build the selftests statically for the busybox guest, boot the
+# kernel in QEMU and run them (scripts/vm-run.sh).
+#
+#   check.sh [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
+#       Default: the newest Debian 6.1 kernel installed (linux-image-amd64,
+#       linux-headers-amd64).  With only --kdir /lib/modules/<ver>/build, the
+#       image and modules are taken from /boot and /lib/modules/<ver>.
+#   check.sh --debug [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
+#       The debug kernel: default the newest *.bzImage in $SHARED_KERNELS
+#       (../shared/kernels), its build tree from the *-build.tar.xz beside
+#       it (extracted once into .build/).  More memory, longer timeouts,
+#       and a kmemleak scan.
+#
+# Other settings (environment): MEM, TIMEOUT_MULT, VM_ARGS (more arguments
+# for vm-run.sh, e.g. "-v"), NO_DEPS=1 (do not run install-deps.sh).
+# The last line printed is "N passed, M failed"; exit status 0 iff M is 0.
+set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DEBUG=0 KERNEL='' KDIR='' MODDIR=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debug) DEBUG=1 ;;
+	--kernel) KERNEL=$2; shift ;;
+	--kdir) KDIR=$2; shift ;;
+	--moddir) MODDIR=$2; shift ;;
+	*) tb_die "unknown argument '$1' (see the comment at the top of $0)" ;;
+	esac
+	shift
+done
+
+# Whatever goes wrong before the VM report, the last line keeps its format.
+reported=0
+trap '[ $reported = 1 ] || echo "0 passed, 1 failed"' EXIT
+
+[ "${NO_DEPS:-0}" = 1 ] || "$TB_ROOT/scripts/install-deps.sh" ||
+	tb_die "missing packages (see above)"
+
+SELFTESTS=$TB_ROOT/selftests/tracebuf
+[ -f "$SELFTESTS/Makefile" ] || tb_die "no $SELFTESTS/Makefile: no selftests to run"
+
+if [ $DEBUG = 1 ]; then
+	SHARED_KERNELS=${SHARED_KERNELS:-$TB_ROOT/../shared/kernels}
+	if [ -z "$KERNEL" ]; then
+		KERNEL=$(printf '%s\n' "$SHARED_KERNELS"/*.bzImage | sort -V | tail -n 1)
+		[ -f "$KERNEL" ] || tb_die "no *.bzImage in $SHARED_KERNELS (set DEBUG_KERNEL= and DEBUG_KDIR=)"
+	fi
+	if [ -z "$KDIR" ]; then
+		tarball=${KERNEL%.bzImage}-build.tar.xz
+		[ -f "$tarball" ] || tb_die "no build tree for $KERNEL: expected $tarball (or set DEBUG_KDIR=)"
+		cache=$TB_BUILD/kernels/$(basename "${tarball%.tar.xz}")
+		stamp="$(stat -c '%s %Y' "$tarball")"
+		if [ "$(cat "$cache/.extracted" 2>/dev/null || true)" != "$stamp" ]; then
+			tb_log "extracting $tarball"
+			rm -rf "$cache"
+			mkdir -p "$cache"
+			tar -xJf "$tarball" -C "$cache"
+			echo "$stamp" > "$cache/.extracted"
+		fi
+		KDIR=$cache/build
+	fi
+	MEM=${MEM:-3G}
+	TIMEOUT_MULT=${TIMEOUT_MULT:-4}
+	VM_EXTRA=(--kmemleak)
+else
+	if [ -z "$KERNEL" ] && [ -z "$KDIR" ]; then
+		kinfo=$(tb_find_kernel 6.1)
+		read -r KERNEL KDIR MODDIR <<< "$kinfo"
+	elif [ -z "$KERNEL" ]; then
+		ver=$(tb_kernel_release "$KDIR") ||
+			tb_die "cannot tell the release of $KDIR: set KERNEL= too"
+		KERNEL=/boot/vmlinuz-$ver
+		[ -n "$MODDIR" ] || MODDIR=/lib/modules/$ver
+	elif [ -z "$KDIR" ]; then
+		tb_die "KERNEL= given without KDIR= (its build tree)"
+	fi
+	MEM=${MEM:-1G}
+	TIMEOUT_MULT=${TIMEOUT_MULT:-1}
+	VM_EXTRA=()
+fi
+[ -f "$KERNEL" ] || tb_die "kernel image $KERNEL not found"
+[ -f "$KDIR/Makefile" ] || tb_die "$KDIR is not a kernel build tree"
+KDIR=$(cd "$KDIR" && pwd)
+[ -z "$MODDIR" ] || VM_EXTRA+=(--moddir "$MODDIR")
+
+release=$(tb_kernel_release "$KDIR" || basename "$KERNEL")
+WORK=$TB_BUILD/check-$release
+mkdir -p "$WORK"
+tb_log "kernel $KERNEL, build tree $KDIR"
+
+t0=$(date +%s)
+KO=$(tb_build_module "$KDIR" "$WORK")
+
+TESTS=$TB_BUILD/selftests-static
+mkdir -p "$TESTS"
+tb_log "building the selftests (static) into $TESTS"
+make -C "$SELFTESTS" OUTPUT="$TESTS" EXTRA_LDFLAGS=-static >&2 ||
+	tb_die "the selftests did not build"
+make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" list > "$WORK/tests.list" ||
+	tb_die "'make -C $SELFTESTS list' failed"
+[ -s "$WORK/tests.list" ] || tb_die "'make -C $SELFTESTS list' printed no programs"
+tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
+
+reported=1
+# shellcheck disable=SC2086 # VM_ARGS is a list of words
+exec "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" \
+	--tests "$TESTS" --list "$WORK/tests.list" --scripts-dir "$SELFTESTS" \
+	--mem "$MEM" --timeout-mult "$TIMEOUT_MULT" --out "$WORK/vm" \
+	"${VM_EXTRA[@]}" ${VM_ARGS:-}

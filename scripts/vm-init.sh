@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the tracebuf test VM.  scripts/vm-run.sh puts this file, a static
+# busybox and the virtio/9p modules (when they are not built in) into an
+# initramfs.  It mounts the host's work directory (9p tag "tbshare") on
+# /mnt, loads /mnt/tracebuf.ko, runs every program named in /mnt/run.conf
+# from /mnt/tests with a timeout, stores each program's stdout, stderr and
+# exit status in /mnt/out, unloads the module, optionally scans for leaks
+# with kmemleak, saves dmesg and powers off.  Each step writes a marker
+# ("tracebuf-vm: ...") into the kernel log so that the host can tell which
+# test a kernel warning belongs to.  The host parses the results.
+#
+# busybox ash, PID 1: no "set -e", nothing here may exit.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+/bin/busybox --install -s
+
+say() { echo "tracebuf-vm: $*"; }
+mark() { echo "tracebuf-vm: $*" > /dev/kmsg; }
+
+poweroff_now() {
+	sync
+	poweroff -f
+	sleep 5
+	echo o > /proc/sysrq-trigger
+	sleep 30
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+# The initramfs has no /dev/console node (it is built without root), so
+# the kernel could not give us a console: take it now.
+exec < /dev/null > /dev/console 2>&1
+mkdir -p /dev/pts /dev/shm /tmp /run /mnt
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+say "booted $(uname -r) after $(cut -d' ' -f1 /proc/uptime) s"
+
+# Modules for the 9p share, in dependency order (empty if built in).
+while read -r m; do
+	[ -n "$m" ] || continue
+	out=$(insmod "/lib/tb-modules/$m" 2>&1) || case "$out" in
+		*"File exists"*) ;;
+		*) say "insmod $m failed: $out" ;;
+	esac
+done < /lib/tb-modules/order
+
+i=0
+until mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 tbshare /mnt 2>/dev/null; do
+	i=$((i + 1))
+	if [ $i -ge 20 ]; then
+		say "FATAL: cannot mount the 9p share tbshare"
+		poweroff_now
+	fi
+	sleep 1
+done
+
+# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK
+. /mnt/run.conf
+OUT=/mnt/out
+KO=/mnt/tracebuf.ko
+LEAKS=/sys/kernel/debug/kmemleak
+
+if [ "$TB_KMEMLEAK" = 1 ]; then
+	if [ -e $LEAKS ]; then
+		# Forget what was leaked while booting; scan only when asked.
+		say "kmemleak: scanning once to forget leaks from boot"
+		echo scan=off > $LEAKS
+		echo scan > $LEAKS
+		echo clear > $LEAKS
+	else
+		say "kmemleak requested but $LEAKS does not exist"
+		echo "kmemleak is not available in this kernel" > $OUT/kmemleak.missing
+	fi
+fi
+
+mark "begin"
+say "loading $KO"
+mark "phase insmod"
+insmod $KO > $OUT/insmod.log 2>&1
+echo $? > $OUT/insmod.rc
+
+if [ "$(cat $OUT/insmod.rc)" = 0 ]; then
+	cd /mnt/tests || say "FATAL: no /mnt/tests"
+	for t in $TB_TESTS; do
+		say "running $t (timeout ${TB_TIMEOUT}s)"
+		mark "test $t start"
+		start=$(date +%s)
+		TRACEBUF_KO=$KO timeout -k 5 "$TB_TIMEOUT" "./$t" \
+			> "$OUT/$t.stdout" 2> "$OUT/$t.stderr"
+		rc=$?
+		elapsed=$(($(date +%s) - start))
+		mark "test $t end rc=$rc"
+		# Reap whatever the test left behind (forked children).
+		kill -9 -1 2>/dev/null
+		echo "$rc $elapsed" > "$OUT/$t.rc"
+		say "$t: exit $rc after ${elapsed}s"
+		if [ ! -d /sys/module/tracebuf ]; then
+			say "$t left the module unloaded; loading it again"
+			echo "$t" >> $OUT/unloaded
+			mark "phase insmod after $t"
+			insmod $KO >> $OUT/insmod.log 2>&1
+		fi
+	done
+	cd /
+	mark "phase rmmod"
+	rmmod tracebuf > $OUT/rmmod.log 2>&1
+	echo $? > $OUT/rmmod.rc
+fi
+
+if [ "$TB_KMEMLEAK" = 1 ] && [ -e $LEAKS ]; then
+	# kmemleak only reports objects older than 5 s, and an object may
+	# need a second scan to be found unreferenced.
+	say "kmemleak: scanning"
+	mark "phase leak-scan"
+	sleep 6
+	echo scan > $LEAKS
+	sleep 2
+	echo scan > $LEAKS
+	cat $LEAKS > $OUT/kmemleak.txt
+fi
+
+mark "end"
+dmesg > $OUT/dmesg.txt
+echo finished > $OUT/done
+say "done"
+poweroff_now

@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Report the results of a scripts/vm-run.sh run:  vm-results.sh OUTDIR
+#
+# Counts the KTAP results of every program (ok = pass; not ok = fail;
+# ok ... # SKIP = fail, since in our VM everything must run; a program
+# that crashed, timed out, did not run or printed no plan or Totals line
+# counts at least one failure), and adds one failure for each kernel splat
+# found in the guest's log after the tests began, for a failed insmod or
+# rmmod, for a test that left the module unloaded, for a kmemleak report
+# and for a guest that did not finish.  The last line printed is
+# "N passed, M failed"; the exit status is 1 when M > 0.
+set -euo pipefail
+
+OUT=${1:?usage: vm-results.sh OUTDIR}
+SHARE=$OUT/share
+RES=$SHARE/out
+[ -f "$SHARE/run.conf" ] || { echo "vm-results.sh: no run in '$OUT'" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+TB_TIMEOUT=0 TB_KMEMLEAK=0
+. "$SHARE/run.conf"
+QEMU_RC='?' ELAPSED='?' WATCHDOG=
+[ ! -f "$OUT/qemu.status" ] || . "$OUT/qemu.status"
+
+# Kernel messages that fail a run (liburing's runtests.sh list, plus
+# KASAN/UBSAN/kmemleak/hung tasks).
+SPLAT_RE='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN|UBSAN|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|kmemleak|unreferenced object|Call Trace|INFO: task .* blocked for more than|Kernel panic'
+
+passed=0
+failed=0
+problems=()	# one line per failure not tied to a subtest
+
+# --- kernel log --------------------------------------------------------------
+
+if [ -s "$RES/dmesg.txt" ]; then
+	KLOG=$RES/dmesg.txt
+else
+	KLOG=$OUT/console.log	# the guest died before saving dmesg
+fi
+splat_counts=$OUT/splats.count
+splat_report=$OUT/splats.txt
+: > "$splat_counts"
+: > "$splat_report"
+if [ -f "$KLOG" ]; then
+	# Markers written by vm-init.sh: "begin", "phase X", "test T start",
+	# "test T end", "end".  A splat belongs to the last marker before it.
+	# Lines of one splat are grouped: a headline within 5 lines of the
+	# previous one (e.g. a GPF followed by its KASAN line) or a Call Trace
+	# within 100 lines of the previous match adds nothing.
+	awk -v re="$SPLAT_RE" -v counts="$splat_counts" -v report="$splat_report" '
+	{ sub(/\r$/, ""); line[NR] = $0 }
+	/tracebuf-vm: (begin|end|phase |test [^ ]+ (start|end))/ {
+		marker[NR] = 1
+		if ($0 ~ /tracebuf-vm: begin$/) { active = 1; phase = "insmod" }
+		else if (match($0, /tracebuf-vm: test [^ ]+ start$/)) {
+			s = substr($0, RSTART + 18)
+			phase = substr(s, 1, length(s) - 6)
+			istest[phase] = 1
+		} else if (match($0, /tracebuf-vm: phase .*/)) {
+			phase = substr($0, RSTART + 19)
+		} else if ($0 ~ /tracebuf-vm: end$/) { phase = "end of run" }
+		next
+	}
+	active && $0 ~ re {
+		if (phase == "leak-scan" && $0 ~ /kmemleak: [0-9]+ new suspected memory leak/)
+			next	# reported through the kmemleak file
+		head = ($0 !~ /Call Trace/)
+		if (n && phase == sphase[n] &&
+		    ((head && NR - lasthead <= 5) || (!head && NR - last <= 100))) {
+			last = NR
+			if (head) lasthead = NR
+			next
+		}
+		n++; sline[n] = NR; sphase[n] = phase; last = NR
+		if (head) lasthead = NR
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			cnt[sphase[i]]++
+			what = (sphase[i] in istest) ? "test " sphase[i] : sphase[i]
+			printf "--- kernel splat during %s (%s line %d):\n", what, FILENAME, sline[i] > report
+			from = sline[i]
+			while (from > 1 && from > sline[i] - 4 && !(from in marker))
+				from--
+			for (j = from; j < sline[i] + 40 && j <= NR; j++) {
+				if (j > sline[i] && (j in marker)) break
+				printf "    %s\n", line[j] > report
+			}
+		}
+		for (p in cnt) printf "%s\t%d\n", p, cnt[p] > counts
+	}' "$KLOG"
+fi
+
+splats_of() {
+	awk -F'\t' -v p="$1" '$1 == p { print $2; f = 1 } END { if (!f) print 0 }' "$splat_counts"
+}
+
+# --- the programs --------------------------------------------------------------
+
+# ktap FILE: "pass fail skip seen plan totals" and the non-passing lines.
+ktap() {
+	awk '
+	{ sub(/\r$/, "") }
+	/^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0 }
+	/^# Totals:/ { totals = 1 }
+	/^(not )?ok [0-9]+/ {
+		seen++
+		if ($0 ~ /^not ok/) { fail++; bad = bad "\n" $0 }
+		else if ($0 ~ /#[ \t]*[Ss][Kk][Ii][Pp]([^A-Za-z]|$)/) { skip++; bad = bad "\n" $0 }
+		else pass++
+	}
+	BEGIN { plan = -1 }
+	END { printf "%d %d %d %d %d %d%s\n", pass, fail, skip, seen, plan, totals, bad }' "$1"
+}
+
+mapfile -t names < <(grep -v '^$' "$SHARE/tests.list" 2>/dev/null || true)
+echo
+echo "==== results ($(basename "$OUT"), QEMU exit $QEMU_RC after ${ELAPSED}s) ===="
+if [ ${#names[@]} -eq 0 ]; then
+	problems+=("no test programs were listed")
+fi
+
+for t in "${names[@]}"; do
+	why=()
+	p=0 f=0 s=0 extra=0 bad=
+	if [ -f "$RES/$t.missing" ]; then
+		why+=("$(cat "$RES/$t.missing")")
+	elif [ ! -f "$RES/$t.rc" ]; then
+		if [ -f "$RES/insmod.rc" ] && [ "$(cat "$RES/insmod.rc")" != 0 ]; then
+			why+=("not run: insmod failed")
+		else
+			why+=("did not run to completion")
+		fi
+	fi
+	if [ -f "$RES/$t.stdout" ]; then
+		{ read -r p f s seen plan totals; bad=$(cat); } < <(ktap "$RES/$t.stdout")
+		if [ -f "$RES/$t.rc" ]; then
+			read -r rc secs < "$RES/$t.rc"
+			if [ "$rc" != 0 ] && [ "$secs" -ge "$TB_TIMEOUT" ]; then
+				why+=("timed out after ${secs}s")
+			elif [ "$rc" = 127 ]; then
+				why+=("could not be executed (exit 127: dynamically linked? build with EXTRA_LDFLAGS=-static)")
+			elif [ "$rc" -gt 128 ]; then
+				why+=("killed by signal $((rc - 128))")
+			elif [ "$rc" = 1 ] && [ "$f" = 0 ]; then
+				why+=("exit 1 without a failing subtest")
+			elif [ "$rc" = 4 ] && [ "$s" = 0 ]; then
+				why+=("exit 4 (skipped)")
+			elif [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 4 ]; then
+				why+=("exit $rc")
+			fi
+		fi
+		if [ "$plan" -lt 0 ]; then
+			why+=("no KTAP plan (1..N)")
+		elif [ "$seen" -lt "$plan" ]; then
+			extra=$((plan - seen))
+			why+=("$extra of $plan planned results missing")
+		fi
+		[ "$totals" = 1 ] || why+=("no '# Totals' line")
+	fi
+	if [ ${#why[@]} -gt 0 ] && [ $((f + s + extra)) -eq 0 ]; then
+		extra=1
+	fi
+	k=$(splats_of "$t")
+	[ "$k" = 0 ] || why+=("$k kernel splat(s)")
+	nfail=$((f + s + extra + k))
+	passed=$((passed + p))
+	failed=$((failed + nfail))
+	secs_txt=
+	[ ! -f "$RES/$t.rc" ] || secs_txt=" ($(cut -d' ' -f2 "$RES/$t.rc")s)"
+	if [ $nfail -eq 0 ]; then
+		printf '  PASS  %-28s %d passed%s\n' "$t" "$p" "$secs_txt"
+		continue
+	fi
+	printf '  FAIL  %-28s %d passed, %d failed%s' "$t" "$p" "$nfail" "$secs_txt"
+	if [ ${#why[@]} -gt 0 ]; then
+		joined=$(IFS=';'; echo "${why[*]}")
+		printf ': %s' "${joined//;/; }"
+	fi
+	echo
+	[ -z "$bad" ] || printf '%s\n' "$bad" | grep -v '^$' | sed 's/^/          /'
+	for stream in stdout stderr; do
+		fn=$RES/$t.$stream
+		[ -s "$fn" ] || continue
+		echo "        last lines of $fn:"
+		tail -n 15 "$fn" | sed -e 's/\r$//' -e 's/^/          | /'
+	done
+done
+
+# --- the run itself ------------------------------------------------------------
+
+if [ ! -f "$RES/insmod.rc" ]; then
+	problems+=("the guest never got to load the module")
+elif [ "$(cat "$RES/insmod.rc")" != 0 ]; then
+	problems+=("insmod tracebuf.ko failed: $(tr '\n' ' ' < "$RES/insmod.log")")
+elif [ ! -f "$RES/rmmod.rc" ]; then
+	[ ! -f "$RES/done" ] || problems+=("rmmod was not run")
+elif [ "$(cat "$RES/rmmod.rc")" != 0 ]; then
+	problems+=("rmmod tracebuf failed: $(tr '\n' ' ' < "$RES/rmmod.log")")
+fi
+if [ -f "$RES/unloaded" ]; then
+	while read -r t; do problems+=("$t left the module unloaded"); done < "$RES/unloaded"
+fi
+for phase in insmod rmmod leak-scan "end of run"; do
+	k=$(splats_of "$phase")
+	[ "$k" = 0 ] || problems+=("$k kernel splat(s) during $phase")
+done
+while IFS=$'\t' read -r phase k; do
+	# splats after "phase insmod after T" (a reload) and the like
+	case $phase in insmod|rmmod|leak-scan|"end of run") continue ;; esac
+	printf '%s\n' "${names[@]}" | grep -qxF -- "$phase" && continue
+	problems+=("$k kernel splat(s) during $phase")
+done < "$splat_counts"
+if [ "$TB_KMEMLEAK" = 1 ]; then
+	if [ -f "$RES/kmemleak.missing" ]; then
+		problems+=("$(cat "$RES/kmemleak.missing")")
+	elif [ -s "$RES/kmemleak.txt" ]; then
+		problems+=("kmemleak: $(grep -c '^unreferenced object' "$RES/kmemleak.txt") unreferenced object(s), see $RES/kmemleak.txt")
+	fi
+fi
+if [ ! -f "$RES/done" ]; then
+	problems+=("the guest did not finish${WATCHDOG:+: $WATCHDOG} (QEMU exit $QEMU_RC)")
+fi
+
+if [ -s "$splat_report" ]; then
+	echo
+	echo "==== kernel splats ===="
+	cat "$splat_report"
+fi
+if [ "$TB_KMEMLEAK" = 1 ] && [ -s "$RES/kmemleak.txt" ]; then
+	echo
+	echo "==== kmemleak ===="
+	head -n 80 "$RES/kmemleak.txt"
+fi
+if [ ! -f "$RES/done" ] && [ -f "$OUT/console.log" ]; then
+	echo
+	echo "==== last lines of the console ($OUT/console.log) ===="
+	tail -n 40 "$OUT/console.log" | sed 's/\r$//'
+fi
+if [ ${#problems[@]} -gt 0 ]; then
+	echo
+	for pr in "${problems[@]}"; do echo "  FAIL  $pr"; done
+	failed=$((failed + ${#problems[@]}))
+fi
+echo
+echo "logs: $OUT (console.log, share/out/)"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,299 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel in QEMU, load tracebuf.ko, run the selftest programs, and
+# report.  The guest side is scripts/vm-init.sh; the report is produced by
+# scripts/vm-results.sh (which can be run again on an old output dir).
+# The last line printed is "N passed, M failed"; the exit status is 0 only
+# when M is 0.
+set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+usage() {
+	cat <<EOF
+Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
+
+  --kernel IMAGE       kernel image to boot (bzImage / vmlinuz)
+  --module KO          tracebuf.ko built for that kernel
+  --tests DIR          directory holding the built test programs
+  --list FILE          programs to run, one per line, in order
+                       (default: DIR/tests.list, else every executable in DIR)
+  --scripts-dir DIR    where to look for listed programs missing from DIR
+                       (e.g. selftests/tracebuf for TEST_PROGS shell scripts)
+  --moddir DIR         /lib/modules/<version> of IMAGE, to load virtio/9p from
+                       (omit when they are built in)
+  --mem SIZE           guest memory (default 1G)
+  --smp N              guest CPUs (default 2)
+  --cpu MODEL          QEMU CPU model (default qemu64,+rdrand: with RDRAND the
+                       guest's RNG is ready at boot, not after ~1 min)
+  --timeout SECS       per-program timeout (default: timeout= in DIR/settings, else 45)
+  --timeout-mult N     multiply every timeout, boot allowance included (default 1)
+  --kmemleak           after the tests, scan with kmemleak; any report fails
+  --watchdog SECS      kill QEMU after SECS in total (default: boot + every
+                       timeout, at most 600 + 300 * the multiplier)
+  --append ARGS        extra kernel command line arguments
+  --out DIR            output directory (default: .build/vm); the console
+                       log is DIR/console.log, results are in DIR/share/out
+  -v, --verbose        show the whole guest console, not only progress
+EOF
+	exit 2
+}
+
+KERNEL='' KO='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU=qemu64,+rdrand TIMEOUT='' MULT=1
+KMEMLEAK=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) KERNEL=$2; shift ;;
+	--module) KO=$2; shift ;;
+	--tests) TESTS=$2; shift ;;
+	--list) LIST=$2; shift ;;
+	--scripts-dir) SCRIPTS_DIR=$2; shift ;;
+	--moddir) MODDIR=$2; shift ;;
+	--mem) MEM=$2; shift ;;
+	--smp) SMP=$2; shift ;;
+	--cpu) CPU=$2; shift ;;
+	--timeout) TIMEOUT=$2; shift ;;
+	--timeout-mult) MULT=$2; shift ;;
+	--kmemleak) KMEMLEAK=1 ;;
+	--watchdog) WATCHDOG=$2; shift ;;
+	--append) APPEND=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	-v|--verbose) VERBOSE=1 ;;
+	-h|--help) usage ;;
+	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+
+if [ -z "$KERNEL" ] || [ -z "$KO" ] || [ -z "$TESTS" ]; then
+	usage
+fi
+
+# Until the report runs, a failure still ends with the summary line.
+qpid=''
+on_exit() {
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	echo "0 passed, 1 failed"
+}
+trap on_exit EXIT
+[ -r "$KERNEL" ] || tb_die "kernel image '$KERNEL' not found or not readable"
+[ -r "$KO" ] || tb_die "module '$KO' not found"
+[ -d "$TESTS" ] || tb_die "test directory '$TESTS' not found"
+[ -z "$MODDIR" ] || [ -f "$MODDIR/modules.dep" ] || tb_die "'$MODDIR' has no modules.dep"
+[[ $MULT =~ ^[1-9][0-9]*$ ]] || tb_die "--timeout-mult must be a positive integer"
+command -v qemu-system-x86_64 >/dev/null || tb_die "qemu-system-x86_64 not found (scripts/install-deps.sh)"
+command -v cpio >/dev/null || tb_die "cpio not found (scripts/install-deps.sh)"
+BUSYBOX=$(command -v busybox || true)
+[ -x /bin/busybox ] && BUSYBOX=/bin/busybox
+[ -n "$BUSYBOX" ] || tb_die "busybox not found (apt-get install busybox-static)"
+
+if [ -z "$TIMEOUT" ]; then
+	TIMEOUT=45
+	if [ -f "$TESTS/settings" ]; then
+		t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$TESTS/settings" | tail -n 1)
+		[ -z "$t" ] || TIMEOUT=$t
+		# kselftest: 0 means no timeout; the watchdog still applies.
+		[ "$t" != 0 ] || TIMEOUT=3600
+	fi
+fi
+[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || tb_die "bad per-program timeout '$TIMEOUT'"
+TIMEOUT=$((TIMEOUT * MULT))
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SHARE=$OUT/share
+STAGE=$OUT/initramfs
+rm -rf "$SHARE" "$STAGE" "$OUT/initramfs.cpio" "$OUT/console.log" "$OUT/qemu.status"
+mkdir -p "$SHARE/tests" "$SHARE/out" "$STAGE"
+
+# --- the share: module, test programs, run.conf ------------------------------
+
+cp "$KO" "$SHARE/tracebuf.ko"
+cp -a "$TESTS/." "$SHARE/tests/"
+
+if [ -z "$LIST" ] && [ -f "$TESTS/tests.list" ]; then
+	LIST=$TESTS/tests.list
+fi
+if [ -n "$LIST" ]; then
+	[ -r "$LIST" ] || tb_die "program list '$LIST' not found"
+	mapfile -t names < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$LIST" | grep -v '^$' || true)
+else
+	mapfile -t names < <(find "$TESTS" -maxdepth 1 -type f -perm -u+x -printf '%f\n' | sort)
+fi
+
+run=()
+for t in "${names[@]}"; do
+	if ! [[ $t =~ ^[A-Za-z0-9_.+-]+$ ]]; then
+		tb_log "ignoring program name with odd characters: '$t'"
+		continue
+	fi
+	dst=$SHARE/tests/$t
+	if [ ! -f "$dst" ] && [ -n "$SCRIPTS_DIR" ] && [ -f "$SCRIPTS_DIR/$t" ]; then
+		cp "$SCRIPTS_DIR/$t" "$dst"
+	fi
+	if [ ! -f "$dst" ]; then
+		echo "not built: no $t in $TESTS${SCRIPTS_DIR:+ or $SCRIPTS_DIR}" > "$SHARE/out/$t.missing"
+		tb_log "listed program $t was not built"
+		continue
+	fi
+	if [ ! -x "$dst" ]; then
+		if [ "$(head -c 2 "$dst")" = '#!' ]; then
+			chmod +x "$dst"
+		else
+			echo "not executable: $t" > "$SHARE/out/$t.missing"
+			continue
+		fi
+	fi
+	run+=("$t")
+done
+printf '%s\n' "${names[@]}" > "$SHARE/tests.list"
+
+cat > "$SHARE/run.conf" <<EOF
+TB_TESTS="${run[*]}"
+TB_TIMEOUT=$TIMEOUT
+TB_KMEMLEAK=$KMEMLEAK
+EOF
+
+# --- the initramfs -------------------------------------------------------------
+
+# copy_libs FILE: put the shared libraries FILE needs (none for a static
+# binary or a script) into the initramfs, at the same paths.
+copy_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$STAGE$lib" ] && continue
+		mkdir -p "$STAGE$(dirname "$lib")"
+		cp -L "$lib" "$STAGE$lib"
+	done
+}
+# copy_with_libs FILE: FILE at the same path, and its libraries.
+copy_with_libs() {
+	mkdir -p "$STAGE$(dirname "$1")"
+	cp -L "$1" "$STAGE$1"
+	copy_libs "$1"
+}
+
+mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,mnt,tmp,run,root,lib/tb-modules}
+copy_with_libs "$BUSYBOX"
+[ "$BUSYBOX" = /bin/busybox ] || ln -s "$BUSYBOX" "$STAGE/bin/busybox"
+ln -s busybox "$STAGE/bin/sh"
+# bash, for test scripts that ask for it.
+[ -x /bin/bash ] && copy_with_libs /bin/bash
+# Test programs should be static, but dynamic ones get their libraries.
+for t in "${run[@]}"; do
+	copy_libs "$SHARE/tests/$t"
+done
+install -m 755 "$TB_ROOT/scripts/vm-init.sh" "$STAGE/init"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$STAGE/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$STAGE/etc/group"
+
+# virtio-pci, 9p over virtio and 9p, with their dependencies in load order,
+# unless the kernel has them built in.
+: > "$STAGE/lib/tb-modules/order"
+if [ -n "$MODDIR" ]; then
+	declare -A dep_of=() path_of=() seen=()
+	while IFS=: read -r mod deps; do
+		dep_of[$mod]=$deps
+		n=${mod##*/}
+		n=${n%%.ko*}
+		path_of[${n//-/_}]=$mod
+	done < "$MODDIR/modules.dep"
+
+	visit() {
+		local m=$1 d
+		[ -z "${seen[$m]:-}" ] || return 0
+		seen[$m]=1
+		for d in ${dep_of[$m]:-}; do visit "$d"; done
+		add_module "$m"
+	}
+	add_module() {
+		local m=$1 base
+		base=${m##*/}
+		base=${base%%.ko*}.ko
+		case $m in
+		*.ko) cp "$MODDIR/$m" "$STAGE/lib/tb-modules/$base" ;;
+		*.ko.xz) xz -dc "$MODDIR/$m" > "$STAGE/lib/tb-modules/$base" ;;
+		*.ko.zst) zstd -qdc "$MODDIR/$m" > "$STAGE/lib/tb-modules/$base" ;;
+		*.ko.gz) gzip -dc "$MODDIR/$m" > "$STAGE/lib/tb-modules/$base" ;;
+		*) tb_die "unknown module format: $m" ;;
+		esac
+		echo "$base" >> "$STAGE/lib/tb-modules/order"
+	}
+	for want in virtio_pci 9pnet_virtio 9p; do
+		if [ -n "${path_of[$want]:-}" ]; then
+			visit "${path_of[$want]}"
+		elif ! grep -qE "/${want}\.ko(\.[a-z]+)?$" "$MODDIR/modules.builtin" 2>/dev/null; then
+			tb_die "$want is neither a module in $MODDIR nor built in"
+		fi
+	done
+fi
+
+(cd "$STAGE" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) > "$OUT/initramfs.cpio"
+
+# --- boot ------------------------------------------------------------------------
+
+n=${#run[@]}
+BOOT_ALLOW=$((90 * MULT))
+LEAK_ALLOW=$((KMEMLEAK ? 120 * MULT : 0))
+if [ -z "$WATCHDOG" ]; then
+	# Every program may use its whole timeout, but a run never gets more
+	# than 15 minutes (30 with --timeout-mult 4): CI has a budget.
+	WATCHDOG=$((BOOT_ALLOW + n * (TIMEOUT + 15) + LEAK_ALLOW + 60))
+	cap=$((600 + 300 * MULT))
+	[ $WATCHDOG -le $cap ] || WATCHDOG=$cap
+fi
+# Also give up when the console has been silent for longer than any step
+# may legitimately take (a test prints its start and end lines).
+IDLE=$((TIMEOUT > BOOT_ALLOW ? TIMEOUT : BOOT_ALLOW))
+IDLE=$((IDLE > LEAK_ALLOW ? IDLE : LEAK_ALLOW))
+IDLE=$((IDLE + 60))
+
+CMDLINE="console=ttyS0 panic=-1 printk.devkmsg=on log_buf_len=16M $APPEND"
+QEMU=(qemu-system-x86_64 -nographic -no-reboot -nic none -cpu "$CPU" -smp "$SMP" -m "$MEM"
+      -kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" -append "$CMDLINE"
+      -virtfs "local,path=$SHARE,mount_tag=tbshare,security_model=none,id=tbshare")
+printf '%q ' "${QEMU[@]}" > "$OUT/qemu.cmdline"
+echo >> "$OUT/qemu.cmdline"
+
+tb_log "booting $(basename "$KERNEL") (${MEM} RAM, $n programs, ${TIMEOUT}s each, watchdog ${WATCHDOG}s)"
+CONSOLE=$OUT/console.log
+: > "$CONSOLE"
+start=$(date +%s)
+timeout -k 10 "$WATCHDOG" "${QEMU[@]}" < /dev/null > "$CONSOLE" 2>&1 &
+qpid=$!
+if [ "$VERBOSE" = 1 ]; then
+	tail -n +1 -f --pid=$qpid "$CONSOLE" | sed -u 's/\r$//' &
+else
+	tail -n +1 -f --pid=$qpid "$CONSOLE" | grep -a --line-buffered '^tracebuf-vm:' | sed -u 's/\r$//' &
+fi
+tpid=$!
+
+idle_kill=0
+while kill -0 $qpid 2>/dev/null; do
+	sleep 2
+	if [ $(($(date +%s) - $(stat -c %Y "$CONSOLE"))) -gt $IDLE ]; then
+		idle_kill=1
+		kill $qpid 2>/dev/null || true
+		break
+	fi
+done
+qrc=0
+wait $qpid || qrc=$?
+wait $tpid 2>/dev/null || true
+qpid=''
+elapsed=$(($(date +%s) - start))
+
+{
+	echo "QEMU_RC=$qrc"
+	echo "ELAPSED=$elapsed"
+	if [ $idle_kill = 1 ]; then
+		echo "WATCHDOG='no console output for ${IDLE}s: QEMU killed'"
+	elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
+		echo "WATCHDOG='the run took longer than ${WATCHDOG}s: QEMU killed'"
+	fi
+} > "$OUT/qemu.status"
+tb_log "QEMU exited with status $qrc after ${elapsed}s; console log: $CONSOLE"
+
+trap - EXIT
+exec "$TB_ROOT/scripts/vm-results.sh" "$OUT"
