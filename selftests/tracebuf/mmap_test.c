@@ -639,14 +639,8 @@ FIXTURE_SETUP(dispo)
 	h->num_records_dropped = 7;
 	h->reserved[0] = 0xdeadbeef;
 
-	if (!variant->from_initialized) {
-		ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
-		tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
-		ASSERT_EQ(0, provider_stopped(self->p.prov));
-		pkt = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
-		tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id,
-				TRACEBUF_STATE_STOPPED, &pkt);
-	}
+	if (!variant->from_initialized)
+		tb_peer_stop(_metadata, &self->p);
 	self->before = malloc(TB_DISPO_SIZE);
 	ASSERT_TRUE(self->before != NULL);
 	memcpy(self->before, self->map, TB_DISPO_SIZE);
@@ -850,12 +844,7 @@ TEST_F(clears, kernel_fields_never_change)
 	tb_close(&self->stop_pipe[0]);
 
 	for (round = 0; round < TB_CLEAR_ROUNDS; round++) {
-		ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
-		tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
-		ASSERT_EQ(0, provider_stopped(self->p.prov));
-		pkt = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
-		tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id,
-				TRACEBUF_STATE_STOPPED, &pkt);
+		tb_peer_stop(_metadata, &self->p);
 		ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, round % 2 ?
 				       TRACEBUF_START_CLEAR_NONDURABLE :
 				       TRACEBUF_START_CLEAR_ENTIRE, NULL));

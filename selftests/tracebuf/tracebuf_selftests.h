@@ -948,6 +948,18 @@ static inline void tb_peer_close(struct tb_peer *p)
 	tb_close(&p->mgr);
 }
 
+/* STOP, the provider's STOPPED and both messages: STARTED -> STOPPED. */
+static inline void tb_peer_stop(struct __test_metadata *_metadata,
+				struct tb_peer *p)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
+
+	ASSERT_EQ(0, mgr_stop(p->mgr, p->id));
+	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_STOP, NULL);
+	ASSERT_EQ(0, provider_stopped(p->prov));
+	tb_next_msg_pkt(_metadata, p->mgr, p->id, TRACEBUF_STATE_STOPPED, &pkt);
+}
+
 /*
  * Drive a REGISTERED provider to state, consuming every message on both
  * sides on the way so both inboxes are empty afterwards.  TERMINATING is
@@ -980,15 +992,12 @@ static inline void tb_drive(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, provider_started(p->prov));
 	pkt = tb_pkt(TRACEBUF_PKT_STARTED, 0, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
 	tb_next_msg_pkt(_metadata, p->mgr, p->id, TRACEBUF_STATE_STARTED, &pkt);
-	if (state < TRACEBUF_STATE_STOPPING)
-		return;
-	ASSERT_EQ(0, mgr_stop(p->mgr, p->id));
-	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_STOP, NULL);
-	if (state < TRACEBUF_STATE_STOPPED)
-		return;
-	ASSERT_EQ(0, provider_stopped(p->prov));
-	pkt = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
-	tb_next_msg_pkt(_metadata, p->mgr, p->id, TRACEBUF_STATE_STOPPED, &pkt);
+	if (state == TRACEBUF_STATE_STOPPING) {
+		ASSERT_EQ(0, mgr_stop(p->mgr, p->id));
+		tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_STOP, NULL);
+	} else if (state == TRACEBUF_STATE_STOPPED) {
+		tb_peer_stop(_metadata, p);
+	}
 }
 
 /* The provider maps its whole buffer read-write. */
