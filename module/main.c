@@ -72,36 +72,106 @@ static int tracebuf_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Is the inbox of a file with @role non-empty?  Lockless, for waiting. */
+static bool tracebuf_pending(struct tracebuf_file *tf, enum tracebuf_role role)
+{
+	if (role == TRACEBUF_ROLE_PROVIDER)
+		return READ_ONCE(tf->provider->in_len);
+	return READ_ONCE(tf->manager->inbox_len);
+}
+
+/*
+ * read(): whole records of the file's inbox.  Peek under tracebuf_lock,
+ * copy out without it, then consume what was copied: a fault loses
+ * nothing, and one reader at a time (read_lock) keeps the head in place.
+ */
 static ssize_t tracebuf_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
+	union {
+		struct tracebuf_pkt pkt[TRACEBUF_READ_BATCH];
+		struct tracebuf_mgr_msg msg[TRACEBUF_READ_BATCH];
+	} recs;
 	struct tracebuf_file *tf = file->private_data;
-	bool nonblock = file->f_flags & O_NONBLOCK;
+	/* see tracebuf_set_role() */
+	enum tracebuf_role role = smp_load_acquire(&tf->role);
+	struct tracebuf_notify *notify;
+	unsigned int max, n;
+	size_t size;
+	u32 cookie;
+	ssize_t ret;
 
-	switch (smp_load_acquire(&tf->role)) {	/* see tracebuf_set_role() */
+	switch (role) {
 	case TRACEBUF_ROLE_PROVIDER:
-		return tracebuf_provider_read(tf, ubuf, count, nonblock);
+		size = sizeof(recs.pkt[0]);
+		notify = &tf->provider->notify;
+		break;
 	case TRACEBUF_ROLE_MANAGER:
-		return tracebuf_manager_read(tf, ubuf, count, nonblock);
+		size = sizeof(recs.msg[0]);
+		notify = &tf->manager->notify;
+		break;
 	default:
 		return -EINVAL;
 	}
+	if (count < size)
+		return -EINVAL;
+	max = min_t(size_t, count / size, TRACEBUF_READ_BATCH);
+
+	if (mutex_lock_interruptible(&tf->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		mutex_lock(&tracebuf_lock);
+		if (role == TRACEBUF_ROLE_PROVIDER)
+			n = tracebuf_provider_peek(tf->provider, &recs, max, &cookie);
+		else
+			n = tracebuf_manager_peek(tf->manager, &recs, max, &cookie);
+		mutex_unlock(&tracebuf_lock);
+		if (n)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
+		ret = wait_event_interruptible(notify->wq,
+					       tracebuf_pending(tf, role));
+		if (ret)
+			goto out_unlock;
+	}
+
+	if (copy_to_user(ubuf, &recs, n * size)) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+
+	mutex_lock(&tracebuf_lock);
+	if (role == TRACEBUF_ROLE_PROVIDER)
+		tracebuf_provider_consume(tf->provider, n, cookie);
+	else
+		tracebuf_manager_consume_head(tf->manager, n, cookie);
+	mutex_unlock(&tracebuf_lock);
+	ret = n * size;
+out_unlock:
+	mutex_unlock(&tf->read_lock);
+	return ret;
 }
 
 static __poll_t tracebuf_poll(struct file *file, poll_table *wait)
 {
 	struct tracebuf_file *tf = file->private_data;
+	/* see tracebuf_set_role() */
+	enum tracebuf_role role = smp_load_acquire(&tf->role);
 
-	switch (smp_load_acquire(&tf->role)) {	/* see tracebuf_set_role() */
+	switch (role) {
 	case TRACEBUF_ROLE_PROVIDER:
 		poll_wait(file, &tf->provider->notify.wq, wait);
-		return tracebuf_provider_poll(tf->provider);
+		break;
 	case TRACEBUF_ROLE_MANAGER:
 		poll_wait(file, &tf->manager->notify.wq, wait);
-		return tracebuf_manager_poll(tf->manager);
+		break;
 	default:
 		return EPOLLERR;
 	}
+	return tracebuf_pending(tf, role) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int tracebuf_mmap(struct file *file, struct vm_area_struct *vma)

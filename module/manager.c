@@ -528,10 +528,10 @@ out_unlock:
 }
 
 /* Copy up to @max messages from the head of the inbox; consumes nothing. */
-static unsigned int tracebuf_manager_peek(struct tracebuf_manager *m,
-					  struct tracebuf_mgr_msg *out,
-					  unsigned int max)
+unsigned int tracebuf_manager_peek(struct tracebuf_manager *m, void *out,
+				   unsigned int max, u32 *cookie)
 {
+	struct tracebuf_mgr_msg *msgs = out;
 	struct tracebuf_msg_node *node;
 	unsigned int n = 0;
 
@@ -540,60 +540,20 @@ static unsigned int tracebuf_manager_peek(struct tracebuf_manager *m,
 	list_for_each_entry(node, &m->inbox, link) {
 		if (n == max)
 			break;
-		out[n++] = node->msg;
+		msgs[n++] = node->msg;
 	}
+	*cookie = 0;
 	return n;
 }
 
-ssize_t tracebuf_manager_read(struct tracebuf_file *tf, char __user *ubuf,
-			      size_t count, bool nonblock)
+/* Only readers consume, one at a time: the head is what was peeked. */
+void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
+				   u32 cookie)
 {
-	struct tracebuf_mgr_msg msgs[TRACEBUF_READ_BATCH];
-	struct tracebuf_manager *m = tf->manager;
-	unsigned int max, n, i;
-	ssize_t ret;
+	lockdep_assert_held(&tracebuf_lock);
 
-	if (count < sizeof(msgs[0]))
-		return -EINVAL;
-	max = min_t(size_t, count / sizeof(msgs[0]), TRACEBUF_READ_BATCH);
-
-	if (mutex_lock_interruptible(&tf->read_lock))
-		return -ERESTARTSYS;
-	for (;;) {
-		mutex_lock(&tracebuf_lock);
-		n = tracebuf_manager_peek(m, msgs, max);
-		mutex_unlock(&tracebuf_lock);
-		if (n)
-			break;
-		if (nonblock) {
-			ret = -EAGAIN;
-			goto out_unlock;
-		}
-		ret = wait_event_interruptible(m->notify.wq,
-					       READ_ONCE(m->inbox_len));
-		if (ret)
-			goto out_unlock;
-	}
-
-	if (copy_to_user(ubuf, msgs, n * sizeof(msgs[0]))) {
-		ret = -EFAULT;
-		goto out_unlock;
-	}
-
-	/* Only readers consume, one at a time: the head is what we copied. */
-	mutex_lock(&tracebuf_lock);
-	for (i = 0; i < n; i++)
+	while (n--)
 		tracebuf_manager_consume(m, list_first_entry(&m->inbox,
 							     struct tracebuf_msg_node,
 							     link));
-	mutex_unlock(&tracebuf_lock);
-	ret = n * sizeof(msgs[0]);
-out_unlock:
-	mutex_unlock(&tf->read_lock);
-	return ret;
-}
-
-__poll_t tracebuf_manager_poll(struct tracebuf_manager *m)
-{
-	return READ_ONCE(m->inbox_len) ? EPOLLIN | EPOLLRDNORM : 0;
 }

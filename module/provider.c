@@ -365,72 +365,33 @@ int tracebuf_provider_mmap(struct tracebuf_provider *p,
 	return ret;
 }
 
-/* Copy up to @max packets from the head of the inbox; consumes nothing. */
-static unsigned int tracebuf_provider_peek(struct tracebuf_provider *p,
-					   struct tracebuf_pkt *out,
-					   unsigned int max, u32 *flushes)
+/*
+ * Copy up to @max packets from the head of the inbox; consumes nothing.
+ * @cookie identifies the inbox's contents for tracebuf_provider_consume().
+ */
+unsigned int tracebuf_provider_peek(struct tracebuf_provider *p, void *out,
+				    unsigned int max, u32 *cookie)
 {
+	struct tracebuf_pkt *pkts = out;
 	unsigned int i, n;
 
 	lockdep_assert_held(&tracebuf_lock);
 
 	n = min(max, p->in_len);
 	for (i = 0; i < n; i++)
-		out[i] = p->inbox[(p->in_head + i) % TRACEBUF_INBOX_DEPTH];
-	*flushes = p->in_flushes;
+		pkts[i] = p->inbox[(p->in_head + i) % TRACEBUF_INBOX_DEPTH];
+	*cookie = p->in_flushes;
 	return n;
 }
 
-ssize_t tracebuf_provider_read(struct tracebuf_file *tf, char __user *ubuf,
-			       size_t count, bool nonblock)
+/* Drop the @n packets peeked, unless a flush (manager gone) already did. */
+void tracebuf_provider_consume(struct tracebuf_provider *p, unsigned int n,
+			       u32 cookie)
 {
-	struct tracebuf_pkt pkts[TRACEBUF_READ_BATCH];
-	struct tracebuf_provider *p = tf->provider;
-	unsigned int max, n;
-	u32 flushes;
-	ssize_t ret;
+	lockdep_assert_held(&tracebuf_lock);
 
-	if (count < sizeof(pkts[0]))
-		return -EINVAL;
-	max = min_t(size_t, count / sizeof(pkts[0]), TRACEBUF_READ_BATCH);
-
-	if (mutex_lock_interruptible(&tf->read_lock))
-		return -ERESTARTSYS;
-	for (;;) {
-		mutex_lock(&tracebuf_lock);
-		n = tracebuf_provider_peek(p, pkts, max, &flushes);
-		mutex_unlock(&tracebuf_lock);
-		if (n)
-			break;
-		if (nonblock) {
-			ret = -EAGAIN;
-			goto out_unlock;
-		}
-		ret = wait_event_interruptible(p->notify.wq,
-					       READ_ONCE(p->in_len));
-		if (ret)
-			goto out_unlock;
-	}
-
-	if (copy_to_user(ubuf, pkts, n * sizeof(pkts[0]))) {
-		ret = -EFAULT;
-		goto out_unlock;
-	}
-
-	/* A flush (manager gone) already discarded what we handed out. */
-	mutex_lock(&tracebuf_lock);
-	if (p->in_flushes == flushes) {
-		p->in_head = (p->in_head + n) % TRACEBUF_INBOX_DEPTH;
-		WRITE_ONCE(p->in_len, p->in_len - n);
-	}
-	mutex_unlock(&tracebuf_lock);
-	ret = n * sizeof(pkts[0]);
-out_unlock:
-	mutex_unlock(&tf->read_lock);
-	return ret;
-}
-
-__poll_t tracebuf_provider_poll(struct tracebuf_provider *p)
-{
-	return READ_ONCE(p->in_len) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (p->in_flushes != cookie)
+		return;
+	p->in_head = (p->in_head + n) % TRACEBUF_INBOX_DEPTH;
+	WRITE_ONCE(p->in_len, p->in_len - n);
 }

@@ -216,9 +216,10 @@ int tracebuf_provider_get_config(struct tracebuf_provider *p,
 				 struct tracebuf_cats **extra);
 int tracebuf_provider_mmap(struct tracebuf_provider *p,
 			   struct vm_area_struct *vma);
-ssize_t tracebuf_provider_read(struct tracebuf_file *tf, char __user *ubuf,
-			       size_t count, bool nonblock);
-__poll_t tracebuf_provider_poll(struct tracebuf_provider *p);
+unsigned int tracebuf_provider_peek(struct tracebuf_provider *p, void *out,
+				    unsigned int max, u32 *cookie);
+void tracebuf_provider_consume(struct tracebuf_provider *p, unsigned int n,
+			       u32 cookie);
 
 /* manager.c */
 struct tracebuf_manager *tracebuf_manager_create(u32 flags);
@@ -244,9 +245,10 @@ int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id);
 int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id);
 int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 			  const struct tracebuf_pkt *pkt);
-ssize_t tracebuf_manager_read(struct tracebuf_file *tf, char __user *ubuf,
-			      size_t count, bool nonblock);
-__poll_t tracebuf_manager_poll(struct tracebuf_manager *m);
+unsigned int tracebuf_manager_peek(struct tracebuf_manager *m, void *out,
+				   unsigned int max, u32 *cookie);
+void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
+				   u32 cookie);
 
 /* ioctl.c */
 long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
