@@ -3,10 +3,13 @@
 # tracebuf top-level Makefile.  The module's object list lives in Kbuild and
 # module/Kbuild; this file only drives kbuild, the selftests and the checks.
 #
-#   make [KDIR=<build tree>]  build module/tracebuf.ko and the selftests
+#   make [KDIR=<build tree>]  build libtracebuf, module/tracebuf.ko and the
+#                             selftests
+#   make userlib              libtracebuf only (userlib/; needs no KDIR)
 #   make module               the module only
 #   make selftests            the selftests only (selftests/tracebuf)
-#   make check                THE test suite: Debian's 6.1 kernel in QEMU
+#   make check                THE test suite: libtracebuf's host unit tests,
+#                             then Debian's 6.1 kernel in QEMU
 #   make check-debug          the same suite on the debug kernel, with kmemleak
 #   make lint                 W=1 build, sparse, checkpatch --strict
 #   make clean
@@ -33,7 +36,11 @@ ifeq ($(origin KDIR),command line)
 CHECK_KDIR := --kdir $(KDIR)
 endif
 
-all: module selftests
+# userlib first: it builds even where the module cannot (no KDIR).
+all: userlib module selftests
+
+userlib:
+	$(MAKE) -C userlib
 
 module:
 	@test -f "$(KDIR)/Makefile" || { \
@@ -64,6 +71,7 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
 		module/modules.order Module.symvers modules.order .*.cmd .module-common.o
 	@if [ -f $(SELFTESTS)/Makefile ]; then $(MAKE) -C $(SELFTESTS) clean; fi
+	$(MAKE) -C userlib clean
 	rm -rf .build
 
-.PHONY: all module selftests check check-debug lint clean
+.PHONY: all userlib module selftests check check-debug lint clean

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The body of "make check" and "make check-debug": install what is missing,
-# build tracebuf.ko for the kernel under test (in .build/, never in the
-# tree), build the selftests statically for the busybox guest, boot the
-# kernel in QEMU and run them (scripts/vm-run.sh).
+# run the host unit tests of libtracebuf (scripts/host-tests.sh; "make
+# check" only: they do not depend on the kernel), build tracebuf.ko for the
+# kernel under test (in .build/, never in the tree), build the selftests
+# statically for the busybox guest, boot the kernel in QEMU and run them
+# (scripts/vm-run.sh).
 #
 #   check.sh [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
 #       Default: the newest Debian 6.1 kernel installed (linux-image-amd64,
@@ -18,7 +20,9 @@
 #
 # Other settings (environment): MEM, TIMEOUT_MULT, VM_ARGS (more arguments
 # for vm-run.sh, e.g. "-v"), NO_DEPS=1 (do not run install-deps.sh).
-# The last line printed is "N passed, M failed"; exit status 0 iff M is 0.
+# The two parts end with "host: N passed, M failed" and "vm: N passed, M
+# failed"; the last line printed is their sum, "N passed, M failed"; exit
+# status 0 iff M is 0.
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -35,12 +39,40 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# Whatever goes wrong before the VM report, the last line keeps its format.
+# Whatever goes wrong before the VM report, the last line keeps its format
+# and counts the host tests that ran.
+host_passed=0 host_failed=0
 reported=0
-trap '[ $reported = 1 ] || echo "0 passed, 1 failed"' EXIT
+TALLY=$(mktemp -d)
+trap 'rm -rf "$TALLY"; [ $reported = 1 ] || echo "$host_passed passed, $((host_failed + 1)) failed"' EXIT
 
 [ "${NO_DEPS:-0}" = 1 ] || "$TB_ROOT/scripts/install-deps.sh" ||
 	tb_die "missing packages (see above)"
+
+# tally LABEL: copy standard input to standard output, but print its
+# "N passed, M failed" lines as "LABEL: N passed, M failed" and keep the
+# numbers of the last one in $TALLY/LABEL.
+tally() {
+	local line
+	while IFS= read -r line; do
+		if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			echo "$1: $line"
+			echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}" > "$TALLY/$1"
+		else
+			printf '%s\n' "$line"
+		fi
+	done
+}
+# counts LABEL: "passed failed" of a tallied part; a part that printed no
+# summary line counts one failure.
+counts() {
+	cat "$TALLY/$1" 2>/dev/null || echo "0 1"
+}
+
+if [ $DEBUG = 0 ]; then
+	"$TB_ROOT/scripts/host-tests.sh" --out "$TB_BUILD/host-tests" | tally host || true
+	read -r host_passed host_failed < <(counts host)
+fi
 
 SELFTESTS=$TB_ROOT/selftests/tracebuf
 [ -f "$SELFTESTS/Makefile" ] || tb_die "no $SELFTESTS/Makefile: no selftests to run"
@@ -108,8 +140,15 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" list > "$WORK/tests
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
 reported=1
+vm_rc=0
 # shellcheck disable=SC2086 # VM_ARGS is a list of words
-exec "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" \
+"$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" \
 	--tests "$TESTS" --list "$WORK/tests.list" --scripts-dir "$SELFTESTS" \
 	--mem "$MEM" --timeout-mult "$TIMEOUT_MULT" --out "$WORK/vm" \
-	"${VM_EXTRA[@]}" ${VM_ARGS:-}
+	"${VM_EXTRA[@]}" ${VM_ARGS:-} | tally vm || vm_rc=$?
+read -r vm_passed vm_failed < <(counts vm)
+if [ "$vm_rc" != 0 ] && [ "$vm_failed" = 0 ]; then
+	vm_failed=1	# vm-run.sh failed although no test did
+fi
+echo "$((host_passed + vm_passed)) passed, $((host_failed + vm_failed)) failed"
+[ $((host_failed + vm_failed)) = 0 ]

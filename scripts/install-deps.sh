@@ -12,10 +12,12 @@ set -euo pipefail
 # qemu-system-x86, busybox-static, cpio: the test VM; gcc-multilib: 32-bit
 # selftests; libmnl-dev: genetlink client code; sparse, perl,
 # linux-source-6.1 (checkpatch.pl, kselftest headers): lint and selftests;
-# xz-utils: the source and debug-kernel tarballs.
+# xz-utils: the source and debug-kernel tarballs; pkgconf: the libtracebuf
+# install test.  gcc's ASan and UBSan runtimes (libasan8, libubsan1) come
+# with gcc.
 PACKAGES=(make gcc libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
-	  linux-source-6.1 gcc-multilib libmnl-dev sparse)
+	  linux-source-6.1 gcc-multilib libmnl-dev sparse pkgconf)
 
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' "${PACKAGES[@]}"

@@ -37,6 +37,7 @@ tb_build_module() {
 	rm -rf "$dir/src"
 	mkdir -p "$dir/src"
 	tar -C "$TB_ROOT" --exclude=./.git --exclude=./.build --exclude=./selftests \
+	    --exclude=./userlib \
 	    --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 	    --exclude='.*.cmd' --exclude=Module.symvers --exclude=modules.order \
 	    -cf - . | tar -C "$dir/src" -xf -
@@ -52,4 +53,96 @@ tb_build_module() {
 tb_kernel_release() {
 	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$1/include/generated/utsrelease.h" 2>/dev/null | grep . ||
 		cat "$1/include/config/kernel.release" 2>/dev/null
+}
+
+# tb_ktap FILE: print "pass fail skip seen plan totals" for the KTAP output
+# in FILE (plan -1 without a plan line, totals 1 if a "# Totals" line is
+# there), then the result lines that did not pass.
+tb_ktap() {
+	awk '
+	{ sub(/\r$/, "") }
+	/^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0 }
+	/^# Totals:/ { totals = 1 }
+	/^(not )?ok [0-9]+/ {
+		seen++
+		if ($0 ~ /^not ok/) { fail++; bad = bad "\n" $0 }
+		else if ($0 ~ /#[ \t]*[Ss][Kk][Ii][Pp]([^A-Za-z]|$)/) { skip++; bad = bad "\n" $0 }
+		else pass++
+	}
+	BEGIN { plan = -1 }
+	END { printf "%d %d %d %d %d %d%s\n", pass, fail, skip, seen, plan, totals, bad }' "$1"
+}
+
+# tb_report_program RESDIR NAME TIMEOUT NOTRUN SPLATS: judge one test
+# program from RESDIR/NAME.missing (why it was not run), NAME.stdout (its
+# KTAP output), NAME.stderr and NAME.rc ("exit-status seconds"), print
+# one PASS or FAIL line (for a failure, the reasons, the failing subtests
+# and the end of its output) and add its counts to tb_passed and
+# tb_failed.  A passing subtest counts as passed; a failing or skipped
+# one as failed; a program that crashed, timed out, exited oddly, printed
+# no plan or "# Totals" line, or did not run (NOTRUN says why) counts at
+# least one failure; SPLATS more failures are added (kernel warnings).
+tb_passed=0
+tb_failed=0
+tb_report_program() {
+	local res=$1 t=$2 timeout=$3 notrun=$4 k=$5
+	local why=() p=0 f=0 s=0 extra=0 bad='' seen plan totals rc secs
+	local nfail secs_txt='' joined stream fn
+
+	if [ -f "$res/$t.missing" ]; then
+		why+=("$(cat "$res/$t.missing")")
+	elif [ ! -f "$res/$t.rc" ]; then
+		why+=("$notrun")
+	fi
+	if [ -f "$res/$t.stdout" ]; then
+		{ read -r p f s seen plan totals; bad=$(cat); } < <(tb_ktap "$res/$t.stdout")
+		if [ -f "$res/$t.rc" ]; then
+			read -r rc secs < "$res/$t.rc"
+			if [ "$rc" != 0 ] && [ "$secs" -ge "$timeout" ]; then
+				why+=("timed out after ${secs}s")
+			elif [ "$rc" = 127 ]; then
+				why+=("could not be executed (exit 127; in the VM: dynamically linked? build with EXTRA_LDFLAGS=-static)")
+			elif [ "$rc" -gt 128 ]; then
+				why+=("killed by signal $((rc - 128))")
+			elif [ "$rc" = 1 ] && [ "$f" = 0 ]; then
+				why+=("exit 1 without a failing subtest")
+			elif [ "$rc" = 4 ] && [ "$s" = 0 ]; then
+				why+=("exit 4 (skipped)")
+			elif [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 4 ]; then
+				why+=("exit $rc")
+			fi
+		fi
+		if [ "$plan" -lt 0 ]; then
+			why+=("no KTAP plan (1..N)")
+		elif [ "$seen" -lt "$plan" ]; then
+			extra=$((plan - seen))
+			why+=("$extra of $plan planned results missing")
+		fi
+		[ "$totals" = 1 ] || why+=("no '# Totals' line")
+	fi
+	if [ ${#why[@]} -gt 0 ] && [ $((f + s + extra)) -eq 0 ]; then
+		extra=1
+	fi
+	[ "$k" = 0 ] || why+=("$k kernel splat(s)")
+	nfail=$((f + s + extra + k))
+	tb_passed=$((tb_passed + p))
+	tb_failed=$((tb_failed + nfail))
+	[ ! -f "$res/$t.rc" ] || secs_txt=" ($(cut -d' ' -f2 "$res/$t.rc")s)"
+	if [ $nfail -eq 0 ]; then
+		printf '  PASS  %-28s %d passed%s\n' "$t" "$p" "$secs_txt"
+		return 0
+	fi
+	printf '  FAIL  %-28s %d passed, %d failed%s' "$t" "$p" "$nfail" "$secs_txt"
+	if [ ${#why[@]} -gt 0 ]; then
+		joined=$(IFS=';'; echo "${why[*]}")
+		printf ': %s' "${joined//;/; }"
+	fi
+	echo
+	[ -z "$bad" ] || printf '%s\n' "$bad" | grep -v '^$' | sed 's/^/          /'
+	for stream in stdout stderr; do
+		fn=$res/$t.$stream
+		[ -s "$fn" ] || continue
+		echo "        last lines of $fn:"
+		tail -n 15 "$fn" | sed -e 's/\r$//' -e 's/^/          | /'
+	done
 }

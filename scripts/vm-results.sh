@@ -13,6 +13,8 @@
 # "N passed, M failed"; the exit status is 1 when M > 0.
 set -euo pipefail
 
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 OUT=${1:?usage: vm-results.sh OUTDIR}
 SHARE=$OUT/share
 RES=$SHARE/out
@@ -27,8 +29,6 @@ QEMU_RC='?' ELAPSED='?' WATCHDOG=
 # KASAN/UBSAN/kmemleak/hung tasks).
 SPLAT_RE='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN|UBSAN|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|kmemleak|unreferenced object|Call Trace|INFO: task .* blocked for more than|Kernel panic'
 
-passed=0
-failed=0
 problems=()	# one line per failure not tied to a subtest
 
 # --- kernel log --------------------------------------------------------------
@@ -98,22 +98,6 @@ splats_of() {
 
 # --- the programs --------------------------------------------------------------
 
-# ktap FILE: "pass fail skip seen plan totals" and the non-passing lines.
-ktap() {
-	awk '
-	{ sub(/\r$/, "") }
-	/^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0 }
-	/^# Totals:/ { totals = 1 }
-	/^(not )?ok [0-9]+/ {
-		seen++
-		if ($0 ~ /^not ok/) { fail++; bad = bad "\n" $0 }
-		else if ($0 ~ /#[ \t]*[Ss][Kk][Ii][Pp]([^A-Za-z]|$)/) { skip++; bad = bad "\n" $0 }
-		else pass++
-	}
-	BEGIN { plan = -1 }
-	END { printf "%d %d %d %d %d %d%s\n", pass, fail, skip, seen, plan, totals, bad }' "$1"
-}
-
 mapfile -t names < <(grep -v '^$' "$SHARE/tests.list" 2>/dev/null || true)
 echo
 echo "==== results ($(basename "$OUT"), QEMU exit $QEMU_RC after ${ELAPSED}s) ===="
@@ -122,71 +106,14 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 
 for t in "${names[@]}"; do
-	why=()
-	p=0 f=0 s=0 extra=0 bad=
-	if [ -f "$RES/$t.missing" ]; then
-		why+=("$(cat "$RES/$t.missing")")
-	elif [ ! -f "$RES/$t.rc" ]; then
-		if [ -f "$RES/insmod.rc" ] && [ "$(cat "$RES/insmod.rc")" != 0 ]; then
-			why+=("not run: insmod failed")
-		else
-			why+=("did not run to completion")
-		fi
+	notrun="did not run to completion"
+	if [ -f "$RES/insmod.rc" ] && [ "$(cat "$RES/insmod.rc")" != 0 ]; then
+		notrun="not run: insmod failed"
 	fi
-	if [ -f "$RES/$t.stdout" ]; then
-		{ read -r p f s seen plan totals; bad=$(cat); } < <(ktap "$RES/$t.stdout")
-		if [ -f "$RES/$t.rc" ]; then
-			read -r rc secs < "$RES/$t.rc"
-			if [ "$rc" != 0 ] && [ "$secs" -ge "$TB_TIMEOUT" ]; then
-				why+=("timed out after ${secs}s")
-			elif [ "$rc" = 127 ]; then
-				why+=("could not be executed (exit 127: dynamically linked? build with EXTRA_LDFLAGS=-static)")
-			elif [ "$rc" -gt 128 ]; then
-				why+=("killed by signal $((rc - 128))")
-			elif [ "$rc" = 1 ] && [ "$f" = 0 ]; then
-				why+=("exit 1 without a failing subtest")
-			elif [ "$rc" = 4 ] && [ "$s" = 0 ]; then
-				why+=("exit 4 (skipped)")
-			elif [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$rc" != 4 ]; then
-				why+=("exit $rc")
-			fi
-		fi
-		if [ "$plan" -lt 0 ]; then
-			why+=("no KTAP plan (1..N)")
-		elif [ "$seen" -lt "$plan" ]; then
-			extra=$((plan - seen))
-			why+=("$extra of $plan planned results missing")
-		fi
-		[ "$totals" = 1 ] || why+=("no '# Totals' line")
-	fi
-	if [ ${#why[@]} -gt 0 ] && [ $((f + s + extra)) -eq 0 ]; then
-		extra=1
-	fi
-	k=$(splats_of "$t")
-	[ "$k" = 0 ] || why+=("$k kernel splat(s)")
-	nfail=$((f + s + extra + k))
-	passed=$((passed + p))
-	failed=$((failed + nfail))
-	secs_txt=
-	[ ! -f "$RES/$t.rc" ] || secs_txt=" ($(cut -d' ' -f2 "$RES/$t.rc")s)"
-	if [ $nfail -eq 0 ]; then
-		printf '  PASS  %-28s %d passed%s\n' "$t" "$p" "$secs_txt"
-		continue
-	fi
-	printf '  FAIL  %-28s %d passed, %d failed%s' "$t" "$p" "$nfail" "$secs_txt"
-	if [ ${#why[@]} -gt 0 ]; then
-		joined=$(IFS=';'; echo "${why[*]}")
-		printf ': %s' "${joined//;/; }"
-	fi
-	echo
-	[ -z "$bad" ] || printf '%s\n' "$bad" | grep -v '^$' | sed 's/^/          /'
-	for stream in stdout stderr; do
-		fn=$RES/$t.$stream
-		[ -s "$fn" ] || continue
-		echo "        last lines of $fn:"
-		tail -n 15 "$fn" | sed -e 's/\r$//' -e 's/^/          | /'
-	done
+	tb_report_program "$RES" "$t" "$TB_TIMEOUT" "$notrun" "$(splats_of "$t")"
 done
+passed=$tb_passed
+failed=$tb_failed
 
 # --- the run itself ------------------------------------------------------------
 

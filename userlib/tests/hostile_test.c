@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: hostile input for the FXT reader and walker.  A valid
+ * multi-provider trace cut at every byte, with every bit flipped, mutated
+ * at random; random garbage; overlong sizes; zero headers.  Whatever the
+ * input, the reader must return records and then 0 or a clean -errno,
+ * every pointer it returns must lie inside the input, and it must never
+ * go past the prefix the walker accepts.  Each input is copied into a
+ * buffer of exactly its size, so that under ASan any read past it fails.
+ * Random inputs come from fixed seeds: a failure names the seed and the
+ * iteration to replay.
+ */
+#include "ktap.h"
+#include "helpers.h"
+
+#define HDR(type, words)	((uint64_t)(type) | (uint64_t)(words) << 4)
+
+/*
+ * Read len bytes of data (copied to an exact-size buffer) with and
+ * without TRACEBUF_LIB_READER_STRICT, and walk it.  Returns false (after
+ * saying why) when a property fails.
+ */
+static bool check_input(const void *data, size_t len, const char *what, size_t iter)
+{
+	static const unsigned int flags[] = { 0, TRACEBUF_LIB_READER_STRICT };
+	unsigned char *copy = malloc(len ? len : 1);
+	size_t valid = 0, i;
+	long walked;
+	bool ok = true;
+
+	if (!copy) {
+		T_FAIL("out of memory");
+		return false;
+	}
+	memcpy(copy, data, len);
+	walked = tracebuf_fxt_walk(copy, len, &valid);
+	if (walked < 0 || valid > len || valid % 8) {
+		T_FAIL("%s %zu: walk returned %ld, valid %zu of %zu", what, iter, walked, valid, len);
+		ok = false;
+	}
+	for (i = 0; ok && i < sizeof(flags) / sizeof(flags[0]); i++) {
+		struct t_result res = t_read_all(copy, len, flags[i]);
+
+		if (!res.bounds_ok || (res.ret != 0 && res.ret != -EBADMSG && res.ret != -ENOENT) ||
+		    res.end > valid || (long)res.records > walked ||
+		    (res.ret == 0 && res.end != len) ||
+		    (res.ret < 0 && res.error_offset != res.end) ||
+		    (res.ret == -ENOENT && !flags[i])) {
+			T_FAIL("%s %zu (flags %u): ret %d, %zu records to %zu, error at %zu, "
+			       "bounds %s; walker %ld records to %zu of %zu", what, iter, flags[i],
+			       res.ret, res.records, res.end, res.error_offset,
+			       res.bounds_ok ? "ok" : "BAD", walked, valid, len);
+			ok = false;
+		}
+	}
+	free(copy);
+	return ok;
+}
+
+static void sample(struct t_trace *t)
+{
+	t_trace_init(t, 8192);
+	if (t->w)
+		t_sample_trace(t);
+}
+
+/* Every prefix of the sample: whole records, then 0 or -EBADMSG at the cut. */
+static void truncate_every_offset(void)
+{
+	size_t ends[T_SAMPLE_RECORDS + 1], n = 0, cut;
+	struct t_trace t;
+	struct t_result res;
+
+	sample(&t);
+	T_ASSERT(t.w && !t.error);
+	res = t_read_all(t.w, t.len, TRACEBUF_LIB_READER_STRICT);
+	T_ASSERT_EQ(res.ret, 0);
+	T_ASSERT_EQ(res.records, T_SAMPLE_RECORDS);
+	{
+		struct tracebuf_reader_record *rec = malloc(sizeof(*rec));
+		struct tracebuf_reader *r;
+
+		T_ASSERT(rec);
+		T_ASSERT_EQ(tracebuf_reader_open_mem(t.w, t.len, 0, &r), 0);
+		ends[n++] = 0;
+		while (n <= T_SAMPLE_RECORDS && tracebuf_reader_next(r, rec) == 1)
+			ends[n++] = rec->offset + rec->size;
+		tracebuf_reader_close(r);
+		free(rec);
+	}
+	for (cut = 0; cut <= t.len; cut++) {
+		unsigned char *copy = malloc(cut ? cut : 1);
+		size_t k = 0;
+
+		T_ASSERT(copy);
+		memcpy(copy, t.w, cut);
+		while (k + 1 < n && ends[k + 1] <= cut)
+			k++;
+		res = t_read_all(copy, cut, TRACEBUF_LIB_READER_STRICT | TRACEBUF_LIB_READER_MAGIC);
+		free(copy);
+		if (!res.bounds_ok || res.records != k ||
+		    res.ret != (cut == ends[k] && cut ? 0 : -EBADMSG) ||
+		    (res.ret && res.error_offset != ends[k])) {
+			T_FAIL("cut at %zu: ret %d after %zu records, error at %zu; expected %zu records",
+			       cut, res.ret, res.records, res.error_offset, k);
+			break;
+		}
+		if (!check_input(t.w, cut, "cut", cut))
+			break;
+	}
+	t_trace_free(&t);
+}
+
+/* Every single bit of the sample flipped, then 20000 random pairs. */
+static void flip_every_bit(void)
+{
+	uint64_t seed = 0x6b8b4567327b23c6ULL;
+	unsigned char *b;
+	struct t_trace t;
+	size_t bit, i;
+
+	sample(&t);
+	T_ASSERT(t.w && !t.error);
+	b = (unsigned char *)t.w;
+	for (bit = 0; bit < t.len * 8; bit++) {
+		b[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+		if (!check_input(b, t.len, "flipped bit", bit))
+			break;
+		b[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+	}
+	for (i = 0; i < 20000 && !t_failures; i++) {
+		size_t b1 = t_rand(&seed) % (t.len * 8), b2 = t_rand(&seed) % (t.len * 8);
+
+		b[b1 / 8] ^= (unsigned char)(1u << (b1 % 8));
+		b[b2 / 8] ^= (unsigned char)(1u << (b2 % 8));
+		if (!check_input(b, t.len, "flipped bit pair", i))
+			break;
+		b[b1 / 8] ^= (unsigned char)(1u << (b1 % 8));
+		b[b2 / 8] ^= (unsigned char)(1u << (b2 % 8));
+	}
+	t_trace_free(&t);
+}
+
+/* A random word that looks like a record or argument header. */
+static uint64_t plausible_header(uint64_t *seed)
+{
+	uint64_t r = t_rand(seed);
+
+	return (r & ~0xffffULL) | (r & 15) | ((1 + (r >> 4) % 12) << 4);
+}
+
+/* Random bytes, and random words half of which look like headers. */
+static void random_garbage(void)
+{
+	uint64_t seed = 0x2545f4914f6cdd1dULL, buf[512];
+	size_t iter;
+
+	for (iter = 0; iter < 30000 && !t_failures; iter++) {
+		size_t len = t_rand(&seed) % sizeof(buf), i;
+		bool headers = iter & 1;
+
+		for (i = 0; i < sizeof(buf) / 8; i++) {
+			buf[i] = t_rand(&seed);
+			if (headers && (buf[i] & 1))
+				buf[i] = tracebuf_fxt_le64(plausible_header(&seed));
+			else if (headers && (buf[i] & 2))
+				buf[i] &= 0xff;		/* small values: sizes, refs */
+		}
+		if (!headers)
+			len &= ~(size_t)(t_rand(&seed) & 7);
+		check_input(buf, len, headers ? "header garbage" : "garbage", iter);
+	}
+}
+
+/* The sample with a few random changes, 100000 times. */
+static void mutate_sample(void)
+{
+	uint64_t seed = 0x853c49e6748fea9bULL;
+	struct t_trace t;
+	uint64_t *w;
+	size_t iter, words;
+
+	sample(&t);
+	T_ASSERT(t.w && !t.error);
+	words = t.len / 8;
+	w = malloc(t.len);
+	T_ASSERT(w);
+	for (iter = 0; iter < 100000 && !t_failures; iter++) {
+		size_t n = 1 + t_rand(&seed) % 4, len = t.len, i;
+
+		memcpy(w, t.w, t.len);
+		for (i = 0; i < n; i++) {
+			size_t at = t_rand(&seed) % words;
+			uint64_t r = t_rand(&seed);
+
+			switch (r % 7) {
+			case 0:
+				((unsigned char *)w)[at * 8 + (r >> 8) % 8] = (unsigned char)(r >> 16);
+				break;
+			case 1:
+				w[at] = tracebuf_fxt_le64(plausible_header(&seed));
+				break;
+			case 2:
+				w[at] = w[t_rand(&seed) % words];
+				break;
+			case 3:
+				w[at] = 0;
+				break;
+			case 4:	/* a size field made larger */
+				w[at] = tracebuf_fxt_le64(tracebuf_fxt_le64(w[at]) | 0xff0ULL);
+				break;
+			case 5:	/* a length or ref field set to its maximum */
+				w[at] = tracebuf_fxt_le64(tracebuf_fxt_le64(w[at]) |
+							  0x7fffULL << (16 * (1 + (r >> 8) % 3)));
+				break;
+			default:
+				len = (size_t)(r >> 8) % (len + 1);
+				break;
+			}
+		}
+		if (!check_input(w, len, "mutation", iter))
+			break;
+	}
+	free(w);
+	t_trace_free(&t);
+}
+
+/* Sizes and lengths that claim more than there is. */
+static void overlong_sizes(void)
+{
+	static const struct {
+		const char *what;
+		uint64_t w[4];
+		size_t words;
+	} cases[] = {
+		{ "0xfff words in 2", { HDR(1, 0xfff), 1 }, 2 },
+		{ "0xfff words in 1, type 4", { HDR(4, 0xfff) }, 1 },
+		{ "large record of 2^32-1 words", { HDR(15, 0xffffffffULL), 0 }, 2 },
+		{ "large record of 2^32 words (size 0)", { HDR(15, 0x100000000ULL) }, 1 },
+		{ "argument of 0xfff words", { HDR(4, 4) | 1 << 20 | 1 << 24, 0, HDR(3, 0xfff), 0 }, 4 },
+		{ "inline string of 0x7fff bytes", { HDR(4, 3) | 0xffffULL << 48 | 1 << 24, 0, 0 }, 3 },
+		{ "inline category of 0x7fff bytes", { HDR(4, 3) | 0xffffULL << 32 | 1 << 24, 0, 0 }, 3 },
+		{ "provider name of 255 bytes", { HDR(0, 1) | 1 << 16 | 0xffULL << 52 }, 1 },
+		{ "blob of 0x7fff bytes", { HDR(5, 2) | 0x7fffULL << 32, 0 }, 2 },
+		{ "string record of 0x7fff bytes", { HDR(2, 2) | 1 << 16 | 0x7fffULL << 32, 0 }, 2 },
+		{ "log message of 0x7fff bytes", { HDR(9, 3) | 0x7fff << 16 | 1ULL << 32, 0, 0 }, 3 },
+		{ "blob argument of 2^32-1 bytes",
+		  { HDR(4, 4) | 1 << 20 | 1 << 24, 0, HDR(10, 2) | 0xffffffffULL << 32, 0 }, 4 },
+		{ "15 arguments announced, none there", { HDR(4, 2) | 15 << 20 | 1 << 24, 0 }, 2 },
+		{ "kernel object with 15 arguments, none there", { HDR(7, 2) | 15ULL << 40, 0 }, 2 },
+		{ "string argument value of 0x7fff bytes",
+		  { HDR(4, 4) | 1 << 20 | 1 << 24, 0, HDR(6, 1) | 0xffffULL << 32, 0 }, 4 },
+	};
+	uint64_t w[8];
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct t_result res;
+
+		for (j = 0; j < cases[i].words; j++)
+			w[j] = tracebuf_fxt_le64(cases[i].w[j]);
+		res = t_read_all(w, cases[i].words * 8, 0);
+		if (res.ret != -EBADMSG || res.records || !res.bounds_ok)
+			T_FAIL("%s: ret %d after %zu records", cases[i].what, res.ret, res.records);
+		check_input(w, cases[i].words * 8, cases[i].what, i);
+	}
+}
+
+/* Zero words: never a record, for the reader nor the walker. */
+static void zero_headers(void)
+{
+	static const uint64_t zeros[512];
+	struct t_trace t;
+	size_t len, valid;
+
+	for (len = 0; len <= 64; len++) {
+		struct t_result res = t_read_all(zeros, len, 0);
+
+		T_EXPECT_EQ(res.ret, len ? -EBADMSG : 0);
+		T_EXPECT_EQ(res.records, 0);
+		T_EXPECT_EQ(tracebuf_fxt_walk(zeros, len, &valid), 0);
+		T_EXPECT_EQ(valid, 0);
+	}
+	T_EXPECT(check_input(zeros, sizeof(zeros), "zeros", 0));
+
+	/* A trace followed by the zero-filled rest of its buffer. */
+	t_trace_init(&t, 8192);
+	T_ASSERT(t.w);
+	t_sample_trace(&t);
+	{
+		struct t_result res = t_read_all(t.w, t.cap, 0);
+
+		T_EXPECT_EQ(res.ret, -EBADMSG);
+		T_EXPECT_EQ(res.records, T_SAMPLE_RECORDS);
+		T_EXPECT_EQ(res.error_offset, t.len);
+		T_EXPECT_EQ(tracebuf_fxt_walk(t.w, t.cap, &valid), T_SAMPLE_RECORDS);
+		T_EXPECT_EQ(valid, t.len);
+	}
+	t_trace_free(&t);
+}
+
+/*
+ * Inputs built to make the reader allocate: many providers, each with
+ * strings at scattered indexes.  Memory stays proportional to the input
+ * (the sanitizer's allocator would fail a runaway), time linear.
+ */
+static void table_pressure(void)
+{
+	uint64_t seed = 42;
+	struct t_trace t;
+	size_t i;
+	struct t_result res;
+
+	t_trace_init(&t, 4 << 20);
+	T_ASSERT(t.w);
+	for (i = 0; t_room(&t) >= 64; i++) {
+		uint64_t r = t_rand(&seed);
+
+		if (r % 4 == 0)
+			T_PUT(&t, tracebuf_fxt_provider_info_write, (uint32_t)(r >> 32), "", 0);
+		else if (r % 4 == 1)
+			T_PUT(&t, tracebuf_fxt_provider_section_write, (uint32_t)(r >> 40));
+		else if (r % 4 == 2)
+			T_PUT(&t, tracebuf_fxt_thread_write, (uint8_t)(1 + (r >> 8) % 255), r, r);
+		else
+			T_PUT(&t, tracebuf_fxt_string_write,
+			      (uint16_t)(1 + (r >> 8) % TRACEBUF_LIB_FXT_STRING_INDEX_MAX), "s", 1);
+	}
+	T_ASSERT_EQ(t.error, 0);
+	res = t_read_all(t.w, t.len, TRACEBUF_LIB_READER_STRICT);
+	T_EXPECT_EQ(res.ret, 0);
+	T_EXPECT_EQ(res.records, i);
+	T_EXPECT(res.bounds_ok);
+	t_trace_free(&t);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(truncate_every_offset),
+	T_TEST(flip_every_bit),
+	T_TEST(random_garbage),
+	T_TEST(mutate_sample),
+	T_TEST(overlong_sizes),
+	T_TEST(zero_headers),
+	T_TEST(table_pressure),
+};
+
+T_MAIN(tests)
