@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtracebuf: the record engine.  Layout, chunk allocation, switching
+ * rolling buffers per mode, closing chunks, saves, stop.  The hot path is
+ * inline in tracebuf_engine.h; everything here is a slow path, taken once
+ * per chunk, per half or per control message.
+ *
+ * Layout (fuchsia-design-notes.md section 1.2).  Circular and streaming:
+ * [header][durable][rolling 0][rolling 1].  Oneshot has one rolling buffer
+ * and no durable one in the header; the engine keeps strings and threads
+ * in a durable region at the start of rolling buffer 0, so a reader meets
+ * every definition before its use.
+ *
+ * The cursor is one 64-bit word, wrapped count << 32 | offset in the
+ * current half.  Chunks are taken with a compare-and-swap, so the offset
+ * never runs past the half; the thread that finds no room swaps in
+ * TRACEBUF_CURSOR_FULL, pads what is left of the half and switches.
+ *
+ * Every byte of a half is accounted exactly once in done[half] when the
+ * chunk holding it is finished (padded); a half is complete, and may be
+ * saved or reused, when done reaches its target.  Writers never take
+ * e->lock while they hold a chunk (writing == 1), so a closer holding it
+ * can wait for them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/tracebuf.h>
+#include <tracebuf_fxt.h>
+
+#include "engine.h"
+#include "internal.h"
+
+struct tracebuf_engine_hot __tracebuf_hot;
+_Thread_local struct tracebuf_thread __tracebuf_self
+	__attribute__((tls_model("initial-exec")));
+
+static struct tracebuf_engine tb_engine = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.ticks_per_second = 1000000000ull,	/* CLOCK_MONOTONIC until told */
+};
+
+struct tracebuf_engine *tracebuf_engine_get(void)
+{
+	return &tb_engine;
+}
+
+/* -------------------------------------------------------------------- */
+/* Records the engine writes itself                                     */
+
+/* Fill a gap of @bytes (a multiple of 8, maybe 0) with records readers skip. */
+void tb_pad(uint64_t *p, size_t bytes)
+{
+	if (bytes)
+		tracebuf_fxt_pad_write(p, bytes);
+}
+
+/* -------------------------------------------------------------------- */
+/* Layout                                                               */
+
+static uint64_t tb_oneshot_durable(uint64_t rolling)
+{
+	uint64_t d = rolling / 16;
+
+	if (d > TRACEBUF_DURABLE_MAX)
+		d = TRACEBUF_DURABLE_MAX;
+	return d & ~7ull;
+}
+
+void tracebuf_engine_format(void *buf, size_t size, uint32_t mode)
+{
+	struct tracebuf_buffer_header *h = buf;
+	uint64_t avail = size - TRACEBUF_HEADER_SIZE, durable;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = TRACEBUF_HEADER_MAGIC;
+	h->version = TRACEBUF_HEADER_VERSION;
+	h->total_size = size;
+	if (mode == TRACEBUF_MODE_ONESHOT) {
+		h->buffering_mode = TRACEBUF_HEADER_MODE_ONESHOT;
+		h->rolling_buffer_size = avail;
+		return;
+	}
+	durable = avail / 16;
+	if (durable > TRACEBUF_DURABLE_MAX)
+		durable = TRACEBUF_DURABLE_MAX;
+	durable += (avail - durable) & 15;
+	h->buffering_mode = mode == TRACEBUF_MODE_CIRCULAR ?
+			    TRACEBUF_HEADER_MODE_CIRCULAR :
+			    TRACEBUF_HEADER_MODE_STREAMING;
+	h->durable_buffer_size = durable;
+	h->rolling_buffer_size = (avail - durable) / 2;
+}
+
+/* Check what the kernel (or tracebuf_engine_format) wrote; trust nothing. */
+static int tb_check_header(const struct tracebuf_buffer_header *h, size_t size,
+			   uint32_t mode)
+{
+	static const uint8_t hdr_mode[] = {
+		[TRACEBUF_MODE_ONESHOT] = TRACEBUF_HEADER_MODE_ONESHOT,
+		[TRACEBUF_MODE_CIRCULAR] = TRACEBUF_HEADER_MODE_CIRCULAR,
+		[TRACEBUF_MODE_STREAMING] = TRACEBUF_HEADER_MODE_STREAMING,
+	};
+	uint64_t durable = h->durable_buffer_size, rolling = h->rolling_buffer_size;
+
+	if (mode < TRACEBUF_MODE_ONESHOT || mode > TRACEBUF_MODE_STREAMING ||
+	    size < TRACEBUF_BUFFER_MIN || size % 8 ||
+	    h->magic != TRACEBUF_HEADER_MAGIC ||
+	    h->version != TRACEBUF_HEADER_VERSION ||
+	    h->buffering_mode != hdr_mode[mode] || h->total_size != size ||
+	    durable % 8 || rolling % 8)
+		return -EINVAL;
+	if (mode == TRACEBUF_MODE_ONESHOT)
+		return durable == 0 && rolling == size - TRACEBUF_HEADER_SIZE ?
+		       0 : -EINVAL;
+	if (rolling >= size / 2 || durable >= rolling ||
+	    TRACEBUF_HEADER_SIZE + durable + 2 * rolling != size ||
+	    durable < 16)
+		return -EINVAL;
+	return 0;
+}
+
+/* -------------------------------------------------------------------- */
+/* Chunks                                                               */
+
+static void tb_account(struct tracebuf_engine *e, uint32_t wrap, uint64_t bytes)
+{
+	atomic_fetch_add_explicit(&e->done[wrap & 1], bytes,
+				  memory_order_acq_rel);
+}
+
+static uint64_t *tb_half(struct tracebuf_engine *e, uint32_t wrap)
+{
+	return (uint64_t *)e->rolling[wrap & 1];
+}
+
+/*
+ * Pad the unused tail of @t's chunk and account the chunk.  The caller
+ * won the tag's compare-and-swap, so nobody else touches the chunk.
+ */
+static void tb_chunk_pad(struct tracebuf_engine *e, struct tracebuf_thread *t,
+			 uint32_t wrap)
+{
+	uint64_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
+	uint64_t *end = atomic_load_explicit(&t->end, memory_order_relaxed);
+
+	if (end > pos)
+		tb_pad(pos, (size_t)((char *)end - (char *)pos));
+	tb_account(e, wrap, atomic_load_explicit(&t->chunk_len,
+						 memory_order_relaxed));
+}
+
+/*
+ * The owner gives its chunk up (slow path, writing == 1).  If a closer
+ * already took it, wait until the closer is done with pos and end.
+ */
+static void tb_chunk_release(struct tracebuf_engine *e, struct tracebuf_thread *t)
+{
+	uint64_t tag = atomic_load_explicit(&t->tag, memory_order_acquire);
+	uint32_t wrap = TRACEBUF_CHUNK_WRAP(tag);
+
+	if (TRACEBUF_CHUNK_STATE(tag) == TRACEBUF_CHUNK_OPEN &&
+	    atomic_compare_exchange_strong(&t->tag, &tag,
+					   TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_CLOSING))) {
+		tb_chunk_pad(e, t, wrap);
+		atomic_store_explicit(&t->tag,
+				      TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_DONE),
+				      memory_order_release);
+	} else {
+		while (TRACEBUF_CHUNK_STATE(atomic_load_explicit(&t->tag,
+								 memory_order_acquire)) ==
+		       TRACEBUF_CHUNK_CLOSING)
+			sched_yield();
+	}
+	/* No room left: the fast path must not write into a finished chunk. */
+	atomic_store_explicit(&t->end, atomic_load_explicit(&t->pos,
+							    memory_order_relaxed),
+			      memory_order_relaxed);
+}
+
+/*
+ * Take @len bytes from the cursor.  Returns 0 and the chunk, -ENOSPC when
+ * the calling thread found the half full and must switch (it owns
+ * [*off, half) and *wrap), -EAGAIN when the half is already full (someone
+ * else switches, or a save is awaited).
+ */
+static int tb_cursor_take(struct tracebuf_engine *e, uint64_t len,
+			  uint32_t *wrap, uint64_t *off)
+{
+	uint64_t cur = atomic_load_explicit(&e->cursor, memory_order_acquire);
+
+	for (;;) {
+		uint64_t o = cur & 0xffffffffull;
+
+		*wrap = (uint32_t)(cur >> 32);
+		*off = o;
+		if (o > e->half_size)
+			return -EAGAIN;
+		if (o + len <= e->half_size) {
+			if (atomic_compare_exchange_weak(&e->cursor, &cur, cur + len))
+				return 0;
+			continue;
+		}
+		if (atomic_compare_exchange_weak(&e->cursor, &cur,
+						 ((uint64_t)*wrap << 32) |
+						 TRACEBUF_CURSOR_FULL(e)))
+			return -ENOSPC;
+	}
+}
+
+/* -------------------------------------------------------------------- */
+/* Drops                                                                */
+
+static void tb_drop(struct tracebuf_engine *e)
+{
+	uint64_t zero = 0;
+
+	atomic_fetch_add_explicit(&e->dropped, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&e->window_dropped, 1, memory_order_relaxed);
+	atomic_compare_exchange_strong(&e->window_start, &zero,
+				       tracebuf_ticks() | 1);
+}
+
+static void tb_notify(struct tracebuf_engine *e)
+{
+	if (!atomic_exchange(&e->service_needed, 1) && e->ops.notify)
+		e->ops.notify(e->ops.arg);
+}
+
+/* -------------------------------------------------------------------- */
+/* Switching halves                                                     */
+
+static int tb_membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/*
+ * Make every chunk of @wrap in its half finished, until the half's done
+ * count reaches @target.  Called with e->lock held; writers holding a
+ * chunk never wait for e->lock, so waiting for them here cannot deadlock.
+ */
+static void tb_close_half(struct tracebuf_engine *e, uint32_t wrap,
+			  uint64_t target)
+{
+	struct tracebuf_thread *t;
+	unsigned int spins = 0;
+
+	while (atomic_load_explicit(&e->done[wrap & 1], memory_order_acquire) <
+	       target) {
+		const uint64_t open = TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_OPEN);
+		bool marked = false;
+
+		for (t = e->threads; t; t = t->next) {
+			if (atomic_load(&t->tag) == open) {
+				atomic_store_explicit(&t->closed, 1,
+						      memory_order_relaxed);
+				marked = true;
+			}
+		}
+		if (marked && !atomic_load(&__tracebuf_hot.strong_fence))
+			tb_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+		else
+			atomic_thread_fence(memory_order_seq_cst);
+		for (t = e->threads; t; t = t->next) {
+			uint64_t tag = open;
+
+			if (atomic_load(&t->tag) != open)
+				continue;
+			while (atomic_load_explicit(&t->writing,
+						    memory_order_acquire))
+				sched_yield();
+			if (!atomic_compare_exchange_strong(&t->tag, &tag,
+							    TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_CLOSING)))
+				continue;
+			tb_chunk_pad(e, t, wrap);
+			atomic_store_explicit(&t->tag,
+					      TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_DONE),
+					      memory_order_release);
+		}
+		/* a chunk taken but not yet published, or its owner busy */
+		if (++spins > 16)
+			usleep(100);
+		else
+			sched_yield();
+	}
+}
+
+/* Start filling the half of @wrap. */
+static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
+{
+	uint32_t h = wrap & 1;
+
+	e->half[h] = TB_HALF_FILLING;
+	e->half_wrap[h] = wrap;
+	atomic_store(&e->done[h], 0);
+	e->hdr->rolling_data_end[h] = 0;
+	atomic_store_explicit(&e->cursor, (uint64_t)wrap << 32,
+			      memory_order_release);
+}
+
+/*
+ * The half of @wrap is full (the caller padded its tail).  Called with
+ * e->lock held.  Circular mode reuses the other half at once, closing
+ * what is left in it first; streaming waits for it to be saved.
+ */
+static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
+{
+	uint32_t h = wrap & 1, n = h ^ 1;
+
+	if ((uint32_t)(atomic_load(&e->cursor) >> 32) != wrap ||
+	    e->half[h] != TB_HALF_FILLING)
+		return;
+	e->half[h] = TB_HALF_FULL;
+	if (e->mode == TRACEBUF_MODE_ONESHOT)
+		return;
+	tb_notify(e);
+	switch (e->half[n]) {
+	case TB_HALF_FULL:
+		if (e->mode == TRACEBUF_MODE_STREAMING)
+			break;
+		tb_close_half(e, e->half_wrap[n], e->half_size);
+		e->half[n] = TB_HALF_FREE;
+		/* fall through */
+	case TB_HALF_FREE:
+		tb_enter_half(e, wrap + 1);
+		return;
+	default:
+		break;
+	}
+	e->switch_waiting = true;
+	atomic_store(&e->waiting_save, 1);
+}
+
+/* -------------------------------------------------------------------- */
+/* The slow path of tracebuf_record_reserve()                            */
+
+/*
+ * The half of @wrap is full and another thread is switching: wait for it,
+ * unless the switch waits for a save (streaming) or there is none to come
+ * (oneshot, stopping).  Returns true to retry.
+ */
+static bool tb_wait_switch(struct tracebuf_engine *e, uint32_t wrap)
+{
+	for (unsigned int i = 0; i < 100000; i++) {
+		if (e->mode == TRACEBUF_MODE_ONESHOT ||
+		    atomic_load(&e->waiting_save) ||
+		    atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED)
+			return false;
+		if ((uint32_t)(atomic_load(&e->cursor) >> 32) != wrap)
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+static int tb_register_thread(struct tracebuf_engine *e, struct tracebuf_thread *t)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&e->lock);
+	if (!t->registered) {
+		t->next = e->threads;
+		e->threads = t;
+		t->registered = true;
+		pthread_setspecific(e->thread_key, t);
+	}
+	if (t->epoch != atomic_load(&e->thread_epoch)) {
+		t->epoch = atomic_load(&e->thread_epoch);
+		if (e->ops.register_thread)
+			ret = e->ops.register_thread(e->ops.arg, t);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	uint64_t len, off;
+	uint32_t wrap;
+	int ret;
+
+	/* Give up the old chunk; then we hold nothing and may take locks. */
+	tb_chunk_release(e, t);
+	atomic_store_explicit(&t->writing, 0, memory_order_release);
+
+	if (bytes % 8 || bytes > e->half_size / 4 ||
+	    atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED)
+		goto drop;
+	if (t->epoch != atomic_load(&e->thread_epoch) && tb_register_thread(e, t))
+		goto drop;
+
+	/* A record larger than a chunk gets a chunk of its own size. */
+	len = bytes > e->chunk_size ? bytes : e->chunk_size;
+	for (;;) {
+		ret = tb_cursor_take(e, len, &wrap, &off);
+		if (!ret)
+			break;
+		if (ret == -ENOSPC) {
+			uint64_t *half = tb_half(e, wrap);
+
+			tb_pad(half + off / 8, e->half_size - off);
+			tb_account(e, wrap, e->half_size - off);
+			pthread_mutex_lock(&e->lock);
+			tb_switch(e, wrap);
+			pthread_mutex_unlock(&e->lock);
+			continue;
+		}
+		if (tb_wait_switch(e, wrap))
+			continue;
+		goto drop;	/* full: oneshot, or streaming awaiting a save */
+	}
+
+	atomic_store_explicit(&t->writing, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->closed, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->chunk_len, len, memory_order_relaxed);
+	atomic_store_explicit(&t->pos, tb_half(e, wrap) + off / 8,
+			      memory_order_relaxed);
+	atomic_store_explicit(&t->end, tb_half(e, wrap) + (off + len) / 8,
+			      memory_order_relaxed);
+	atomic_store_explicit(&t->tag, TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_OPEN),
+			      memory_order_release);
+	if (e->ops.chunk_opened && atomic_load(&e->window_start))
+		e->ops.chunk_opened(e->ops.arg, t);
+	return atomic_load_explicit(&t->pos, memory_order_relaxed);
+
+drop:
+	tb_drop(e);
+	return NULL;
+}
+
+/* -------------------------------------------------------------------- */
+/* Durable records (strings, threads): under e->lock                     */
+
+/*
+ * Reserve @bytes in the durable buffer.  NULL when it is full: then
+ * tracing stops for this provider (durable records must not be lost).
+ */
+uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes)
+{
+	uint64_t *p;
+
+	if (e->durable_pos + bytes > e->durable_size) {
+		if (!e->durable_full) {
+			struct tracebuf_thread *t;
+
+			e->durable_full = true;
+			atomic_store(&e->state, TRACEBUF_ENGINE_FULL);
+			for (t = e->threads; t; t = t->next)
+				atomic_store(&t->closed, 1);
+			tb_notify(e);
+		}
+		return NULL;
+	}
+	p = e->durable + e->durable_pos / 8;
+	e->durable_pos += bytes;
+	return p;
+}
+
+/* -------------------------------------------------------------------- */
+/* Control: attach, start, stop, service, saved, detach                 */
+
+static pthread_once_t tb_once = PTHREAD_ONCE_INIT;
+
+static void tb_thread_exit(void *arg)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	struct tracebuf_thread *t = arg, **pp;
+
+	tb_chunk_release(e, t);
+	pthread_mutex_lock(&e->lock);
+	for (pp = &e->threads; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	t->registered = false;
+	pthread_mutex_unlock(&e->lock);
+}
+
+static void tb_once_init(void)
+{
+	struct tracebuf_engine *e = &tb_engine;
+
+	pthread_key_create(&e->thread_key, tb_thread_exit);
+	if (tb_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
+		atomic_store(&__tracebuf_hot.strong_fence, 1);
+}
+
+int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
+			   const struct tracebuf_engine_ops *ops)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	struct tracebuf_buffer_header *h = buf;
+	int ret;
+
+	pthread_once(&tb_once, tb_once_init);
+	ret = tb_check_header(h, size, mode);
+	if (ret)
+		return ret;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->base) {
+		pthread_mutex_unlock(&e->lock);
+		return -EBUSY;
+	}
+	e->base = buf;
+	e->size = size;
+	e->mode = mode;
+	e->hdr = h;
+	e->ops = ops ? *ops : (struct tracebuf_engine_ops){ 0 };
+	e->half_size = h->rolling_buffer_size;
+	e->rolling[0] = (uint8_t *)buf + TRACEBUF_HEADER_SIZE + h->durable_buffer_size;
+	e->rolling[1] = e->rolling[0] + e->half_size;
+	if (mode == TRACEBUF_MODE_ONESHOT) {
+		e->durable = (uint64_t *)e->rolling[0];
+		e->durable_size = tb_oneshot_durable(e->half_size);
+	} else {
+		e->durable = (uint64_t *)((uint8_t *)buf + TRACEBUF_HEADER_SIZE);
+		e->durable_size = h->durable_buffer_size;
+	}
+	/* Small buffers get small chunks: at least 16 per half. */
+	e->chunk_size = TRACEBUF_CHUNK_SIZE;
+	while (e->chunk_size > 256 && e->chunk_size * 16 > e->half_size)
+		e->chunk_size /= 2;
+	e->half[0] = e->half[1] = TB_HALF_FREE;
+	e->durable_pos = 0;
+	e->never_started = true;
+	atomic_store(&e->service_needed, 0);
+	atomic_store(&e->state, TRACEBUF_ENGINE_OFF);
+	atomic_store(&e->cursor, (uint64_t)TRACEBUF_CURSOR_FULL(e));
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+/*
+ * Start with @disposition (TRACEBUF_START_*).  The kernel already zeroed
+ * what the disposition clears; with TRACEBUF_ENGINE_F_CLEAR (no kernel,
+ * e.g. a memfd) the engine zeroes it itself.
+ */
+int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	struct tracebuf_buffer_header *h;
+	uint64_t rolling_bytes;
+	uint32_t wrap;
+	int ret = 0;
+
+	pthread_mutex_lock(&e->lock);
+	h = e->hdr;
+	if (!e->base || atomic_load(&e->state) == TRACEBUF_ENGINE_STARTED) {
+		ret = e->base ? -EALREADY : -ENODEV;
+		goto out_unlock;
+	}
+	if (e->never_started && disposition == TRACEBUF_START_RETAIN)
+		disposition = TRACEBUF_START_CLEAR_ENTIRE;
+	e->never_started = false;
+
+	rolling_bytes = 2 * e->half_size;
+	if (e->mode == TRACEBUF_MODE_ONESHOT)
+		rolling_bytes = e->half_size;
+	switch (disposition) {
+	case TRACEBUF_START_CLEAR_ENTIRE:
+		if (flags & TRACEBUF_ENGINE_F_CLEAR) {
+			memset(e->durable, 0, e->durable_size);
+			memset(e->rolling[0], 0, rolling_bytes);
+		}
+		e->durable_pos = 0;
+		e->durable_full = false;
+		h->durable_data_end = 0;
+		/* fall through */
+	case TRACEBUF_START_CLEAR_NONDURABLE:
+		if (flags & TRACEBUF_ENGINE_F_CLEAR && disposition !=
+		    TRACEBUF_START_CLEAR_ENTIRE) {
+			if (e->mode == TRACEBUF_MODE_ONESHOT)
+				memset(e->rolling[0] + e->durable_size, 0,
+				       e->half_size - e->durable_size);
+			else
+				memset(e->rolling[0], 0, rolling_bytes);
+		}
+		h->wrapped_count = 0;
+		h->rolling_data_end[0] = h->rolling_data_end[1] = 0;
+		h->num_records_dropped = 0;
+		atomic_store(&e->dropped, 0);
+		e->half[0] = e->half[1] = TB_HALF_FREE;
+		e->save_outstanding = false;
+		e->switch_waiting = false;
+		atomic_store(&e->waiting_save, 0);
+		tb_enter_half(e, 0);
+		if (e->mode == TRACEBUF_MODE_ONESHOT) {
+			/* the durable region is accounted as one chunk */
+			atomic_store(&e->cursor, e->durable_size);
+			atomic_store(&e->done[0], e->durable_size);
+		}
+		break;
+	case TRACEBUF_START_RETAIN:
+		/* continue where the stop froze the cursor */
+		wrap = e->stop_wrap;
+		if (e->half[wrap & 1] == TB_HALF_STOPPED)
+			e->half[wrap & 1] = TB_HALF_FILLING;
+		atomic_store(&e->done[wrap & 1], e->stop_off);
+		atomic_store(&e->cursor, (uint64_t)wrap << 32 | e->stop_off);
+		break;
+	default:
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (!e->durable_pos) {
+		uint64_t *p = tracebuf_engine_durable_alloc(e, 16);
+
+		if (p)
+			tracebuf_fxt_init_write(p, 16, e->ticks_per_second);
+		/* threads write their records again into the new durable */
+		atomic_fetch_add(&e->thread_epoch, 1);
+	}
+	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
+	atomic_store(&e->window_start, 0);
+	atomic_store(&e->window_dropped, 0);
+	/* a request left from an earlier run would swallow the next notify */
+	atomic_store(&e->service_needed, 0);
+	atomic_store(&e->state, e->durable_full ? TRACEBUF_ENGINE_FULL :
+						  TRACEBUF_ENGINE_STARTED);
+out_unlock:
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+/* Close every chunk of every half that needs it; e->lock held. */
+static void tb_close_full_halves(struct tracebuf_engine *e)
+{
+	for (uint32_t h = 0; h < 2; h++) {
+		if (e->half[h] != TB_HALF_FULL)
+			continue;
+		tb_close_half(e, e->half_wrap[h], e->half_size);
+		e->hdr->rolling_data_end[h] = e->half_size;
+		e->half[h] = e->mode == TRACEBUF_MODE_STREAMING ? TB_HALF_UNSAVED :
+			     e->mode == TRACEBUF_MODE_CIRCULAR ? TB_HALF_FREE :
+			     TB_HALF_CLOSED;
+	}
+}
+
+/*
+ * Stop: nobody may write any more; every chunk is closed and the header
+ * is final (fuchsia-design-notes.md section 1.6).  Returns once no writer
+ * is left, so STOPPED may be sent.
+ */
+int tracebuf_engine_stop(void)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	struct tracebuf_buffer_header *h;
+	uint64_t cur, off;
+	uint32_t wrap, cw;
+
+	pthread_mutex_lock(&e->lock);
+	if (!e->base || e->never_started) {
+		pthread_mutex_unlock(&e->lock);
+		return e->base ? 0 : -ENODEV;
+	}
+	h = e->hdr;
+	atomic_store(&e->state, TRACEBUF_ENGINE_STOPPING);
+	/* Freeze the cursor; what was taken below it is closed next. */
+	cur = atomic_exchange(&e->cursor, (uint64_t)TRACEBUF_CURSOR_FULL(e));
+	wrap = (uint32_t)(cur >> 32);
+	off = cur & 0xffffffffull;
+	cw = wrap & 1;
+	tb_close_full_halves(e);
+	if (e->half[cw] == TB_HALF_FILLING) {
+		if (off > e->half_size)
+			off = e->half_size;
+		tb_close_half(e, wrap, off);
+		h->rolling_data_end[cw] = off;
+		e->half[cw] = TB_HALF_STOPPED;
+	} else {
+		off = e->half_size;
+	}
+	e->stop_wrap = wrap;
+	e->stop_off = off;
+	h->wrapped_count = wrap;
+	h->durable_data_end = e->mode == TRACEBUF_MODE_ONESHOT ? 0 : e->durable_pos;
+	h->num_records_dropped = atomic_load(&e->dropped);
+	if (e->mode == TRACEBUF_MODE_ONESHOT && e->durable_pos < e->durable_size)
+		tb_pad(e->durable + e->durable_pos / 8,
+		       e->durable_size - e->durable_pos);
+	atomic_store(&e->state, TRACEBUF_ENGINE_STOPPED);
+	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+/*
+ * The service step, from the provider's dispatch loop when a writer asked
+ * for it: close the halves that filled, and in streaming mode hand out
+ * the next save request.  Returns 1 with *req filled, 0 when nothing is to
+ * be sent.
+ */
+int tracebuf_engine_service(struct tracebuf_save_req *req)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	int ret = 0;
+
+	atomic_store(&e->service_needed, 0);
+	pthread_mutex_lock(&e->lock);
+	if (!e->base)
+		goto out_unlock;
+	tb_close_full_halves(e);
+	e->hdr->num_records_dropped = atomic_load(&e->dropped);
+	if (e->mode != TRACEBUF_MODE_STREAMING || e->save_outstanding)
+		goto out_unlock;
+	for (uint32_t h = 0; h < 2; h++) {
+		uint32_t other = h ^ 1;
+
+		if (e->half[h] != TB_HALF_UNSAVED)
+			continue;
+		/* the older of two unsaved halves goes first */
+		if (e->half[other] == TB_HALF_UNSAVED &&
+		    e->half_wrap[other] < e->half_wrap[h])
+			continue;
+		e->save_outstanding = true;
+		e->save_wrap = e->half_wrap[h];
+		e->save_durable_end = e->durable_pos;
+		e->hdr->wrapped_count = e->half_wrap[h] + 1;
+		e->hdr->durable_data_end = e->durable_pos;
+		req->wrapped_count = e->save_wrap;
+		req->durable_data_end = e->save_durable_end;
+		ret = 1;
+		break;
+	}
+out_unlock:
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+/* BUFFER_SAVED: the half is free again; a waiting switch happens now. */
+int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	uint32_t h = wrapped_count & 1;
+	int ret = 0;
+
+	pthread_mutex_lock(&e->lock);
+	if (!e->save_outstanding || e->save_wrap != wrapped_count ||
+	    e->save_durable_end != durable_end) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	e->save_outstanding = false;
+	e->half[h] = TB_HALF_FREE;
+	e->hdr->rolling_data_end[h] = 0;
+	if (e->switch_waiting && atomic_load(&e->state) == TRACEBUF_ENGINE_STARTED) {
+		e->switch_waiting = false;
+		atomic_store(&e->waiting_save, 0);
+		tb_enter_half(e, wrapped_count + 2);
+	}
+	/* another half may be waiting for its save */
+	tb_notify(e);
+out_unlock:
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+/*
+ * Forget the buffer (TERMINATE, or the manager went away): stop first so
+ * no writer touches it, then the caller may unmap it.
+ */
+void tracebuf_engine_detach(void)
+{
+	struct tracebuf_engine *e = &tb_engine;
+
+	tracebuf_engine_stop();
+	pthread_mutex_lock(&e->lock);
+	atomic_store(&e->state, TRACEBUF_ENGINE_OFF);
+	e->base = NULL;
+	e->hdr = NULL;
+	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
+	pthread_mutex_unlock(&e->lock);
+}
+
+void tracebuf_engine_stats(struct tracebuf_engine_stats *st)
+{
+	struct tracebuf_engine *e = &tb_engine;
+
+	st->dropped = atomic_load(&e->dropped);
+	st->state = atomic_load(&e->state);
+	st->durable_used = e->durable_pos;
+}
+
+/* -------------------------------------------------------------------- */
+/* Timebase                                                             */
+
+uint64_t __tracebuf_ticks_slow(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Ticks are TSC cycles at @ticks_per_second when @tsc, else nanoseconds
+ * of CLOCK_MONOTONIC.  Every provider on a machine makes the same choice
+ * from what the kernel reports, so their timestamps line up.
+ */
+void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second)
+{
+	struct tracebuf_engine *e = &tb_engine;
+
+	pthread_mutex_lock(&e->lock);
+	atomic_store(&__tracebuf_hot.use_tsc, tsc);
+	e->ticks_per_second = tsc ? ticks_per_second : 1000000000ull;
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* Halves that filled and are not free again yet (tests, the dispatch loop). */
+unsigned int tracebuf_engine_pending_halves(void)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	for (uint32_t h = 0; h < 2; h++)
+		n += e->half[h] == TB_HALF_FULL || e->half[h] == TB_HALF_UNSAVED;
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtracebuf: the record engine, private side.  One engine per process
+ * (a process is one provider), as in Fuchsia's trace-engine.
+ */
+#ifndef TRACEBUF_ENGINE_PRIV_H
+#define TRACEBUF_ENGINE_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/tracebuf.h>
+
+#include "tracebuf_engine.h"
+
+/* Default chunk of a rolling buffer a thread takes at a time. */
+#define TRACEBUF_CHUNK_SIZE		4096u
+/* Cursor offset meaning "this half is full". */
+#define TRACEBUF_CURSOR_FULL(e)		((e)->half_size + 8)
+
+/* Engine states. */
+#define TRACEBUF_ENGINE_OFF		0	/* no buffer, or not started */
+#define TRACEBUF_ENGINE_STARTED		1
+#define TRACEBUF_ENGINE_STOPPING	2
+#define TRACEBUF_ENGINE_STOPPED		3
+#define TRACEBUF_ENGINE_FULL		4	/* durable full: stopped writing */
+
+/* tracebuf_engine_start() flags. */
+#define TRACEBUF_ENGINE_F_CLEAR		(1u << 0)	/* zero what is cleared
+							 * (no kernel did)
+							 */
+
+/* Rolling buffer (half) states, under e->lock. */
+enum tb_half_state {
+	TB_HALF_FREE,		/* may be filled */
+	TB_HALF_FILLING,	/* the cursor is in it */
+	TB_HALF_FULL,		/* switched away from; chunks still open */
+	TB_HALF_UNSAVED,	/* streaming: closed, waiting to be saved */
+	TB_HALF_CLOSED,		/* oneshot: closed for good */
+	TB_HALF_STOPPED,	/* the cursor stopped in it */
+};
+
+struct tracebuf_save_req {
+	uint32_t wrapped_count;
+	uint64_t durable_data_end;
+};
+
+struct tracebuf_engine_stats {
+	uint64_t dropped;
+	uint64_t durable_used;
+	uint32_t state;
+};
+
+/*
+ * What the provider session plugs in.  All optional.
+ * notify: a writer needs tracebuf_engine_service() soon (called from a
+ *	writer's slow path, at most once per service, under e->lock: do
+ *	nothing but wake the dispatch loop).
+ * register_thread: a thread writes its first record since the durable
+ *	buffer was cleared; write its thread records (e->lock held).
+ * chunk_opened: a thread got a new chunk while a drop window is open;
+ *	it may write the drop-window record at t->pos (writing == 1).
+ */
+struct tracebuf_engine_ops {
+	void (*notify)(void *arg);
+	int (*register_thread)(void *arg, struct tracebuf_thread *t);
+	void (*chunk_opened)(void *arg, struct tracebuf_thread *t);
+	void *arg;
+};
+
+struct tracebuf_engine {
+	pthread_mutex_t lock;
+	pthread_key_t thread_key;
+
+	/* [lock] the buffer, set by attach */
+	uint8_t *base;
+	size_t size;
+	uint32_t mode;
+	struct tracebuf_buffer_header *hdr;
+	uint64_t *durable;
+	uint64_t durable_size;
+	uint8_t *rolling[2];
+	uint64_t half_size;
+	uint32_t chunk_size;
+	struct tracebuf_engine_ops ops;
+	uint64_t ticks_per_second;
+
+	atomic_uint state;
+	atomic_uint thread_epoch;	/* bumped when the durable is cleared */
+	atomic_ullong cursor;		/* wrapped count << 32 | offset */
+	atomic_ullong done[2];		/* bytes of each half finished */
+
+	/* [lock] */
+	enum tb_half_state half[2];
+	uint32_t half_wrap[2];
+	uint64_t durable_pos;
+	bool durable_full;
+	bool never_started;
+	bool save_outstanding;
+	bool switch_waiting;
+	uint32_t save_wrap;
+	uint64_t save_durable_end;
+	uint32_t stop_wrap;
+	uint64_t stop_off;
+	struct tracebuf_thread *threads;
+
+	atomic_uint service_needed;
+	atomic_uint waiting_save;	/* streaming: both halves full */
+	atomic_ullong dropped;
+	atomic_ullong window_start;	/* ticks | 1 of the first drop */
+	atomic_ullong window_dropped;
+};
+
+struct tracebuf_engine *tracebuf_engine_get(void);
+void tracebuf_engine_format(void *buf, size_t size, uint32_t mode);
+int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
+			   const struct tracebuf_engine_ops *ops);
+int tracebuf_engine_start(uint32_t disposition, uint32_t flags);
+int tracebuf_engine_stop(void);
+int tracebuf_engine_service(struct tracebuf_save_req *req);
+int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
+void tracebuf_engine_detach(void);
+void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
+unsigned int tracebuf_engine_pending_halves(void);
+uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
+void tb_pad(uint64_t *p, size_t bytes);
+void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second);
+
+#endif /* TRACEBUF_ENGINE_PRIV_H */

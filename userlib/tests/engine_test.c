@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The record engine under concurrency, per mode: writer threads emit
+ * numbered records, a "manager" thread serves streaming saves, and in the
+ * end every record is either in the output or counted as dropped, none
+ * twice; oneshot keeps each writer's first records, circular its last,
+ * streaming with a manager that keeps up all of them.
+ */
+#define _GNU_SOURCE
+#include "ktap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../engine.h"
+
+#define MAX_WRITERS 8
+
+/* Our test record: an FXT instant event with inline koids (4 words). */
+#define REC_WORDS 4
+#define REC_HDR (4ull | (uint64_t)REC_WORDS << 4)
+
+struct run {
+	uint32_t mode;
+	size_t size;
+	int writers;
+	uint64_t per_writer;
+	unsigned int save_delay_us;	/* a slow manager */
+	bool expect_all;		/* the manager keeps up: nothing lost */
+	/* results */
+	uint8_t *out;			/* saved bytes, in save order */
+	size_t out_len, out_cap;
+	uint64_t local_drops[MAX_WRITERS];
+	atomic_int writers_done;
+	atomic_uint notified;
+	uint64_t saves;
+};
+
+static uint8_t *g_buf;
+static struct run *g_run;
+
+static void notify(void *arg)
+{
+	struct run *r = arg;
+
+	atomic_store(&r->notified, 1);
+}
+
+static void out_append(struct run *r, const void *p, size_t len)
+{
+	if (r->out_len + len > r->out_cap) {
+		r->out_cap = (r->out_len + len) * 2;
+		r->out = realloc(r->out, r->out_cap);
+	}
+	memcpy(r->out + r->out_len, p, len);
+	r->out_len += len;
+}
+
+static void *writer(void *arg)
+{
+	uint64_t id = (uintptr_t)arg;
+	struct tracebuf_thread *t = &__tracebuf_self;
+
+	for (uint64_t seq = 0; seq < g_run->per_writer; seq++) {
+		uint64_t *p = tracebuf_record_reserve(t, REC_WORDS * 8);
+
+		if (!p) {
+			g_run->local_drops[id]++;
+			continue;
+		}
+		p[0] = REC_HDR;
+		p[1] = tracebuf_ticks();
+		p[2] = id + 1;
+		p[3] = seq;
+		tracebuf_record_commit(t, p + REC_WORDS);
+		/* a manager that keeps up: no save is left pending long */
+		if (g_run->expect_all && !(seq % 64))
+			while (tracebuf_engine_pending_halves())
+				usleep(20);
+	}
+	atomic_fetch_add(&g_run->writers_done, 1);
+	return NULL;
+}
+
+/* The manager: serve saves until the writers are done. */
+static void *manager(void *arg)
+{
+	struct run *r = arg;
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_save_req req;
+
+	while (atomic_load(&r->writers_done) < r->writers) {
+		if (!atomic_exchange(&r->notified, 0)) {
+			usleep(50);
+			continue;
+		}
+		while (tracebuf_engine_service(&req) == 1) {
+			uint32_t h = req.wrapped_count & 1;
+
+			if (r->save_delay_us)
+				usleep(r->save_delay_us);
+			out_append(r, e->rolling[h], e->hdr->rolling_data_end[h]);
+			r->saves++;
+			tracebuf_engine_buffer_saved(req.wrapped_count,
+						     req.durable_data_end);
+		}
+	}
+	return NULL;
+}
+
+/* Append what a final collection reads, in order (notes 1.6). */
+static void collect_final(struct run *r, uint32_t saved_upto_wrap, bool saved_any)
+{
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_buffer_header *h = e->hdr;
+	uint32_t wc = h->wrapped_count;
+
+	if (r->mode == TRACEBUF_MODE_ONESHOT) {
+		out_append(r, e->rolling[0], h->rolling_data_end[0]);
+		return;
+	}
+	if (wc > 0 && (!saved_any || saved_upto_wrap < wc - 1))
+		out_append(r, e->rolling[(wc - 1) & 1], h->rolling_data_end[(wc - 1) & 1]);
+	if (!saved_any || saved_upto_wrap < wc)
+		out_append(r, e->rolling[wc & 1], h->rolling_data_end[wc & 1]);
+}
+
+struct check {
+	uint64_t present, dupes, bad, pads;
+	uint64_t *first, *last, *count;	/* per writer */
+};
+
+static int walk(struct run *r, struct check *c)
+{
+	const uint64_t *w = (const uint64_t *)r->out;
+	size_t n = r->out_len / 8, i = 0;
+	uint8_t *seen = calloc(r->writers * r->per_writer, 1);
+
+	c->first = calloc(MAX_WRITERS, 8);
+	c->last = calloc(MAX_WRITERS, 8);
+	c->count = calloc(MAX_WRITERS, 8);
+	for (int k = 0; k < MAX_WRITERS; k++)
+		c->first[k] = UINT64_MAX;
+	while (i < n) {
+		uint64_t hdr = w[i], size = (hdr >> 4) & 0xfff;
+
+		if (!size || i + size > n) {
+			c->bad++;
+			break;
+		}
+		if ((hdr & 0xf) == 5 && ((hdr >> 48) & 0xff) == 1) {
+			c->pads++;
+		} else if ((hdr & 0xf) == 1 || (hdr & 0xf) == 3) {
+			/* init / thread records in a oneshot durable region */
+		} else if (hdr == REC_HDR) {
+			uint64_t id = w[i + 2] - 1, seq = w[i + 3];
+
+			if (id >= (uint64_t)r->writers || seq >= r->per_writer) {
+				c->bad++;
+			} else if (seen[id * r->per_writer + seq]++) {
+				c->dupes++;
+			} else {
+				c->present++;
+				c->count[id]++;
+				if (seq < c->first[id])
+					c->first[id] = seq;
+				if (seq > c->last[id] || c->count[id] == 1)
+					c->last[id] = seq;
+			}
+		} else {
+			c->bad++;
+		}
+		i += size;
+	}
+	free(seen);
+	return 0;
+}
+
+static int run_one(const char *name, struct run *r)
+{
+	pthread_t th[MAX_WRITERS], mgr;
+	struct check c = { 0 };
+	struct tracebuf_engine_ops ops = { .notify = notify, .arg = r };
+	struct tracebuf_engine_stats st;
+	uint64_t total = r->per_writer * r->writers, local = 0;
+	int fail = 0;
+
+	g_run = r;
+	g_buf = aligned_alloc(4096, r->size);
+	tracebuf_engine_format(g_buf, r->size, r->mode);
+	if (tracebuf_engine_attach(g_buf, r->size, r->mode, &ops) ||
+	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE,
+				  TRACEBUF_ENGINE_F_CLEAR)) {
+		T_FAIL("%s: attach/start", name);
+		return 1;
+	}
+	pthread_create(&mgr, NULL, manager, r);
+	for (int i = 0; i < r->writers; i++)
+		pthread_create(&th[i], NULL, writer, (void *)(uintptr_t)i);
+	for (int i = 0; i < r->writers; i++)
+		pthread_join(th[i], NULL);
+	pthread_join(mgr, NULL);
+	tracebuf_engine_stop();
+	/* streaming: the final collection skips what was saved */
+	collect_final(r, r->saves ? (uint32_t)(r->saves - 1) : 0, r->saves > 0);
+	tracebuf_engine_stats(&st);
+	walk(r, &c);
+	for (int i = 0; i < r->writers; i++)
+		local += r->local_drops[i];
+
+	if (c.bad || c.dupes)
+		fail = 1;
+	if (st.dropped != local)
+		fail = 1;
+	if (r->mode != TRACEBUF_MODE_CIRCULAR && c.present + st.dropped != total)
+		fail = 1;
+	if (r->mode == TRACEBUF_MODE_CIRCULAR && st.dropped)
+		fail = 1;
+	if (r->expect_all && c.present != total)
+		fail = 1;
+	for (int i = 0; i < r->writers; i++) {
+		if (!c.count[i])
+			continue;
+		/* contiguous per writer, except across streaming drop windows */
+		if ((r->mode != TRACEBUF_MODE_STREAMING || !st.dropped) &&
+		    c.last[i] - c.first[i] + 1 != c.count[i])
+			fail = 1;
+		if (r->mode == TRACEBUF_MODE_ONESHOT && c.first[i] != 0)
+			fail = 1;
+		if (r->mode == TRACEBUF_MODE_CIRCULAR &&
+		    c.last[i] != r->per_writer - 1)
+			fail = 1;
+	}
+	printf("# %s: present %llu dropped %llu (local %llu) of %llu, "
+	       "dupes %llu bad %llu pads %llu saves %llu\n", name, (unsigned long long)c.present, (unsigned long long)st.dropped,
+	       (unsigned long long)local, (unsigned long long)total,
+	       (unsigned long long)c.dupes, (unsigned long long)c.bad,
+	       (unsigned long long)c.pads, (unsigned long long)r->saves);
+	if (fail)
+		T_FAIL("%s: accounting does not add up", name);
+	tracebuf_engine_detach();
+	free(g_buf);
+	free(r->out);
+	free(c.first);
+	free(c.last);
+	free(c.count);
+	return fail;
+}
+
+static void oneshot_keeps_first_records(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_ONESHOT, .size = 1 << 20, .writers = 4, .per_writer = 100000 };
+
+	run_one("oneshot_keeps_first_records", &r);
+}
+
+static void circular_keeps_last_records(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_CIRCULAR, .size = 1 << 20, .writers = 4, .per_writer = 200000 };
+
+	run_one("circular_keeps_last_records", &r);
+}
+
+static void streaming_manager_keeping_up_loses_nothing(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_STREAMING, .size = 1 << 20, .writers = 4, .per_writer = 100000, .expect_all = true };
+
+	run_one("streaming_manager_keeping_up_loses_nothing", &r);
+}
+
+static void streaming_slow_manager_drops_and_counts(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_STREAMING, .size = 256 << 10, .writers = 4, .per_writer = 200000, .save_delay_us = 300 };
+
+	run_one("streaming_slow_manager_drops_and_counts", &r);
+}
+
+static void streaming_small_buffer_eight_writers(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_STREAMING, .size = 64 << 10, .writers = 8, .per_writer = 50000 };
+
+	run_one("streaming_small_buffer_eight_writers", &r);
+}
+
+static void circular_small_buffer_eight_writers(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_CIRCULAR, .size = 16 << 10, .writers = 8, .per_writer = 50000 };
+
+	run_one("circular_small_buffer_eight_writers", &r);
+}
+
+static void oneshot_smallest_buffer(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_ONESHOT, .size = 4096, .writers = 2, .per_writer = 1000 };
+
+	run_one("oneshot_smallest_buffer", &r);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(oneshot_keeps_first_records),
+	T_TEST(circular_keeps_last_records),
+	T_TEST(streaming_manager_keeping_up_loses_nothing),
+	T_TEST(streaming_slow_manager_drops_and_counts),
+	T_TEST(streaming_small_buffer_eight_writers),
+	T_TEST(circular_small_buffer_eight_writers),
+	T_TEST(oneshot_smallest_buffer),
+};
+
+T_MAIN(tests)
