@@ -374,11 +374,16 @@ static int tb_register_thread(struct tracebuf_engine *e, struct tracebuf_thread 
 	}
 	if (t->epoch != atomic_load(&e->thread_epoch)) {
 		t->epoch = atomic_load(&e->thread_epoch);
-		if (e->ops.register_thread)
-			ret = e->ops.register_thread(e->ops.arg, t);
+		ret = tracebuf_event_register_thread_locked(e, t);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return ret;
+}
+
+/* Register the calling thread in the current durable buffer (no chunk held). */
+int tracebuf_engine_register_thread(struct tracebuf_thread *t)
+{
+	return tb_register_thread(&tb_engine, t);
 }
 
 uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
@@ -392,8 +397,15 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 	tb_chunk_release(e, t);
 	atomic_store_explicit(&t->writing, 0, memory_order_release);
 
-	if (bytes % 8 || bytes > e->half_size / 4 ||
-	    atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED)
+	switch (atomic_load(&e->state)) {
+	case TRACEBUF_ENGINE_STARTED:
+		break;
+	case TRACEBUF_ENGINE_FULL:
+		goto drop;
+	default:
+		return NULL;	/* not tracing: nothing is dropped */
+	}
+	if (bytes % 8 || bytes > e->half_size / 4)
 		goto drop;
 	if (t->epoch != atomic_load(&e->thread_epoch) && tb_register_thread(e, t))
 		goto drop;
@@ -429,8 +441,8 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 			      memory_order_relaxed);
 	atomic_store_explicit(&t->tag, TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_OPEN),
 			      memory_order_release);
-	if (e->ops.chunk_opened && atomic_load(&e->window_start))
-		e->ops.chunk_opened(e->ops.arg, t);
+	if (atomic_load_explicit(&e->window_start, memory_order_relaxed))
+		tracebuf_event_drop_window(e, t);
 	return atomic_load_explicit(&t->pos, memory_order_relaxed);
 
 drop:
@@ -630,6 +642,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 	atomic_store(&e->service_needed, 0);
 	atomic_store(&e->state, e->durable_full ? TRACEBUF_ENGINE_FULL :
 						  TRACEBUF_ENGINE_STARTED);
+	tracebuf_event_flush_sites_locked();
 out_unlock:
 	pthread_mutex_unlock(&e->lock);
 	return ret;
@@ -668,6 +681,7 @@ int tracebuf_engine_stop(void)
 	}
 	h = e->hdr;
 	atomic_store(&e->state, TRACEBUF_ENGINE_STOPPING);
+	tracebuf_event_flush_sites_locked();
 	/* Freeze the cursor; what was taken below it is closed next. */
 	cur = atomic_exchange(&e->cursor, (uint64_t)TRACEBUF_CURSOR_FULL(e));
 	wrap = (uint32_t)(cur >> 32);

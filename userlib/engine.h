@@ -54,19 +54,13 @@ struct tracebuf_engine_stats {
 };
 
 /*
- * What the provider session plugs in.  All optional.
+ * What the provider session plugs in.
  * notify: a writer needs tracebuf_engine_service() soon (called from a
  *	writer's slow path, at most once per service, under e->lock: do
  *	nothing but wake the dispatch loop).
- * register_thread: a thread writes its first record since the durable
- *	buffer was cleared; write its thread records (e->lock held).
- * chunk_opened: a thread got a new chunk while a drop window is open;
- *	it may write the drop-window record at t->pos (writing == 1).
  */
 struct tracebuf_engine_ops {
 	void (*notify)(void *arg);
-	int (*register_thread)(void *arg, struct tracebuf_thread *t);
-	void (*chunk_opened)(void *arg, struct tracebuf_thread *t);
 	void *arg;
 };
 
@@ -126,6 +120,14 @@ void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
 unsigned int tracebuf_engine_pending_halves(void);
 uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
 void tb_pad(uint64_t *p, size_t bytes);
+int tracebuf_engine_register_thread(struct tracebuf_thread *t);
+
+/* event.c, called by the engine */
+int tracebuf_event_register_thread_locked(struct tracebuf_engine *e,
+					  struct tracebuf_thread *t);
+void tracebuf_event_flush_sites_locked(void);
+void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t);
+int tracebuf_event_set_categories(const char *blob, size_t size, unsigned int count);
 void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second);
 
 #endif /* TRACEBUF_ENGINE_PRIV_H */

@@ -127,7 +127,7 @@ static void collect_final(struct run *r, uint32_t saved_upto_wrap, bool saved_an
 }
 
 struct check {
-	uint64_t present, dupes, bad, pads;
+	uint64_t present, dupes, bad, pads, meta;
 	uint64_t *first, *last, *count;	/* per writer */
 };
 
@@ -151,8 +151,13 @@ static int walk(struct run *r, struct check *c)
 		}
 		if ((hdr & 0xf) == 5 && ((hdr >> 48) & 0xff) == 1) {
 			c->pads++;
-		} else if ((hdr & 0xf) == 1 || (hdr & 0xf) == 3) {
-			/* init / thread records in a oneshot durable region */
+		} else if ((hdr & 0xf) == 1 || (hdr & 0xf) == 2 ||
+			   (hdr & 0xf) == 3 || (hdr & 0xf) == 7) {
+			/* init, string, thread and kernel-object records in a
+			 * oneshot durable region
+			 */
+		} else if ((hdr & 0xf) == 4 && hdr != REC_HDR) {
+			c->meta++;	/* the engine's drop-window record */
 		} else if (hdr == REC_HDR) {
 			uint64_t id = w[i + 2] - 1, seq = w[i + 3];
 

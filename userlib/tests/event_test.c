@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event macros end to end without a kernel: the engine over plain
+ * memory, events of every type and every argument type written through
+ * the public macros, the buffer laid out as a manager would and decoded
+ * with the reader.  Also categories, the call-site caches across start
+ * and stop, inline koids past 255 threads, and the drop-window record.
+ */
+#define _GNU_SOURCE
+#include "ktap.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include <tracebuf_event.h>
+#include <tracebuf_fxt.h>
+#include <tracebuf_reader.h>
+
+#include "../engine.h"
+
+#define EV_MAX 4096
+
+static void *g_buf;
+
+struct ev {
+	unsigned int type;
+	char cat[64], name[64];
+	uint64_t ticks, extra, pid, tid;
+	unsigned int nargs;
+	struct tracebuf_reader_arg args[TRACEBUF_LIB_FXT_ARGS_MAX];
+	char strval[64];
+};
+
+static struct ev g_ev[EV_MAX];
+static unsigned int g_nev;
+static uint8_t *g_out;		/* the collected trace; g_ev points into it */
+
+static int setup(uint32_t mode, size_t size, const char *cats, size_t cats_size,
+		 unsigned int ncats)
+{
+	g_buf = aligned_alloc(4096, size);
+	if (!g_buf)
+		return -1;
+	tracebuf_engine_format(g_buf, size, mode);
+	if (tracebuf_engine_attach(g_buf, size, mode, NULL) ||
+	    tracebuf_event_set_categories(cats, cats_size, ncats) ||
+	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR))
+		return -1;
+	return 0;
+}
+
+static void append(uint8_t **out, size_t *len, const void *p, size_t n)
+{
+	*out = realloc(*out, *len + n);
+	memcpy(*out + *len, p, n);
+	*len += n;
+}
+
+/* Stop and lay the buffer out as a manager's final collection does. */
+static int collect(void)
+{
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_buffer_header *h;
+	struct tracebuf_reader *r;
+	struct tracebuf_reader_record rec;
+	uint8_t *out = NULL;
+	uint64_t words[8];
+
+	free(g_out);
+	size_t len = 0;
+	uint32_t wc;
+	int ret;
+
+	tracebuf_engine_stop();
+	h = e->hdr;
+	wc = h->wrapped_count;
+	tracebuf_fxt_magic_write(words, sizeof(words));
+	append(&out, &len, words, 8);
+	ret = tracebuf_fxt_provider_info_write(words, sizeof(words), 1, "test", 4);
+	append(&out, &len, words, (size_t)ret);
+	append(&out, &len, e->durable, h->durable_data_end);
+	if (e->mode == TRACEBUF_MODE_ONESHOT) {
+		append(&out, &len, e->rolling[0], h->rolling_data_end[0]);
+	} else {
+		if (wc > 0)
+			append(&out, &len, e->rolling[(wc - 1) & 1],
+			       h->rolling_data_end[(wc - 1) & 1]);
+		append(&out, &len, e->rolling[wc & 1], h->rolling_data_end[wc & 1]);
+	}
+
+	g_nev = 0;
+	ret = tracebuf_reader_open_mem(out, len, TRACEBUF_LIB_READER_STRICT, &r);
+	if (ret)
+		return ret;
+	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
+		struct ev *v;
+
+		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT || g_nev == EV_MAX)
+			continue;
+		v = &g_ev[g_nev++];
+		memset(v, 0, sizeof(*v));
+		v->type = rec.event.type;
+		snprintf(v->cat, sizeof(v->cat), "%.*s", (int)rec.event.category.len,
+			 rec.event.category.data);
+		snprintf(v->name, sizeof(v->name), "%.*s", (int)rec.event.name.len,
+			 rec.event.name.data);
+		v->ticks = rec.event.ticks;
+		v->extra = rec.event.extra;
+		v->pid = rec.event.process_koid;
+		v->tid = rec.event.thread_koid;
+		v->nargs = rec.nargs;
+		memcpy(v->args, rec.args, sizeof(rec.args));
+		for (unsigned int i = 0; i < rec.nargs; i++)
+			if (rec.args[i].type == TRACEBUF_LIB_FXT_ARG_STRING)
+				snprintf(v->strval, sizeof(v->strval), "%.*s",
+					 (int)rec.args[i].str.len, rec.args[i].str.data);
+	}
+	if (ret < 0)
+		T_FAIL("reader: %s at %zu", tracebuf_reader_error(r),
+		       tracebuf_reader_error_offset(r));
+	tracebuf_reader_close(r);
+	g_out = out;
+	return ret;
+}
+
+static const struct ev *find(const char *name)
+{
+	for (unsigned int i = 0; i < g_nev; i++)
+		if (!strcmp(g_ev[i].name, name))
+			return &g_ev[i];
+	return NULL;
+}
+
+static unsigned int count(const char *name)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < g_nev; i++)
+		n += !strcmp(g_ev[i].name, name);
+	return n;
+}
+
+static void every_event_type(void)
+{
+	static const struct { const char *name; unsigned int type; uint64_t extra; } want[] = {
+		{ "instant", TRACEBUF_LIB_FXT_EVENT_INSTANT, 0 },
+		{ "counter", TRACEBUF_LIB_FXT_EVENT_COUNTER, 7 },
+		{ "begin", TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, 0 },
+		{ "end", TRACEBUF_LIB_FXT_EVENT_DURATION_END, 0 },
+		{ "async_begin", TRACEBUF_LIB_FXT_EVENT_ASYNC_BEGIN, 42 },
+		{ "async_instant", TRACEBUF_LIB_FXT_EVENT_ASYNC_INSTANT, 42 },
+		{ "async_end", TRACEBUF_LIB_FXT_EVENT_ASYNC_END, 42 },
+		{ "flow_begin", TRACEBUF_LIB_FXT_EVENT_FLOW_BEGIN, 9 },
+		{ "flow_step", TRACEBUF_LIB_FXT_EVENT_FLOW_STEP, 9 },
+		{ "flow_end", TRACEBUF_LIB_FXT_EVENT_FLOW_END, 9 },
+	};
+	const struct ev *v;
+	uint64_t start;
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
+	TRACE_INSTANT("cat", "instant");
+	TRACE_COUNTER("cat", "counter", 7, TA_I64("value", -5));
+	TRACE_DURATION_BEGIN("cat", "begin");
+	TRACE_DURATION_END("cat", "end");
+	TRACE_ASYNC_BEGIN("cat", "async_begin", 42);
+	TRACE_ASYNC_INSTANT("cat", "async_instant", 42);
+	TRACE_ASYNC_END("cat", "async_end", 42);
+	TRACE_FLOW_BEGIN("cat", "flow_begin", 9);
+	TRACE_FLOW_STEP("cat", "flow_step", 9);
+	TRACE_FLOW_END("cat", "flow_end", 9);
+	start = tracebuf_ticks();
+	TRACE_DURATION_COMPLETE("cat", "complete", start);
+	{
+		TRACE_DURATION("cat", "scoped", TA_U32("depth", 3));
+		TRACE_INSTANT("cat", "inside");
+	}
+	T_ASSERT_EQ(0, collect());
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		v = find(want[i].name);
+		if (!v) {
+			T_FAIL("no event %s", want[i].name);
+			continue;
+		}
+		T_EXPECT_EQ(want[i].type, v->type);
+		T_EXPECT_EQ(want[i].extra, v->extra);
+		T_EXPECT(!strcmp(v->cat, "cat"));
+		T_EXPECT_EQ((uint64_t)getpid(), v->pid);
+		T_EXPECT_EQ((uint64_t)syscall(SYS_gettid), v->tid);
+	}
+	v = find("counter");
+	T_ASSERT(v);
+	T_EXPECT_EQ(1u, v->nargs);
+	T_EXPECT_EQ(-5, v->args[0].i64);
+	v = find("complete");
+	T_ASSERT(v);
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
+	T_EXPECT_EQ(start, v->ticks);
+	T_EXPECT(v->extra >= start);
+	v = find("scoped");
+	T_ASSERT(v);
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
+	T_EXPECT(v->extra >= v->ticks);
+	T_EXPECT(v->extra >= find("inside")->ticks);
+	T_EXPECT(v->ticks <= find("inside")->ticks);
+	T_EXPECT_EQ(3u, v->args[0].u32);
+	tracebuf_engine_detach();
+}
+
+static void every_argument_type(void)
+{
+	char dyn[32] = "copied";
+	const struct ev *v;
+	int x;
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 20, NULL, 0, 0));
+	TRACE_INSTANT("cat", "args", TA_NULL("n"), TA_I32("i32", -32), TA_U32("u32", 32),
+		      TA_I64("i64", -64), TA_U64("u64", UINT64_MAX), TA_DOUBLE("d", 2.5),
+		      TA_STR("s", dyn), TA_PTR("p", &x), TA_KOID("k", 77), TA_BOOL("b", 1));
+	strcpy(dyn, "overwritten");
+	T_ASSERT_EQ(0, collect());
+	v = find("args");
+	T_ASSERT(v);
+	T_ASSERT_EQ(10u, v->nargs);
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_ARG_NULL, v->args[0].type);
+	T_EXPECT_EQ(-32, v->args[1].i32);
+	T_EXPECT_EQ(32u, v->args[2].u32);
+	T_EXPECT_EQ(-64, v->args[3].i64);
+	T_EXPECT_EQ(UINT64_MAX, v->args[4].u64);
+	T_EXPECT(v->args[5].dbl == 2.5);
+	T_EXPECT(!strcmp(v->strval, "copied"));
+	T_EXPECT_EQ((uint64_t)(uintptr_t)&x, v->args[7].ptr);
+	T_EXPECT_EQ(77u, v->args[8].koid);
+	T_EXPECT(v->args[9].b);
+	T_EXPECT_STR(v->args[6].name, "s");
+	T_EXPECT_STR(v->args[9].name, "b");
+	tracebuf_engine_detach();
+}
+
+static void fifteen_arguments(void)
+{
+	const struct ev *v;
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
+	TRACE_INSTANT("cat", "fifteen", TA_U32("a0", 0), TA_U32("a1", 1), TA_U32("a2", 2),
+		      TA_U32("a3", 3), TA_U32("a4", 4), TA_U32("a5", 5), TA_U32("a6", 6),
+		      TA_U32("a7", 7), TA_U32("a8", 8), TA_U32("a9", 9), TA_U32("a10", 10),
+		      TA_U32("a11", 11), TA_U32("a12", 12), TA_U32("a13", 13),
+		      TA_U64("a14", 14));
+	T_ASSERT_EQ(0, collect());
+	v = find("fifteen");
+	T_ASSERT(v);
+	T_ASSERT_EQ(15u, v->nargs);
+	for (unsigned int i = 0; i < 14; i++)
+		T_EXPECT_EQ(i, v->args[i].u32);
+	T_EXPECT_EQ(14u, v->args[14].u64);
+	tracebuf_engine_detach();
+}
+
+static void categories_select_events(void)
+{
+	static const char cats[] = "net\0gfx*\0";
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 16, cats, sizeof(cats) - 1, 2));
+	T_EXPECT(TRACE_ENABLED("net"));
+	T_EXPECT(TRACE_ENABLED("gfx"));
+	T_EXPECT(TRACE_ENABLED("gfx:detail"));
+	T_EXPECT(!TRACE_ENABLED("disk"));
+	T_EXPECT(!TRACE_ENABLED("ne"));
+	TRACE_INSTANT("net", "in_net");
+	TRACE_INSTANT("gfx:frame", "in_gfx");
+	TRACE_INSTANT("disk", "in_disk");
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(1u, count("in_net"));
+	T_EXPECT_EQ(1u, count("in_gfx"));
+	T_EXPECT_EQ(0u, count("in_disk"));
+	tracebuf_engine_detach();
+}
+
+/* One site, written in a loop across stop and start with new categories. */
+static void site_cache_follows_start_and_stop(void)
+{
+	static const char other[] = "other\0";
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
+	for (int round = 0; round < 4; round++) {
+		bool on = round == 0 || round == 3;
+
+		if (round == 1) {
+			tracebuf_engine_stop();
+		} else if (round == 2) {
+			tracebuf_event_set_categories(other, sizeof(other) - 1, 1);
+			tracebuf_engine_start(TRACEBUF_START_RETAIN, TRACEBUF_ENGINE_F_CLEAR);
+		} else if (round == 3) {
+			tracebuf_engine_stop();
+			tracebuf_event_set_categories(NULL, 0, 0);
+			tracebuf_engine_start(TRACEBUF_START_RETAIN, TRACEBUF_ENGINE_F_CLEAR);
+		}
+		T_EXPECT_EQ(on, TRACE_ENABLED("loop"));
+		TRACE_INSTANT("loop", "looped", TA_I32("round", round));
+	}
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(2u, count("looped"));
+	tracebuf_engine_detach();
+}
+
+static atomic_uint g_go;
+
+static void *one_event(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&g_go))
+		;
+	TRACE_INSTANT("cat", "from_thread", TA_U64("tid", syscall(SYS_gettid)));
+	return NULL;
+}
+
+/* Past 255 thread refs, threads are written with inline koids. */
+static void many_threads_inline_koids(void)
+{
+	enum { N = 300 };
+	pthread_t th[N];
+	unsigned int ok = 0;
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 4 << 20, NULL, 0, 0));
+	atomic_store(&g_go, 1);
+	for (int i = 0; i < N; i++) {
+		T_ASSERT_EQ(0, pthread_create(&th[i], NULL, one_event, NULL));
+		pthread_join(th[i], NULL);
+	}
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ((unsigned int)N, count("from_thread"));
+	for (unsigned int i = 0; i < g_nev; i++)
+		if (!strcmp(g_ev[i].name, "from_thread") &&
+		    g_ev[i].tid == g_ev[i].args[0].u64 && g_ev[i].pid == (uint64_t)getpid())
+			ok++;
+	T_EXPECT_EQ((unsigned int)N, ok);
+	tracebuf_engine_detach();
+}
+
+/* Drops while both halves wait for a save end with a tracebuf:meta record. */
+static void drop_window_is_recorded(void)
+{
+	struct tracebuf_engine_stats st;
+	struct tracebuf_save_req req;
+	const struct ev *v;
+	int i;
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_STREAMING, 64 << 10, NULL, 0, 0));
+	for (i = 0; i < 20000; i++)
+		TRACE_INSTANT("cat", "fill", TA_I32("i", i));
+	tracebuf_engine_stats(&st);
+	T_ASSERT(st.dropped > 0);
+	/* save both halves, then write again */
+	while (tracebuf_engine_service(&req) == 1)
+		T_ASSERT_EQ(0, tracebuf_engine_buffer_saved(req.wrapped_count,
+							    req.durable_data_end));
+	TRACE_INSTANT("cat", "after");
+	T_ASSERT_EQ(0, collect());
+	v = find("records dropped");
+	T_ASSERT(v);
+	T_EXPECT(!strcmp(v->cat, "tracebuf:meta"));
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
+	T_EXPECT_EQ(st.dropped, v->args[0].u64);
+	T_EXPECT(v->extra >= v->ticks);
+	T_EXPECT_EQ(1u, count("after"));
+	tracebuf_engine_detach();
+}
+
+/* Not started: nothing is written and nothing counts as dropped. */
+static void nothing_before_start(void)
+{
+	struct tracebuf_engine_stats st;
+
+	g_buf = aligned_alloc(4096, 1 << 16);
+	tracebuf_engine_format(g_buf, 1 << 16, TRACEBUF_MODE_ONESHOT);
+	T_ASSERT_EQ(0, tracebuf_engine_attach(g_buf, 1 << 16, TRACEBUF_MODE_ONESHOT, NULL));
+	T_EXPECT(!TRACE_ENABLED("cat"));
+	TRACE_INSTANT("cat", "early");
+	tracebuf_engine_stats(&st);
+	T_EXPECT_EQ(0u, st.dropped);
+	tracebuf_engine_detach();
+}
+
+static const struct t_test tests[] = {
+	T_TEST(every_event_type),
+	T_TEST(every_argument_type),
+	T_TEST(fifteen_arguments),
+	T_TEST(categories_select_events),
+	T_TEST(site_cache_follows_start_and_stop),
+	T_TEST(many_threads_inline_koids),
+	T_TEST(drop_window_is_recorded),
+	T_TEST(nothing_before_start),
+};
+
+T_MAIN(tests)
