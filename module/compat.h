@@ -9,6 +9,10 @@
 
 #include <linux/eventfd.h>
 #include <linux/mm.h>
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
+#endif
 
 /* v6.8 dropped the count argument of eventfd_signal(). */
 static inline void tracebuf_eventfd_signal(struct eventfd_ctx *ctx)
@@ -39,6 +43,20 @@ static inline void tracebuf_vm_flags_clear(struct vm_area_struct *vma,
 #else
 	vma->vm_flags &= ~flags;
 #endif
+}
+
+/*
+ * The TSC rate in kHz when user space may timestamp with the TSC: constant
+ * and non-stop, and not marked unstable.  0 otherwise and off x86.
+ */
+static inline u64 tracebuf_tsc_khz(void)
+{
+#ifdef CONFIG_X86
+	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	    boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable())
+		return tsc_khz;
+#endif
+	return 0;
 }
 
 #endif /* _TRACEBUF_COMPAT_H */

@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
+#include "compat.h"
 #include "tracebuf.h"
 
 /*
@@ -51,7 +52,12 @@ static void tracebuf_check_abi(void)
 	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, pkt) != 8);
 	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_msg) != 24);
 
-	BUILD_BUG_ON(sizeof(struct tracebuf_version_args) != TRACEBUF_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_version_args) != TRACEBUF_VERSION_SIZE_VER1);
+	BUILD_BUG_ON(offsetof(struct tracebuf_version_args, tsc_khz) !=
+		     TRACEBUF_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_known_args) != TRACEBUF_KNOWN_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_get_known_args) !=
+		     TRACEBUF_GET_KNOWN_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_register_args) != TRACEBUF_REGISTER_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_attach_args) != TRACEBUF_ATTACH_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_eventfd_args) != TRACEBUF_EVENTFD_SIZE_VER0);
@@ -115,6 +121,8 @@ static int tracebuf_args_out(unsigned int cmd, void __user *uarg,
 #define TRACEBUF_IOC_PROVIDER_GET_CONFIG_SIZE	TRACEBUF_CONFIG_SIZE_VER0
 #define TRACEBUF_IOC_PROVIDER_SEND_SIZE		sizeof(struct tracebuf_pkt)
 #define TRACEBUF_IOC_PROVIDER_RELEASE_SIZE	TRACEBUF_RELEASE_SIZE_VER0
+#define TRACEBUF_IOC_PROVIDER_SET_CATEGORIES_SIZE TRACEBUF_KNOWN_SIZE_VER0
+#define TRACEBUF_IOC_MGR_GET_CATEGORIES_SIZE	TRACEBUF_GET_KNOWN_SIZE_VER0
 #define TRACEBUF_IOC_MGR_LIST_SIZE		TRACEBUF_LIST_SIZE_VER0
 #define TRACEBUF_IOC_MGR_INITIALIZE_SIZE	TRACEBUF_INITIALIZE_SIZE_VER0
 #define TRACEBUF_IOC_MGR_START_SIZE		TRACEBUF_START_SIZE_VER0
@@ -130,12 +138,14 @@ static const unsigned int tracebuf_ioctls[] = {
 	TRACEBUF_IOC_PROVIDER_GET_CONFIG,
 	TRACEBUF_IOC_PROVIDER_SEND,
 	TRACEBUF_IOC_PROVIDER_RELEASE,
+	TRACEBUF_IOC_PROVIDER_SET_CATEGORIES,
 	TRACEBUF_IOC_MGR_LIST,
 	TRACEBUF_IOC_MGR_INITIALIZE,
 	TRACEBUF_IOC_MGR_START,
 	TRACEBUF_IOC_MGR_STOP,
 	TRACEBUF_IOC_MGR_TERMINATE,
 	TRACEBUF_IOC_MGR_SEND,
+	TRACEBUF_IOC_MGR_GET_CATEGORIES,
 };
 
 static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
@@ -150,7 +160,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	args.abi_major = TRACEBUF_ABI_MAJOR;
 	args.abi_minor = TRACEBUF_ABI_MINOR;
 	args.features = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
-			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES;
+			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
+			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE;
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -164,6 +175,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	args.name_max = TRACEBUF_NAME_MAX;
 	args.category_max = TRACEBUF_CATEGORY_MAX;
 	args.categories_max = TRACEBUF_CATEGORIES_MAX;
+	args.tsc_khz = tracebuf_tsc_khz();
 	return tracebuf_args_out(cmd, uarg, &args, sizeof(args));
 }
 
@@ -366,12 +378,15 @@ static int tracebuf_ioctl_list(struct tracebuf_manager *m, unsigned int cmd,
 
 /*
  * Copy in and check a category list: @count NUL-terminated strings of
- * 1..TRACEBUF_CATEGORY_MAX bytes, back to back, exactly @size bytes.
- * NULL (and 0) for the empty list.
+ * 1..TRACEBUF_CATEGORY_MAX bytes, back to back, exactly @size bytes; with
+ * @pairs, @count pairs of such a name and a description of
+ * 0..TRACEBUF_DESCRIPTION_MAX bytes.  NULL (and 0) for the empty list.
  */
 static struct tracebuf_cats *tracebuf_cats_from_user(u64 uptr, u32 size,
-						     u32 count)
+						     u32 count, bool pairs)
 {
+	const u32 entry_max = TRACEBUF_CATEGORY_MAX + 1 +
+			      (pairs ? TRACEBUF_DESCRIPTION_MAX + 1 : 0);
 	struct tracebuf_cats *cats;
 	u32 off, n = 0;
 	int ret;
@@ -381,7 +396,7 @@ static struct tracebuf_cats *tracebuf_cats_from_user(u64 uptr, u32 size,
 	if (!size || !count)
 		return ERR_PTR(-EINVAL);
 	if (count > TRACEBUF_CATEGORIES_MAX ||
-	    size > TRACEBUF_CATEGORIES_MAX * (TRACEBUF_CATEGORY_MAX + 1))
+	    size > TRACEBUF_CATEGORIES_MAX * entry_max)
 		return ERR_PTR(-E2BIG);
 
 	cats = kvmalloc(struct_size(cats, data, size), GFP_KERNEL);
@@ -397,18 +412,21 @@ static struct tracebuf_cats *tracebuf_cats_from_user(u64 uptr, u32 size,
 
 	for (off = 0; off < size; n++) {
 		size_t len = strnlen(cats->data + off, size - off);
+		bool desc = pairs && (n & 1);
 
-		if (!len || len == size - off) {	/* empty, or no NUL */
+		if ((!len && !desc) || len == size - off) {	/* empty name,
+								 * or no NUL
+								 */
 			ret = -EINVAL;
 			goto out_free;
 		}
-		if (len > TRACEBUF_CATEGORY_MAX) {
-			ret = -ENAMETOOLONG;
+		if (len > (desc ? TRACEBUF_DESCRIPTION_MAX : TRACEBUF_CATEGORY_MAX)) {
+			ret = desc ? -EMSGSIZE : -ENAMETOOLONG;
 			goto out_free;
 		}
 		off += len + 1;
 	}
-	if (n != count) {
+	if (n != (pairs ? 2 * count : count)) {
 		ret = -EINVAL;
 		goto out_free;
 	}
@@ -417,6 +435,59 @@ static struct tracebuf_cats *tracebuf_cats_from_user(u64 uptr, u32 size,
 out_free:
 	kvfree(cats);
 	return ERR_PTR(ret);
+}
+
+static int tracebuf_ioctl_set_categories(struct tracebuf_provider *p,
+					 unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_known_args args;
+	struct tracebuf_cats *known;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags || args.reserved)
+		return -EINVAL;
+	known = tracebuf_cats_from_user(args.categories_ptr, args.categories_size,
+					args.categories_count, true);
+	if (IS_ERR(known))
+		return PTR_ERR(known);
+	tracebuf_provider_set_known(p, known);
+	tracebuf_cats_put(known);
+	return 0;
+}
+
+static int tracebuf_ioctl_get_categories(struct tracebuf_manager *m,
+					 unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_get_known_args args;
+	struct tracebuf_cats *known;
+	u32 size;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_GET_CATEGORIES, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	known = tracebuf_manager_get_known(m, args.provider_id);
+	if (IS_ERR(known))
+		return PTR_ERR(known);
+	size = known ? known->size : 0;
+	if (args.categories_size < size)
+		ret = -ENOSPC;
+	else if (known && copy_to_user(u64_to_user_ptr(args.categories_ptr),
+				       known->data, size))
+		ret = -EFAULT;
+	args.categories_size = size;
+	args.categories_count = known ? known->count : 0;
+	tracebuf_cats_put(known);
+	if (ret == -EFAULT)
+		return ret;
+	if (tracebuf_args_out(cmd, uarg, &args, sizeof(args)))
+		return -EFAULT;
+	return ret;
 }
 
 static bool tracebuf_mode_valid(u32 mode)
@@ -449,7 +520,7 @@ static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
 		return -EFBIG;
 
 	cats = tracebuf_cats_from_user(args.categories_ptr, args.categories_size,
-				       args.categories_count);
+				       args.categories_count, false);
 	if (IS_ERR(cats))
 		return PTR_ERR(cats);
 	ret = tracebuf_manager_initialize(m, &args, cats, &uargs->buffer_fd);
@@ -473,7 +544,7 @@ static int tracebuf_ioctl_start(struct tracebuf_manager *m, unsigned int cmd,
 		return -EINVAL;
 
 	extra = tracebuf_cats_from_user(args.categories_ptr, args.categories_size,
-					args.categories_count);
+					args.categories_count, false);
 	if (IS_ERR(extra))
 		return PTR_ERR(extra);
 	ret = tracebuf_manager_start(m, args.provider_id, args.disposition, extra);
@@ -522,6 +593,8 @@ static long tracebuf_ioctl_provider(struct tracebuf_file *tf, unsigned int cmd,
 		return tracebuf_ioctl_provider_send(tf->provider, cmd, uarg);
 	case _IOC_NR(TRACEBUF_IOC_PROVIDER_RELEASE):
 		return tracebuf_ioctl_provider_release(tf->provider, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_PROVIDER_SET_CATEGORIES):
+		return tracebuf_ioctl_set_categories(tf->provider, cmd, uarg);
 	}
 	return -EINVAL;		/* a manager command on a provider */
 }
@@ -544,6 +617,8 @@ static long tracebuf_ioctl_manager(struct tracebuf_file *tf, unsigned int cmd,
 					     TRACEBUF_IOC_MGR_TERMINATE, uarg);
 	case _IOC_NR(TRACEBUF_IOC_MGR_SEND):
 		return tracebuf_ioctl_mgr_send(tf->manager, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_GET_CATEGORIES):
+		return tracebuf_ioctl_get_categories(tf->manager, cmd, uarg);
 	}
 	return -EINVAL;		/* a provider command on a manager */
 }

@@ -527,6 +527,26 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * MGR_GET_CATEGORIES: what a visible provider published, referenced;
+ * NULL for an empty list, ERR_PTR(-ESRCH) when it cannot be seen.
+ */
+struct tracebuf_cats *tracebuf_manager_get_known(struct tracebuf_manager *m,
+						 u32 id)
+{
+	struct tracebuf_provider *p;
+	struct tracebuf_cats *known;
+
+	mutex_lock(&tracebuf_lock);
+	p = xa_load(&tracebuf_providers, id);
+	if (p && tracebuf_manager_sees(m, p))
+		known = tracebuf_cats_get(p->known);
+	else
+		known = ERR_PTR(-ESRCH);
+	mutex_unlock(&tracebuf_lock);
+	return known;
+}
+
 /* Copy up to @max messages from the head of the inbox; consumes nothing. */
 unsigned int tracebuf_manager_peek(struct tracebuf_manager *m, void *out,
 				   unsigned int max, u32 *cookie)

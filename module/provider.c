@@ -44,6 +44,7 @@ static void tracebuf_provider_free(struct kref *kref)
 
 	tracebuf_cats_put(p->cats);
 	tracebuf_cats_put(p->extra_cats);
+	tracebuf_cats_put(p->known);
 	put_pid(p->pid);
 	kfree(p);
 }
@@ -323,6 +324,19 @@ out_unlock:
 	mutex_unlock(&tracebuf_lock);
 	kfree(node);
 	return ret;
+}
+
+/* PROVIDER_SET_CATEGORIES: replace the published list (NULL clears it). */
+void tracebuf_provider_set_known(struct tracebuf_provider *p,
+				 struct tracebuf_cats *known)
+{
+	struct tracebuf_cats *old;
+
+	mutex_lock(&tracebuf_lock);
+	old = p->known;
+	p->known = tracebuf_cats_get(known);
+	mutex_unlock(&tracebuf_lock);
+	tracebuf_cats_put(old);
 }
 
 /*

@@ -151,6 +151,9 @@ struct tracebuf_provider {
 	struct tracebuf_buf *buf;
 	struct tracebuf_cats *cats;		/* INITIALIZE's list */
 	struct tracebuf_cats *extra_cats;	/* latest START's list */
+	struct tracebuf_cats *known;		/* [L] published: name and
+						 * description pairs
+						 */
 	u32 mode;
 	u32 generation;
 	u32 disposition;
@@ -216,6 +219,8 @@ int tracebuf_provider_get_config(struct tracebuf_provider *p,
 				 struct tracebuf_cats **extra);
 int tracebuf_provider_mmap(struct tracebuf_provider *p,
 			   struct vm_area_struct *vma);
+void tracebuf_provider_set_known(struct tracebuf_provider *p,
+				 struct tracebuf_cats *known);
 unsigned int tracebuf_provider_peek(struct tracebuf_provider *p, void *out,
 				    unsigned int max, u32 *cookie);
 void tracebuf_provider_consume(struct tracebuf_provider *p, unsigned int n,
@@ -245,6 +250,8 @@ int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id);
 int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id);
 int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 			  const struct tracebuf_pkt *pkt);
+struct tracebuf_cats *tracebuf_manager_get_known(struct tracebuf_manager *m,
+						 u32 id);
 unsigned int tracebuf_manager_peek(struct tracebuf_manager *m, void *out,
 				   unsigned int max, u32 *cookie);
 void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,

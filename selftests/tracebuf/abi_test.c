@@ -38,7 +38,7 @@ TB_OFF(tracebuf_buffer_header, rolling_data_end, 48);
 TB_OFF(tracebuf_buffer_header, num_records_dropped, 64);
 TB_OFF(tracebuf_buffer_header, reserved, 72);
 
-TB_SIZE(tracebuf_version_args, TRACEBUF_VERSION_SIZE_VER0);
+TB_SIZE(tracebuf_version_args, TRACEBUF_VERSION_SIZE_VER1);
 TB_OFF(tracebuf_version_args, abi_major, 0);
 TB_OFF(tracebuf_version_args, abi_minor, 4);
 TB_OFF(tracebuf_version_args, features, 8);
@@ -51,6 +51,19 @@ TB_OFF(tracebuf_version_args, outbox_depth, 48);
 TB_OFF(tracebuf_version_args, name_max, 52);
 TB_OFF(tracebuf_version_args, category_max, 56);
 TB_OFF(tracebuf_version_args, categories_max, 60);
+TB_OFF(tracebuf_version_args, tsc_khz, TRACEBUF_VERSION_SIZE_VER0);
+TB_SIZE(tracebuf_known_args, TRACEBUF_KNOWN_SIZE_VER0);
+TB_OFF(tracebuf_known_args, categories_ptr, 0);
+TB_OFF(tracebuf_known_args, categories_size, 8);
+TB_OFF(tracebuf_known_args, categories_count, 12);
+TB_OFF(tracebuf_known_args, flags, 16);
+TB_OFF(tracebuf_known_args, reserved, 20);
+TB_SIZE(tracebuf_get_known_args, TRACEBUF_GET_KNOWN_SIZE_VER0);
+TB_OFF(tracebuf_get_known_args, provider_id, 0);
+TB_OFF(tracebuf_get_known_args, flags, 4);
+TB_OFF(tracebuf_get_known_args, categories_ptr, 8);
+TB_OFF(tracebuf_get_known_args, categories_size, 16);
+TB_OFF(tracebuf_get_known_args, categories_count, 20);
 
 TB_SIZE(tracebuf_register_args, TRACEBUF_REGISTER_SIZE_VER0);
 TB_OFF(tracebuf_register_args, name_ptr, 0);
@@ -143,7 +156,11 @@ TB_OFF(tracebuf_mgr_msg, pkt, 8);
 		       _IOC_NR(cmd) == (nr) && _IOC_DIR(cmd) == (dir) &&	\
 		       _IOC_SIZE(cmd) == (size), #cmd " encoding")
 
-TB_CMD(TRACEBUF_IOC_VERSION, 0x00, _IOC_READ, TRACEBUF_VERSION_SIZE_VER0);
+TB_CMD(TRACEBUF_IOC_VERSION, 0x00, _IOC_READ, TRACEBUF_VERSION_SIZE_VER1);
+TB_CMD(TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, 0x13, _IOC_WRITE,
+       TRACEBUF_KNOWN_SIZE_VER0);
+TB_CMD(TRACEBUF_IOC_MGR_GET_CATEGORIES, 0x26, _IOC_READ | _IOC_WRITE,
+       TRACEBUF_GET_KNOWN_SIZE_VER0);
 TB_CMD(TRACEBUF_IOC_REGISTER, 0x01, _IOC_READ | _IOC_WRITE,
        TRACEBUF_REGISTER_SIZE_VER0);
 TB_CMD(TRACEBUF_IOC_ATTACH, 0x02, _IOC_READ | _IOC_WRITE,
@@ -174,12 +191,6 @@ static unsigned long tb_cmd_dir(unsigned long cmd, unsigned int dir)
 	return _IOC(dir, _IOC_TYPE(cmd), _IOC_NR(cmd), _IOC_SIZE(cmd));
 }
 
-static void *tb_bad_page(void)
-{
-	return mmap(NULL, TB_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		    -1, 0);
-}
-
 /* ------------------------------------------------------------------ */
 /* TRACEBUF_IOC_VERSION                                               */
 
@@ -208,7 +219,8 @@ static void tb_check_version(struct __test_metadata *_metadata,
 			     const struct tracebuf_version_args *v)
 {
 	const __u64 feats = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
-			    TRACEBUF_FEAT_ADDITIONAL_CATEGORIES;
+			    TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
+			    TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE;
 	long long val;
 
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);
@@ -231,6 +243,29 @@ static void tb_check_version(struct __test_metadata *_metadata,
 	EXPECT_EQ((__u64)val, v->max_total_memory);
 	ASSERT_EQ(0, tb_param_get("max_providers", &val));
 	EXPECT_EQ((__u32)val, v->max_providers);
+	/*
+	 * A TSC rate only where the kernel calls the TSC invariant (it may
+	 * still have marked it unstable since, and then reports none).
+	 */
+	if (!tb_cpu_has_invariant_tsc()) {
+		EXPECT_EQ(0ULL, v->tsc_khz);
+	} else if (v->tsc_khz) {
+		EXPECT_LT(100000ULL, v->tsc_khz);	/* above 100 MHz */
+	}
+}
+
+TEST_F(version, ver0_struct_still_works)
+{
+	unsigned char buf[TRACEBUF_VERSION_SIZE_VER1];
+	struct tracebuf_version_args *v = (void *)buf;
+
+	/* a caller built against ABI 1.0 passes 64 bytes: the rest untouched */
+	memset(buf, TB_POISON8, sizeof(buf));
+	ASSERT_EQ(0, ioctl(self->fd, tb_cmd_size(TRACEBUF_IOC_VERSION,
+						 TRACEBUF_VERSION_SIZE_VER0), buf));
+	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);
+	EXPECT_EQ((__u32)TRACEBUF_CATEGORIES_MAX, v->categories_max);
+	EXPECT_EQ(TB_POISON64, v->tsc_khz);
 }
 
 TEST_F(version, fields_on_file_without_role)
@@ -767,8 +802,8 @@ FIXTURE_TEARDOWN(unknown_cmd)
 static const unsigned long tb_unknown_cmds[] = {
 	_IO(TRACEBUF_IOC_MAGIC, 0x3f),
 	_IOWR(TRACEBUF_IOC_MAGIC, 0x04, struct tracebuf_attach_args),
-	_IOR(TRACEBUF_IOC_MAGIC, 0x13, struct tracebuf_release_args),
-	_IOW(TRACEBUF_IOC_MAGIC, 0x26, struct tracebuf_target_args),
+	_IOR(TRACEBUF_IOC_MAGIC, 0x14, struct tracebuf_release_args),
+	_IOW(TRACEBUF_IOC_MAGIC, 0x27, struct tracebuf_target_args),
 	_IOR('x', 0x00, struct tracebuf_version_args),
 	_IO(TRACEBUF_IOC_MAGIC + 1, 0x01),
 };

@@ -76,7 +76,7 @@
 #define TB_POISON32	0xccccccccU
 #define TB_POISON64	0xccccccccccccccccULL
 
-/* Every ioctl of ABI 1.0, as bits of tracebuf_version_args.ioctls. */
+/* Every ioctl of ABI 1.1, as bits of tracebuf_version_args.ioctls. */
 #define TB_IOCTL_BIT(cmd)	(1ULL << _IOC_NR(cmd))
 #define TB_ALL_IOCTLS (TB_IOCTL_BIT(TRACEBUF_IOC_VERSION) |		\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_REGISTER) |		\
@@ -85,12 +85,14 @@
 		       TB_IOCTL_BIT(TRACEBUF_IOC_PROVIDER_GET_CONFIG) |	\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_PROVIDER_SEND) |	\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_PROVIDER_RELEASE) |	\
+		       TB_IOCTL_BIT(TRACEBUF_IOC_PROVIDER_SET_CATEGORIES) | \
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_LIST) |		\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_INITIALIZE) |	\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_START) |		\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_STOP) |		\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_TERMINATE) |	\
-		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_SEND))
+		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_SEND) |		\
+		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_GET_CATEGORIES))
 
 /* ------------------------------------------------------------------ */
 /* Files and roles                                                    */
@@ -115,6 +117,12 @@ static inline void tb_close(int *fd)
 	*fd = -1;
 }
 
+/* A page any access to faults: a pointer that must give EFAULT. */
+static inline void *tb_bad_page(void)
+{
+	return mmap(NULL, TB_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
 static inline int tb_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
@@ -123,6 +131,26 @@ static inline int tb_ioctl(int fd, unsigned long cmd, void *arg)
 static inline __u64 tb_ptr(const void *p)
 {
 	return (__u64)(uintptr_t)p;
+}
+
+/* Does /proc/cpuinfo list both constant_tsc and nonstop_tsc? */
+static inline bool tb_cpu_has_invariant_tsc(void)
+{
+	char line[4096];
+	bool constant = false, nonstop = false;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		constant = strstr(line, " constant_tsc") != NULL;
+		nonstop = strstr(line, " nonstop_tsc") != NULL;
+		break;
+	}
+	fclose(f);
+	return constant && nonstop;
 }
 
 static inline int tb_version(int fd, struct tracebuf_version_args *v)

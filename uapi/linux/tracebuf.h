@@ -131,7 +131,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	0
+#define TRACEBUF_ABI_MINOR	1
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -259,14 +259,24 @@ struct tracebuf_version_args {
 	__u32 name_max;			/* Out: TRACEBUF_NAME_MAX */
 	__u32 category_max;		/* Out: TRACEBUF_CATEGORY_MAX */
 	__u32 categories_max;		/* Out: TRACEBUF_CATEGORIES_MAX */
+	/* VER1 */
+	__aligned_u64 tsc_khz;		/* Out: rate of an invariant, stable
+					 * TSC that user space may timestamp
+					 * with; 0 when there is none
+					 */
 };
 
 #define TRACEBUF_VERSION_SIZE_VER0	64
+#define TRACEBUF_VERSION_SIZE_VER1	72
 
 #define TRACEBUF_FEAT_EVENTFD		_BITULL(0)
 #define TRACEBUF_FEAT_WATCH		_BITULL(1)	/* ATTACH_F_WATCH */
 #define TRACEBUF_FEAT_ADDITIONAL_CATEGORIES _BITULL(2)
 #define TRACEBUF_FEAT_COMPAT		_BITULL(3)	/* 32-bit callers */
+#define TRACEBUF_FEAT_KNOWN_CATEGORIES	_BITULL(4)	/* PROVIDER_SET_CATEGORIES,
+							 * MGR_GET_CATEGORIES
+							 */
+#define TRACEBUF_FEAT_TSC_RATE		_BITULL(5)	/* version tsc_khz */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -350,6 +360,43 @@ struct tracebuf_release_args {
 };
 
 #define TRACEBUF_RELEASE_SIZE_VER0	8
+
+/*
+ * TRACEBUF_IOC_PROVIDER_SET_CATEGORIES: publish the categories this
+ * provider knows, with descriptions, for managers to list (Fuchsia's
+ * GetKnownCategories).  categories_ptr holds categories_count pairs of
+ * NUL-terminated strings, back to back: a name of 1..TRACEBUF_CATEGORY_MAX
+ * bytes (ENAMETOOLONG above) and a description of 0..
+ * TRACEBUF_DESCRIPTION_MAX bytes (EMSGSIZE above); at most
+ * TRACEBUF_CATEGORIES_MAX pairs (E2BIG above); a list that does not add
+ * up to its count and size is EINVAL.  0 and 0 clear the list.  Replaces
+ * what was published before.
+ */
+struct tracebuf_known_args {
+	__aligned_u64 categories_ptr;	/* In */
+	__u32 categories_size;		/* In: bytes, NULs included */
+	__u32 categories_count;		/* In: pairs */
+	__u32 flags;			/* In: 0 */
+	__u32 reserved;			/* In: 0 */
+};
+
+#define TRACEBUF_KNOWN_SIZE_VER0	24
+
+/*
+ * TRACEBUF_IOC_MGR_GET_CATEGORIES: what a provider the manager can see
+ * published, in the same format.  As with GET_CONFIG, a categories_size
+ * too small copies nothing, sets categories_size to the size needed and
+ * fails with ENOSPC.
+ */
+struct tracebuf_get_known_args {
+	__u32 provider_id;		/* In */
+	__u32 flags;			/* In: 0 */
+	__aligned_u64 categories_ptr;	/* In */
+	__u32 categories_size;		/* In: room; Out: bytes of the list */
+	__u32 categories_count;		/* Out: pairs */
+};
+
+#define TRACEBUF_GET_KNOWN_SIZE_VER0	24
 
 /*
  * TRACEBUF_IOC_MGR_LIST: the providers this manager can see, by id, from
@@ -477,6 +524,8 @@ struct tracebuf_mgr_msg {
 	_IOW(TRACEBUF_IOC_MAGIC, 0x11, struct tracebuf_pkt)
 #define TRACEBUF_IOC_PROVIDER_RELEASE \
 	_IOW(TRACEBUF_IOC_MAGIC, 0x12, struct tracebuf_release_args)
+#define TRACEBUF_IOC_PROVIDER_SET_CATEGORIES \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x13, struct tracebuf_known_args)
 
 #define TRACEBUF_IOC_MGR_LIST \
 	_IOWR(TRACEBUF_IOC_MAGIC, 0x20, struct tracebuf_list_args)
@@ -490,5 +539,7 @@ struct tracebuf_mgr_msg {
 	_IOW(TRACEBUF_IOC_MAGIC, 0x24, struct tracebuf_target_args)
 #define TRACEBUF_IOC_MGR_SEND \
 	_IOW(TRACEBUF_IOC_MAGIC, 0x25, struct tracebuf_mgr_send_args)
+#define TRACEBUF_IOC_MGR_GET_CATEGORIES \
+	_IOWR(TRACEBUF_IOC_MAGIC, 0x26, struct tracebuf_get_known_args)
 
 #endif /* _UAPI_LINUX_TRACEBUF_H */
