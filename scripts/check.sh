@@ -137,6 +137,17 @@ make -C "$SELFTESTS" OUTPUT="$TESTS" EXTRA_LDFLAGS=-static >&2 ||
 make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" list > "$WORK/tests.list" ||
 	tb_die "'make -C $SELFTESTS list' failed"
 [ -s "$WORK/tests.list" ] || tb_die "'make -C $SELFTESTS list' printed no programs"
+# libtracebuf's integration tests, before the script that reloads the module
+tb_log "building libtracebuf's integration tests (static) into $TESTS"
+make -C "$TB_ROOT/userlib" vmtests VMTEST_OUT="$TESTS" >&2 ||
+	tb_die "libtracebuf's integration tests did not build"
+make -s --no-print-directory -C "$TB_ROOT/userlib" list-vmtests > "$WORK/vmtests.list" ||
+	tb_die "'make -C userlib list-vmtests' failed"
+{ grep -vx 'insmod_test.sh' "$WORK/tests.list" || true
+  cat "$WORK/vmtests.list"
+  grep -x 'insmod_test.sh' "$WORK/tests.list" || true
+} > "$WORK/tests.list.new"
+mv "$WORK/tests.list.new" "$WORK/tests.list"
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
 reported=1

@@ -500,11 +500,46 @@ static void tb_thread_exit(void *arg)
 	pthread_mutex_unlock(&e->lock);
 }
 
+static void tb_fork_prepare(void)
+{
+	pthread_mutex_lock(&tb_engine.lock);
+}
+
+static void tb_fork_parent(void)
+{
+	pthread_mutex_unlock(&tb_engine.lock);
+}
+
+/*
+ * The child has one thread and no trace buffer (its mapping is
+ * VM_DONTCOPY): detach without touching memory, so every record it tries
+ * is refused, and forget its parent's other threads and provider.
+ */
+static void tb_fork_child(void)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	struct tracebuf_thread *t = &__tracebuf_self;
+
+	atomic_store(&e->state, TRACEBUF_ENGINE_OFF);
+	e->base = NULL;
+	e->hdr = NULL;
+	e->threads = t->registered ? t : NULL;
+	t->next = NULL;
+	atomic_store(&t->closed, 1);
+	atomic_store(&t->tag, TRACEBUF_CHUNK_TAG(0, TRACEBUF_CHUNK_NONE));
+	atomic_store(&t->end, atomic_load(&t->pos));
+	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
+	tracebuf_event_flush_sites_locked();
+	pthread_mutex_unlock(&e->lock);
+	tracebuf_provider_forget_after_fork();
+}
+
 static void tb_once_init(void)
 {
 	struct tracebuf_engine *e = &tb_engine;
 
 	pthread_key_create(&e->thread_key, tb_thread_exit);
+	pthread_atfork(tb_fork_prepare, tb_fork_parent, tb_fork_child);
 	if (tb_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
 		atomic_store(&__tracebuf_hot.strong_fence, 1);
 }
@@ -575,6 +610,14 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		goto out_unlock;
 	}
 	if (e->never_started && disposition == TRACEBUF_START_RETAIN)
+		disposition = TRACEBUF_START_CLEAR_ENTIRE;
+	/*
+	 * Oneshot has no durable buffer (the header says 0 bytes): its
+	 * durable records lead the rolling buffer, which the kernel zeroes
+	 * for CLEAR_NONDURABLE.  Write them again.
+	 */
+	if (e->mode == TRACEBUF_MODE_ONESHOT &&
+	    disposition == TRACEBUF_START_CLEAR_NONDURABLE)
 		disposition = TRACEBUF_START_CLEAR_ENTIRE;
 	e->never_started = false;
 
@@ -769,7 +812,13 @@ int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 	}
 	e->save_outstanding = false;
 	e->half[h] = TB_HALF_FREE;
-	e->hdr->rolling_data_end[h] = 0;
+	/*
+	 * Zero it (here, off the writers' path), then say so: if this
+	 * process dies, the manager walks a half whose data end is 0 record
+	 * by record, and must not find the records it saved already.
+	 */
+	memset(e->rolling[h], 0, e->half_size);
+	__atomic_store_n(&e->hdr->rolling_data_end[h], 0, __ATOMIC_RELEASE);
 	if (e->switch_waiting && atomic_load(&e->state) == TRACEBUF_ENGINE_STARTED) {
 		e->switch_waiting = false;
 		atomic_store(&e->waiting_save, 0);

@@ -128,6 +128,9 @@ int tracebuf_event_register_thread_locked(struct tracebuf_engine *e,
 void tracebuf_event_flush_sites_locked(void);
 void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t);
 int tracebuf_event_set_categories(const char *blob, size_t size, unsigned int count);
+
+/* provider.c */
+void tracebuf_provider_forget_after_fork(void);
 void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second);
 
 #endif /* TRACEBUF_ENGINE_PRIV_H */

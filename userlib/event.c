@@ -73,6 +73,12 @@ int tracebuf_event_set_categories(const char *blob, size_t size,
 			return -EINVAL;
 		}
 		cats[i] = strndup(blob + off, len);
+		if (!cats[i]) {
+			for (unsigned int j = 0; j < i; j++)
+				free(cats[j]);
+			free(cats);
+			return -ENOMEM;
+		}
 		off += len + 1;
 	}
 	pthread_mutex_lock(&e->lock);

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracebuf.h: the libtracebuf API (#include <tracebuf.h>).
+ * tracebuf.h: the libtracebuf API (#include <tracebuf.h>, link with
+ * -ltracebuf, or pkg-config --cflags --libs libtracebuf).
  *
- * For now only the FXT encoder and reader; the provider engine and the
- * manager API will be declared here too (the lead extends this header).
+ *   tracebuf_provider.h  make this process a trace provider
+ *   tracebuf_event.h     write events (TRACE_INSTANT, TRACE_DURATION, ...)
+ *   tracebuf_manager.h   list providers; record sessions into .fxt files
+ *   tracebuf_reader.h    read .fxt files and provider buffers
+ *   tracebuf_fxt.h       the FXT record encoders
  */
 #ifndef TRACEBUF_H
 #define TRACEBUF_H
 
+#include <tracebuf_event.h>
 #include <tracebuf_fxt.h>
+#include <tracebuf_manager.h>
+#include <tracebuf_provider.h>
 #include <tracebuf_reader.h>
 
 #endif /* TRACEBUF_H */

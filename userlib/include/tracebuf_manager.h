@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtracebuf: the manager side.  Needs CAP_PERFMON or CAP_SYS_ADMIN, or
+ * the group of the module parameter manager_gid.
+ *
+ * A manager lists providers and reads their published categories:
+ *
+ *	struct tracebuf_manager *m;
+ *	struct tracebuf_provider_info *list;
+ *	tracebuf_manager_open(NULL, 0, &m);
+ *	n = tracebuf_manager_list(m, &list);	// free(list)
+ *
+ * A session traces providers into one FXT file (Fuchsia's trace_manager):
+ *
+ *	struct tracebuf_session_config cfg = {
+ *		.size = sizeof(cfg), .mode = TRACEBUF_MODE_STREAMING,
+ *		.output_fd = fd,
+ *	};
+ *	tracebuf_session_create(NULL, &cfg, &s);  // magic record; initialize
+ *	tracebuf_session_start(s, NULL);	   // waits up to 5 s
+ *	while (!done) {
+ *		poll tracebuf_session_fd(s) for POLLIN;
+ *		tracebuf_session_dispatch(s);	   // saves, joiners, deaths
+ *	}
+ *	tracebuf_session_stop(s, true);		   // waits up to 60 s
+ *	tracebuf_session_destroy(s);		   // terminate, flush
+ *
+ * What is written (fuchsia-design-notes.md section 4.5): the magic
+ * record, then per chunk of a provider's data a provider info record
+ * (the first time, with its name) or a provider section record, a
+ * provider event "buffer overflow" when its header counts new drops, its
+ * new durable records and its rolling records.  Streaming saves are
+ * appended as they arrive; everything else when a provider stops,
+ * terminates or dies.  A provider that died is harvested record by
+ * record from the buffer it left.
+ *
+ * Nothing read from a provider is trusted: its buffer header is checked
+ * field by field against what the manager computed, every chunk is
+ * copied out of the shared buffer first and cut to whole, plausible
+ * records (zero words, which a crashed writer leaves, are skipped;
+ * metadata records, which only a manager may write, are removed), and a
+ * provider that breaks the save protocol is terminated.
+ *
+ * Every function returns 0 (or a count) on success and -errno on failure.
+ * One thread at a time per manager or session.
+ */
+#ifndef TRACEBUF_MANAGER_H
+#define TRACEBUF_MANAGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/tracebuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The manager file                                                         */
+
+#define TRACEBUF_LIB_MANAGER_WATCH	(1u << 0)	/* queue registry events */
+
+struct tracebuf_manager;
+
+/**
+ * tracebuf_manager_open() - open @device (NULL: /dev/tracebuf) as a manager
+ * Return: 0 and *@out; -ENOENT without the device (module not loaded),
+ * -EPERM without the privilege, -EPROTONOSUPPORT for another ABI major.
+ */
+int tracebuf_manager_open(const char *device, uint32_t flags,
+			  struct tracebuf_manager **out);
+/** tracebuf_manager_fd() - the file: POLLIN when a message waits */
+int tracebuf_manager_fd(const struct tracebuf_manager *m);
+/** tracebuf_manager_version() - what the module reported */
+const struct tracebuf_version_args *
+tracebuf_manager_version(const struct tracebuf_manager *m);
+/**
+ * tracebuf_manager_list() - every provider this manager can see, by id
+ * Return: the count and a malloc'd array in *@out (NULL when 0).
+ */
+int tracebuf_manager_list(struct tracebuf_manager *m,
+			  struct tracebuf_provider_info **out);
+/**
+ * tracebuf_manager_categories() - what provider @id published: *@blob
+ * (malloc'd; NULL when empty) holds *@count pairs of NUL-terminated
+ * name and description, *@size bytes.
+ */
+int tracebuf_manager_categories(struct tracebuf_manager *m, uint32_t id,
+				char **blob, uint32_t *size, uint32_t *count);
+void tracebuf_manager_close(struct tracebuf_manager *m);
+
+/* ------------------------------------------------------------------------ */
+/* A session                                                                */
+
+#define TRACEBUF_LIB_DEFAULT_BUFFER_SIZE	(4u << 20)
+#define TRACEBUF_LIB_START_TIMEOUT_MS		5000u
+#define TRACEBUF_LIB_STOP_TIMEOUT_MS		60000u
+
+/* Settings for the providers of one name. */
+struct tracebuf_session_override {
+	const char *name;		/* provider name, exact */
+	uint64_t buffer_size;		/* 0: the session's */
+	const char *const *categories;	/* added to the session's */
+	size_t ncategories;
+};
+
+/* What a session tells its caller (tracebuf_session_config.notify). */
+#define TRACEBUF_LIB_NOTE_JOINED	1	/* initialized (late: and started) */
+#define TRACEBUF_LIB_NOTE_STARTED	2
+#define TRACEBUF_LIB_NOTE_STOPPED	3
+#define TRACEBUF_LIB_NOTE_SAVED		4	/* a streaming save was written */
+#define TRACEBUF_LIB_NOTE_ALERT		5	/* .alert is its name */
+#define TRACEBUF_LIB_NOTE_GONE		6	/* died; its data was harvested */
+#define TRACEBUF_LIB_NOTE_TERMINATED	7
+#define TRACEBUF_LIB_NOTE_ERROR		8	/* .error, .what: e.g. a bad header,
+						 * a refused initialize
+						 */
+
+struct tracebuf_session_note {
+	uint32_t type;			/* TRACEBUF_LIB_NOTE_* */
+	uint32_t provider_id;
+	const char *provider_name;
+	const char *alert;		/* NOTE_ALERT */
+	int error;			/* NOTE_ERROR: -errno */
+	const char *what;		/* NOTE_ERROR: one line */
+};
+
+/*
+ * The callback runs inside the session's functions: it may record what
+ * happened (e.g. "stop now" on an alert) but must not call the session.
+ */
+typedef void (*tracebuf_session_notify_fn)(void *arg,
+					   const struct tracebuf_session_note *note);
+
+struct tracebuf_session_config {
+	size_t size;			/* sizeof(struct tracebuf_session_config) */
+	uint32_t mode;			/* TRACEBUF_MODE_*; 0: oneshot */
+	uint32_t flags;			/* 0 */
+	uint64_t buffer_size;		/* per provider; 0: 4 MiB */
+	const char *const *categories;	/* none: every category */
+	size_t ncategories;
+	const char *const *providers;	/* names to trace; none: all */
+	size_t nproviders;
+	const struct tracebuf_session_override *overrides;
+	size_t noverrides;
+	uint32_t start_timeout_ms;	/* 0: 5000 */
+	uint32_t stop_timeout_ms;	/* 0: 60000, also for terminate */
+	int output_fd;			/* the FXT file, written in order */
+	tracebuf_session_notify_fn notify;
+	void *arg;
+	const char *device;		/* NULL: /dev/tracebuf */
+};
+
+/* Arguments of tracebuf_session_start(); NULL means all defaults. */
+struct tracebuf_session_start_args {
+	uint32_t disposition;		/* TRACEBUF_START_*; 0: RETAIN, which
+					 * becomes CLEAR_ENTIRE once results
+					 * were written (as Fuchsia)
+					 */
+	uint32_t reserved;
+	const char *const *categories;	/* additional, for this start */
+	size_t ncategories;
+};
+
+/* A traced provider, as the session sees it. */
+#define TRACEBUF_LIB_TRACEE_INITIALIZED	1
+#define TRACEBUF_LIB_TRACEE_STARTING	2
+#define TRACEBUF_LIB_TRACEE_STARTED	3
+#define TRACEBUF_LIB_TRACEE_STOPPING	4
+#define TRACEBUF_LIB_TRACEE_STOPPED	5
+#define TRACEBUF_LIB_TRACEE_TERMINATING	6
+#define TRACEBUF_LIB_TRACEE_TERMINATED	7
+#define TRACEBUF_LIB_TRACEE_GONE	8	/* died */
+#define TRACEBUF_LIB_TRACEE_FAILED	9	/* could not be initialized */
+
+struct tracebuf_session_provider {
+	uint32_t id;
+	uint32_t pid;
+	char name[TRACEBUF_NAME_MAX + 1];
+	uint32_t state;			/* TRACEBUF_LIB_TRACEE_* */
+	uint32_t mode;			/* TRACEBUF_MODE_* */
+	uint64_t buffer_size;
+	uint64_t bytes_written;		/* records written to the file */
+	uint64_t saves;			/* streaming saves served */
+	uint64_t records_dropped;	/* as its header last said */
+	uint64_t bytes_rejected;	/* cut from its data: not whole,
+					 * plausible records
+					 */
+	uint32_t alerts;
+	int error;			/* FAILED: why */
+	bool late;			/* joined after the session started */
+	bool crashed;			/* harvested without a final header */
+};
+
+struct tracebuf_session;
+
+/**
+ * tracebuf_session_create() - attach, write the magic record and
+ * initialize every matching provider that no other manager owns.
+ * Return: 0 and *@out; -EINVAL for a bad config (mode, a buffer size that
+ * is not a multiple of 4 KiB, a category over 100 bytes), -EFBIG for a
+ * buffer over the module's max_buffer_size, or the manager_open() errors.
+ */
+int tracebuf_session_create(const struct tracebuf_session_config *cfg,
+			    struct tracebuf_session **out);
+/** tracebuf_session_fd() - poll for POLLIN, then tracebuf_session_dispatch() */
+int tracebuf_session_fd(const struct tracebuf_session *s);
+/**
+ * tracebuf_session_dispatch() - handle what is waiting, without blocking:
+ * packets (STARTED, SAVE_BUFFER, STOPPED, ALERT), terminations, deaths
+ * and late joiners.  Return: messages handled, or -errno (-EIO once the
+ * output could not be written).
+ */
+int tracebuf_session_dispatch(struct tracebuf_session *s);
+/**
+ * tracebuf_session_start() - start every provider and wait until each
+ * has started, stopped or died, or the start timeout (then go on anyway).
+ * Return: 0, -EALREADY if started, -EBUSY while stopping.
+ */
+int tracebuf_session_start(struct tracebuf_session *s,
+			   const struct tracebuf_session_start_args *args);
+/**
+ * tracebuf_session_stop() - stop every provider and wait for each (stop
+ * timeout); with @write_results, write each one's data as it stops.
+ * Return: 0, or -EALREADY if not started.
+ */
+int tracebuf_session_stop(struct tracebuf_session *s, bool write_results);
+/**
+ * tracebuf_session_terminate() - terminate every provider and wait (stop
+ * timeout), writing the data of those started and not yet written.
+ */
+int tracebuf_session_terminate(struct tracebuf_session *s);
+/**
+ * tracebuf_session_providers() - up to @cap providers into @out
+ * Return: how many the session has (may exceed @cap).
+ */
+int tracebuf_session_providers(const struct tracebuf_session *s,
+			       struct tracebuf_session_provider *out, size_t cap);
+/** tracebuf_session_bytes() - bytes written to the output so far */
+uint64_t tracebuf_session_bytes(const struct tracebuf_session *s);
+/**
+ * tracebuf_session_destroy() - terminate if needed, flush the output and
+ * free.  Return: 0, or the first output error (-errno) of the session.
+ * The caller closes output_fd.
+ */
+int tracebuf_session_destroy(struct tracebuf_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEBUF_MANAGER_H */

@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtracebuf end to end, in the test VM with the module loaded: provider
+ * processes (forked from the test) write numbered events through the
+ * event macros, this process runs a manager session into an in-memory
+ * .fxt file, and the reader checks what survived against each mode's
+ * rule:
+ *  - oneshot keeps the first events, circular the last, streaming with a
+ *    manager that keeps up all of them; with exact accounting (present +
+ *    counted as dropped = written, none twice);
+ *  - repeated start/stop with each buffer disposition;
+ *  - a provider killed mid-stream (harvested from its buffer), a manager
+ *    killed with a save outstanding (the provider carries on and can be
+ *    traced again), a provider that registers during the trace, and
+ *    several providers in one file whose timestamps follow the order in
+ *    which the test made them write.
+ *
+ * A provider child obeys commands on a pipe (struct cmd) and answers one
+ * byte per command.  "Keeping up" is made deterministic: a throttled
+ * writer waits, before each burst, until no rolling buffer waits for its
+ * save, so these tests check the protocol, not the speed of the VM.
+ */
+#define _GNU_SOURCE
+#include "../ktap.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <tracebuf_event.h>
+#include <tracebuf_manager.h>
+#include <tracebuf_provider.h>
+#include <tracebuf_reader.h>
+
+#include "../../engine.h"
+
+#define KIB 1024u
+#define BURST 200
+
+/* ---------------------------------------------------------------------- */
+/* Provider children                                                      */
+
+enum { CMD_WRITE = 'w', CMD_MARK = 'm', CMD_FOREVER = 'f', CMD_QUIT = 'q',
+       CMD_ALERT = 'a' };
+
+struct cmd {
+	uint32_t op;
+	uint32_t throttle;	/* wait for saves before each burst */
+	uint64_t from, to;	/* seq range; CMD_MARK: round in from */
+};
+
+struct child {
+	pid_t pid;
+	int cmd, rsp;		/* our ends */
+};
+
+struct child_opts {
+	const char *name;
+	uint32_t flags;		/* TRACEBUF_LIB_PROVIDER_* */
+	bool loop;		/* dispatch from our own loop, no thread */
+};
+
+static struct tracebuf_provider *g_prov;
+static bool g_loop;
+
+static void child_dispatch(void)
+{
+	if (g_loop)
+		tracebuf_provider_dispatch(g_prov);
+}
+
+/* Until no rolling buffer waits for a save (the manager kept up). */
+static void child_wait_saved(void)
+{
+	while (tracebuf_engine_pending_halves()) {
+		child_dispatch();
+		usleep(200);
+	}
+}
+
+static void child_write(uint64_t from, uint64_t to, bool throttle)
+{
+	for (uint64_t i = from; i < to; i++) {
+		if (throttle && (i - from) % BURST == 0)
+			child_wait_saved();
+		TRACE_INSTANT("test", "seq", TA_U64("seq", i));
+	}
+	child_dispatch();
+}
+
+static void child_main(const struct child_opts *o, int cmd, int rsp)
+{
+	struct tracebuf_provider_config cfg = {
+		.size = sizeof(cfg), .name = o->name, .flags = o->flags,
+	};
+	struct pollfd pfd[2];
+	struct cmd c;
+	char ok = 'k';
+	int ret;
+
+	g_loop = o->loop;
+	ret = tracebuf_provider_create(&cfg, &g_prov);
+	if (ret) {
+		printf("# tracebuf_provider_create(%s): %d\n", o->name, ret);
+		fflush(stdout);
+		_exit(3);
+	}
+	if (write(rsp, &ok, 1) != 1)
+		_exit(4);
+	pfd[0] = (struct pollfd){ .fd = cmd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = tracebuf_provider_fd(g_prov), .events = POLLIN };
+	for (;;) {
+		if (poll(pfd, g_loop ? 2 : 1, -1) < 0)
+			continue;
+		if (pfd[1].revents & POLLIN)
+			tracebuf_provider_dispatch(g_prov);
+		if (!(pfd[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		if (read(cmd, &c, sizeof(c)) != sizeof(c))
+			break;	/* the test went away */
+		switch (c.op) {
+		case CMD_WRITE:
+			child_write(c.from, c.to, c.throttle);
+			break;
+		case CMD_MARK:
+			TRACE_INSTANT("test", "mark", TA_U64("round", c.from));
+			break;
+		case CMD_ALERT:
+			ok = tracebuf_provider_alert(g_prov, "boom") ? 'e' : 'k';
+			break;
+		case CMD_FOREVER:
+			/* answer after the first range, then never return */
+			child_write(0, c.to, true);
+			if (write(rsp, &ok, 1) != 1)
+				_exit(5);
+			for (uint64_t i = c.to;; i += BURST)
+				child_write(i, i + BURST, true);
+			break;
+		case CMD_QUIT:
+			tracebuf_provider_destroy(g_prov);
+			_exit(0);
+		}
+		if (write(rsp, &ok, 1) != 1)
+			_exit(6);
+		ok = 'k';
+	}
+	tracebuf_provider_destroy(g_prov);
+	_exit(0);
+}
+
+static int child_start(struct child *ch, const struct child_opts *o)
+{
+	int cmd[2], rsp[2];
+	char ok;
+
+	if (pipe2(cmd, O_CLOEXEC) || pipe2(rsp, O_CLOEXEC))
+		return -1;
+	ch->pid = fork();
+	if (ch->pid < 0)
+		return -1;
+	if (!ch->pid) {
+		close(cmd[1]);
+		close(rsp[0]);
+		child_main(o, cmd[0], rsp[1]);
+	}
+	close(cmd[0]);
+	close(rsp[1]);
+	ch->cmd = cmd[1];
+	ch->rsp = rsp[0];
+	/* registered (and with WAIT_START, started) */
+	return read(ch->rsp, &ok, 1) == 1 && ok == 'k' ? 0 : -1;
+}
+
+static int child_send(struct child *ch, uint32_t op, uint64_t from, uint64_t to,
+		      bool throttle)
+{
+	struct cmd c = { .op = op, .throttle = throttle, .from = from, .to = to };
+
+	return write(ch->cmd, &c, sizeof(c)) == sizeof(c) ? 0 : -1;
+}
+
+/* Wait for the child's answer while serving the session. */
+static int child_wait(struct child *ch, struct tracebuf_session *s)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = ch->rsp, .events = POLLIN },
+		{ .fd = s ? tracebuf_session_fd(s) : -1, .events = POLLIN },
+	};
+	char ok;
+
+	for (;;) {
+		if (s)
+			tracebuf_session_dispatch(s);
+		if (poll(pfd, 2, 20000) <= 0)
+			return -1;
+		if (pfd[0].revents & (POLLIN | POLLHUP))
+			return read(ch->rsp, &ok, 1) == 1 && ok == 'k' ? 0 : -1;
+	}
+}
+
+static int child_do(struct child *ch, struct tracebuf_session *s, uint32_t op,
+		    uint64_t from, uint64_t to, bool throttle)
+{
+	if (child_send(ch, op, from, to, throttle))
+		return -1;
+	return child_wait(ch, s);
+}
+
+/* Quit and reap; returns the exit status, or -1. */
+static int child_stop(struct child *ch)
+{
+	int status;
+
+	child_send(ch, CMD_QUIT, 0, 0, false);
+	close(ch->cmd);
+	close(ch->rsp);
+	if (waitpid(ch->pid, &status, 0) != ch->pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sessions and what they wrote                                           */
+
+struct notes {
+	unsigned int alerts, gone, errors, joined;
+};
+
+static void on_note(void *arg, const struct tracebuf_session_note *n)
+{
+	struct notes *ns = arg;
+
+	switch (n->type) {
+	case TRACEBUF_LIB_NOTE_ALERT:
+		ns->alerts++;
+		break;
+	case TRACEBUF_LIB_NOTE_GONE:
+		ns->gone++;
+		break;
+	case TRACEBUF_LIB_NOTE_JOINED:
+		ns->joined++;
+		break;
+	case TRACEBUF_LIB_NOTE_ERROR:
+		ns->errors++;
+		printf("# session: provider %u: %s (%d)\n", n->provider_id,
+		       n->what, n->error);
+		break;
+	}
+}
+
+static struct notes g_notes;
+
+static struct tracebuf_session *session(uint32_t mode, uint64_t size, int *fd)
+{
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = mode, .buffer_size = size,
+		.output_fd = memfd_create("trace.fxt", MFD_CLOEXEC),
+		.notify = on_note, .arg = &g_notes,
+		.start_timeout_ms = 10000, .stop_timeout_ms = 20000,
+	};
+	struct tracebuf_session *s;
+	int ret;
+
+	memset(&g_notes, 0, sizeof(g_notes));
+	*fd = cfg.output_fd;
+	if (cfg.output_fd < 0)
+		return NULL;
+	ret = tracebuf_session_create(&cfg, &s);
+	if (ret) {
+		printf("# tracebuf_session_create: %d\n", ret);
+		return NULL;
+	}
+	return s;
+}
+
+struct trace {
+	uint8_t *data;
+	size_t len;
+	/* per provider, in the order they first appear */
+	uint32_t ids[8];
+	char names[8][TRACEBUF_NAME_MAX + 1];
+	uint64_t *seq[8];
+	size_t nseq[8];
+	uint64_t mark_ns[8][16];	/* by round */
+	unsigned int infos, overflows, meta_drops;
+	uint64_t unresolved;
+};
+
+static int prov_slot(struct trace *tr, uint32_t id)
+{
+	for (int i = 0; i < 8; i++) {
+		if (tr->ids[i] == id)
+			return i;
+		if (!tr->ids[i]) {
+			tr->ids[i] = id;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static int slot_of(const struct trace *tr, const char *name)
+{
+	for (int i = 0; i < 8; i++)
+		if (tr->ids[i] && !strcmp(tr->names[i], name))
+			return i;
+	return -1;
+}
+
+/* Read the file back (fd, closed here): every record must decode. */
+static int finish(int fd, struct trace *tr)
+{
+	struct tracebuf_reader_record rec;
+	struct tracebuf_reader *r;
+	struct stat st;
+	int ret;
+
+	memset(tr, 0, sizeof(*tr));
+	if (fstat(fd, &st))
+		return -1;
+	tr->len = (size_t)st.st_size;
+	tr->data = malloc(tr->len + 1);
+	if (!tr->data || pread(fd, tr->data, tr->len, 0) != (ssize_t)tr->len)
+		return -1;
+	close(fd);
+	if (tracebuf_reader_open_mem(tr->data, tr->len, TRACEBUF_LIB_READER_MAGIC, &r))
+		return -1;
+	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
+		int k = prov_slot(tr, rec.provider_id);
+
+		if (k < 0)
+			continue;
+		if (rec.type == TRACEBUF_LIB_FXT_RECORD_METADATA) {
+			if (rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO) {
+				tr->infos++;
+				snprintf(tr->names[k], sizeof(tr->names[k]), "%.*s",
+					 (int)rec.meta.name.len, rec.meta.name.data);
+			}
+			if (rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_EVENT)
+				tr->overflows++;
+			continue;
+		}
+		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
+			continue;
+		if (rec.event.name.len == 3 && !memcmp(rec.event.name.data, "seq", 3) &&
+		    rec.nargs == 1) {
+			uint64_t *n = realloc(tr->seq[k], (tr->nseq[k] + 1) * 8);
+
+			if (!n)
+				return -1;
+			tr->seq[k] = n;
+			n[tr->nseq[k]++] = rec.args[0].u64;
+		} else if (rec.event.name.len == 4 &&
+			   !memcmp(rec.event.name.data, "mark", 4) && rec.nargs == 1 &&
+			   rec.args[0].u64 < 16) {
+			tr->mark_ns[k][rec.args[0].u64] = rec.event.ns;
+		} else if (rec.event.category.len == 13 &&
+			   !memcmp(rec.event.category.data, "tracebuf:meta", 13)) {
+			tr->meta_drops++;
+		}
+	}
+	if (ret)
+		printf("# reader: %s at %zu of %zu\n", tracebuf_reader_error(r),
+		       tracebuf_reader_error_offset(r), tr->len);
+	tr->unresolved = tracebuf_reader_unresolved_refs(r);
+	tracebuf_reader_close(r);
+	return ret ? -1 : 0;
+}
+
+static void trace_free(struct trace *tr)
+{
+	for (int i = 0; i < 8; i++)
+		free(tr->seq[i]);
+	free(tr->data);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct shape {
+	uint64_t n, lo, hi, dups;
+	bool contiguous;
+};
+
+/* Sort the seqs of slot k and describe them. */
+static struct shape seq_shape(struct trace *tr, int k)
+{
+	struct shape sh = { .contiguous = true };
+	uint64_t *v;
+
+	if (k < 0 || !tr->nseq[k])
+		return sh;
+	v = tr->seq[k];
+	sh.n = tr->nseq[k];
+	qsort(v, sh.n, 8, cmp_u64);
+	for (size_t i = 1; i < sh.n; i++) {
+		if (v[i] == v[i - 1])
+			sh.dups++;
+		else if (v[i] != v[i - 1] + 1)
+			sh.contiguous = false;
+	}
+	sh.lo = v[0];
+	sh.hi = v[sh.n - 1];
+	printf("# %s: %" PRIu64 " events, %" PRIu64 "..%" PRIu64 ", %" PRIu64
+	       " twice, %scontiguous\n", tr->names[k], sh.n, sh.lo, sh.hi, sh.dups,
+	       sh.contiguous ? "" : "not ");
+	return sh;
+}
+
+static bool find_prov(struct tracebuf_session *s, const char *name,
+		      struct tracebuf_session_provider *out)
+{
+	struct tracebuf_session_provider buf[8];
+	int n = tracebuf_session_providers(s, buf, 8);
+
+	for (int i = 0; i < n && i < 8; i++) {
+		if (!strcmp(buf[i].name, name)) {
+			*out = buf[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * One provider in one mode: start, write n events, stop with results,
+ * terminate, read back.  The provider's seqs are in tr slot "writer".
+ */
+static int one_mode(uint32_t mode, uint64_t size, uint64_t n, bool throttle,
+		    bool loop, struct trace *tr, struct tracebuf_session_provider *pi)
+{
+	struct child_opts o = { .name = "writer", .loop = loop,
+				.flags = loop ? 0 : TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session *s;
+	struct child ch;
+	int fd, ret = -1;
+
+	if (child_start(&ch, &o))
+		return -1;
+	s = session(mode, size, &fd);
+	if (!s)
+		goto out;
+	if (tracebuf_session_start(s, NULL) ||
+	    child_do(&ch, s, CMD_WRITE, 0, n, throttle) ||
+	    tracebuf_session_stop(s, true) || !find_prov(s, "writer", pi))
+		goto out;
+	ret = tracebuf_session_destroy(s);
+	s = NULL;
+	if (!ret)
+		ret = finish(fd, tr);
+out:
+	tracebuf_session_destroy(s);
+	if (child_stop(&ch))
+		ret = -1;
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The modes                                                              */
+
+static void oneshot_keeps_the_first(void)
+{
+	struct tracebuf_session_provider pi;
+	struct trace tr;
+	struct shape sh;
+	uint64_t n = 20000;
+
+	T_ASSERT_EQ(one_mode(TRACEBUF_MODE_ONESHOT, 64 * KIB, n, false, false, &tr, &pi), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT(sh.n > 100 && sh.n < n);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	/* every event is in the file or counted as dropped */
+	T_EXPECT_EQ(sh.n + pi.records_dropped, n);
+	T_EXPECT_EQ(tr.overflows, 1);
+	T_EXPECT_EQ(tr.infos, 1);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STOPPED);
+	trace_free(&tr);
+}
+
+static void circular_keeps_the_last(void)
+{
+	struct tracebuf_session_provider pi;
+	struct trace tr;
+	struct shape sh;
+	uint64_t n = 20000;
+
+	T_ASSERT_EQ(one_mode(TRACEBUF_MODE_CIRCULAR, 64 * KIB, n, false, false, &tr, &pi), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT(sh.n > 100 && sh.n < n);
+	T_EXPECT_EQ(sh.hi, n - 1);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(pi.records_dropped, 0);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+}
+
+static void streaming_keeps_all(void)
+{
+	struct tracebuf_session_provider pi;
+	struct trace tr;
+	struct shape sh;
+	uint64_t n = 30000;
+
+	T_ASSERT_EQ(one_mode(TRACEBUF_MODE_STREAMING, 64 * KIB, n, true, false, &tr, &pi), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, n);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(pi.records_dropped, 0);
+	T_EXPECT(pi.saves >= 10);
+	T_EXPECT_EQ(tr.overflows, 0);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	printf("# %" PRIu64 " saves, %" PRIu64 " bytes\n", pi.saves, pi.bytes_written);
+	trace_free(&tr);
+}
+
+/* The application's own event loop instead of the library's thread. */
+static void streaming_from_an_event_loop(void)
+{
+	struct tracebuf_session_provider pi;
+	struct trace tr;
+	struct shape sh;
+	uint64_t n = 10000;
+
+	T_ASSERT_EQ(one_mode(TRACEBUF_MODE_STREAMING, 64 * KIB, n, true, true, &tr, &pi), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, n);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT(pi.saves >= 3);
+	trace_free(&tr);
+}
+
+/* A writer faster than the manager: drops, but exact accounting. */
+static void streaming_accounts_for_drops(void)
+{
+	struct tracebuf_session_provider pi;
+	struct trace tr;
+	struct shape sh;
+	uint64_t n = 40000;
+
+	T_ASSERT_EQ(one_mode(TRACEBUF_MODE_STREAMING, 64 * KIB, n, false, false, &tr, &pi), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.n + pi.records_dropped, n);
+	printf("# %" PRIu64 " dropped, %" PRIu64 " saves, %u drop windows\n",
+	       pi.records_dropped, pi.saves, tr.meta_drops);
+	if (pi.records_dropped)
+		T_EXPECT(tr.meta_drops >= 1);
+	trace_free(&tr);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Start and stop again                                                   */
+
+/*
+ * Write 0..99, stop without results, start again with @disp, write
+ * 100..199, stop with results.  Returns the trace.
+ */
+static int restart(uint32_t mode, uint32_t disp, bool results_first, struct trace *tr)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_start_args a = { .disposition = disp };
+	struct tracebuf_session *s;
+	struct child ch;
+	int fd, ret = -1;
+
+	if (child_start(&ch, &o))
+		return -1;
+	s = session(mode, 256 * KIB, &fd);
+	if (!s)
+		goto out;
+	if (tracebuf_session_start(s, NULL) ||
+	    child_do(&ch, s, CMD_WRITE, 0, 100, false) ||
+	    tracebuf_session_stop(s, results_first) ||
+	    tracebuf_session_start(s, &a) ||
+	    child_do(&ch, s, CMD_WRITE, 100, 200, false) ||
+	    tracebuf_session_stop(s, true))
+		goto out;
+	/* the session state machine refuses what it should */
+	if (tracebuf_session_stop(s, true) != -EALREADY)
+		goto out;
+	ret = tracebuf_session_destroy(s);
+	s = NULL;
+	if (!ret)
+		ret = finish(fd, tr);
+out:
+	tracebuf_session_destroy(s);
+	if (child_stop(&ch))
+		ret = -1;
+	return ret;
+}
+
+static void restart_retain(void)
+{
+	struct trace tr;
+	struct shape sh;
+
+	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_RETAIN, false, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 200);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(sh.dups, 0);
+	trace_free(&tr);
+}
+
+static void restart_clear_nondurable(void)
+{
+	struct trace tr;
+	struct shape sh;
+
+	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_CLEAR_NONDURABLE, false, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 100);
+	T_EXPECT_EQ(sh.lo, 100);
+	T_EXPECT(sh.contiguous);
+	/* the strings of the first run are still there */
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+}
+
+static void restart_clear_entire(void)
+{
+	struct trace tr;
+	struct shape sh;
+
+	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_CLEAR_ENTIRE, false, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 100);
+	T_EXPECT_EQ(sh.lo, 100);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+}
+
+/*
+ * With a durable buffer, CLEAR_NONDURABLE keeps the strings and threads:
+ * the manager writes only the durable records it has not written yet,
+ * and the second run's events still resolve.
+ */
+static void restart_clear_nondurable_circular(void)
+{
+	struct trace tr;
+	struct shape sh;
+
+	for (int results_first = 0; results_first < 2; results_first++) {
+		T_ASSERT_EQ(restart(TRACEBUF_MODE_CIRCULAR, TRACEBUF_START_CLEAR_NONDURABLE,
+				    results_first, &tr), 0);
+		sh = seq_shape(&tr, slot_of(&tr, "writer"));
+		T_EXPECT_EQ(sh.n, results_first ? 200 : 100);
+		T_EXPECT_EQ(sh.hi, 199);
+		T_EXPECT_EQ(sh.dups, 0);
+		T_EXPECT(sh.contiguous);
+		T_EXPECT_EQ(tr.unresolved, 0);
+		trace_free(&tr);
+	}
+}
+
+/* Results written at the first stop: RETAIN becomes CLEAR_ENTIRE. */
+static void restart_after_results(void)
+{
+	struct trace tr;
+	struct shape sh;
+
+	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_RETAIN, true, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 200);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.infos, 1);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Deaths                                                                 */
+
+static void provider_killed_mid_stream(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi = { 0 };
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd, status;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_FOREVER, 0, 2000, true), 0);
+	/* a few saves, then kill it in the middle of writing */
+	for (int i = 0; i < 2000 && (find_prov(s, "writer", &pi), pi.saves < 4); i++) {
+		tracebuf_session_dispatch(s);
+		usleep(1000);
+	}
+	T_EXPECT(pi.saves >= 4);
+	kill(ch.pid, SIGKILL);
+	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
+	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
+		tracebuf_session_dispatch(s);
+		usleep(1000);
+	}
+	T_EXPECT_EQ(g_notes.gone, 1);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_GONE);
+	T_EXPECT(pi.crashed);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	close(ch.cmd);
+	close(ch.rsp);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	/* what it had saved, and what it wrote after, up to its death */
+	T_EXPECT(sh.n > 2000);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+}
+
+/*
+ * A manager (a child process) dies while a save is outstanding.  The
+ * provider goes on writing, and a new session traces it fully.
+ */
+static void manager_killed_mid_save(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int sync[2], fd, status;
+	pid_t mgr;
+	char c;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	T_ASSERT_EQ(pipe(sync), 0);
+	mgr = fork();
+	T_ASSERT(mgr >= 0);
+	if (!mgr) {
+		/* start, then never serve a save */
+		s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+		if (!s || tracebuf_session_start(s, NULL))
+			_exit(1);
+		c = 'k';
+		if (write(sync[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	T_ASSERT_EQ(read(sync[0], &c, 1), 1);
+	/* fills both halves: a save is outstanding, the rest is dropped */
+	T_ASSERT_EQ(child_do(&ch, NULL, CMD_WRITE, 0, 10000, false), 0);
+	kill(mgr, SIGKILL);
+	T_ASSERT_EQ(waitpid(mgr, &status, 0), mgr);
+	/* it is still alive and answers, and a new manager can trace it */
+	T_ASSERT_EQ(child_do(&ch, NULL, CMD_WRITE, 0, 100, false), 0);
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 5000, true), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STOPPED);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 5000);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	trace_free(&tr);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Several providers                                                      */
+
+static void several_providers_one_file(void)
+{
+	static const char *const names[] = { "alpha", "beta", "gamma" };
+	struct tracebuf_session *s;
+	struct child ch[3];
+	struct trace tr;
+	uint64_t last = 0;
+	int fd;
+
+	for (int i = 0; i < 3; i++) {
+		struct child_opts o = { .name = names[i],
+					.flags = TRACEBUF_LIB_PROVIDER_THREAD };
+
+		T_ASSERT_EQ(child_start(&ch[i], &o), 0);
+	}
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		T_ASSERT_EQ(child_do(&ch[i], s, CMD_WRITE, 0, 3000, true), 0);
+	/* marks in an order this process imposes: round r, provider i */
+	for (int r = 0; r < 4; r++)
+		for (int i = 0; i < 3; i++)
+			T_ASSERT_EQ(child_do(&ch[i], s, CMD_MARK, (uint64_t)r, 0, false), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	for (int i = 0; i < 3; i++)
+		T_EXPECT_EQ(child_stop(&ch[i]), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	T_EXPECT_EQ(tr.infos, 3);
+	for (int i = 0; i < 3; i++) {
+		int k = slot_of(&tr, names[i]);
+		struct shape sh = seq_shape(&tr, k);
+
+		T_EXPECT(k >= 0);
+		T_EXPECT_EQ(sh.n, 3000);
+		T_EXPECT(sh.contiguous);
+	}
+	/* one timebase: the marks' timestamps follow the causal order */
+	for (int r = 0; r < 4; r++) {
+		for (int i = 0; i < 3; i++) {
+			int k = slot_of(&tr, names[i]);
+			uint64_t ns = k >= 0 ? tr.mark_ns[k][r] : 0;
+
+			if (ns <= last)
+				T_FAIL("mark %d of %s at %" PRIu64 " ns, not after %" PRIu64,
+				       r, names[i], ns, last);
+			last = ns;
+		}
+	}
+	trace_free(&tr);
+}
+
+/*
+ * A provider that registers while the trace runs joins it; with
+ * WAIT_START, tracebuf_provider_create() returns once it is started, so
+ * the events it writes at once are not lost.
+ */
+static void late_joiner_waits_for_start(void)
+{
+	struct child_opts a = { .name = "early", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct child_opts b = { .name = "late", .flags = TRACEBUF_LIB_PROVIDER_THREAD |
+						       TRACEBUF_LIB_PROVIDER_WAIT_START };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	struct child ch[2];
+	struct trace tr;
+	struct shape sh;
+	pid_t pid;
+	int fd;
+
+	T_ASSERT_EQ(child_start(&ch[0], &a), 0);
+	s = session(TRACEBUF_MODE_ONESHOT, 256 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	/* the late one registers now; serve the session while it waits */
+	{
+		int cmd[2], rsp[2];
+		char ok = 0;
+		struct pollfd pfd[2];
+
+		T_ASSERT(!pipe2(cmd, O_CLOEXEC) && !pipe2(rsp, O_CLOEXEC));
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (!pid) {
+			close(cmd[1]);
+			close(rsp[0]);
+			child_main(&b, cmd[0], rsp[1]);
+		}
+		close(cmd[0]);
+		close(rsp[1]);
+		ch[1] = (struct child){ .pid = pid, .cmd = cmd[1], .rsp = rsp[0] };
+		pfd[0] = (struct pollfd){ .fd = rsp[0], .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = tracebuf_session_fd(s), .events = POLLIN };
+		while (!ok) {
+			tracebuf_session_dispatch(s);
+			T_ASSERT(poll(pfd, 2, 20000) > 0);
+			if (pfd[0].revents)
+				T_ASSERT(read(rsp[0], &ok, 1) == 1 && ok == 'k');
+		}
+	}
+	T_ASSERT_EQ(child_do(&ch[1], s, CMD_WRITE, 0, 500, false), 0);
+	T_ASSERT_EQ(child_do(&ch[0], s, CMD_WRITE, 0, 500, false), 0);
+	T_ASSERT_EQ(child_do(&ch[1], s, CMD_ALERT, 0, 0, false), 0);
+	T_ASSERT(find_prov(s, "late", &pi));
+	T_EXPECT(pi.late);
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STARTED);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_EXPECT_EQ(g_notes.alerts, 1);
+	T_EXPECT_EQ(g_notes.joined, 2);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	for (int i = 0; i < 2; i++)
+		T_EXPECT_EQ(child_stop(&ch[i]), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "late"));
+	T_EXPECT_EQ(sh.n, 500);
+	sh = seq_shape(&tr, slot_of(&tr, "early"));
+	T_EXPECT_EQ(sh.n, 500);
+	trace_free(&tr);
+}
+
+/* Only the providers named, and a refused config. */
+static void chosen_providers_and_bad_config(void)
+{
+	struct child_opts a = { .name = "wanted", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct child_opts b = { .name = "other", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	static const char *const only[] = { "wanted" };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_ONESHOT,
+		.buffer_size = 256 * KIB, .providers = only, .nproviders = 1,
+	};
+	struct tracebuf_session_provider buf[8];
+	struct tracebuf_session *s;
+	struct child ch[2];
+	struct trace tr;
+
+	cfg.output_fd = memfd_create("trace.fxt", MFD_CLOEXEC);
+	T_ASSERT(cfg.output_fd >= 0);
+	T_ASSERT_EQ(child_start(&ch[0], &a), 0);
+	T_ASSERT_EQ(child_start(&ch[1], &b), 0);
+
+	cfg.buffer_size = 5000;
+	T_EXPECT_EQ(tracebuf_session_create(&cfg, &s), -EINVAL);
+	cfg.buffer_size = 1ull << 40;
+	T_EXPECT_EQ(tracebuf_session_create(&cfg, &s), -EFBIG);
+	cfg.buffer_size = 256 * KIB;
+	cfg.mode = 7;
+	T_EXPECT_EQ(tracebuf_session_create(&cfg, &s), -EINVAL);
+	cfg.mode = TRACEBUF_MODE_ONESHOT;
+
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
+	T_EXPECT_EQ(tracebuf_session_providers(s, buf, 8), 1);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_EXPECT_EQ(tracebuf_session_start(s, NULL), -EALREADY);
+	T_ASSERT_EQ(child_do(&ch[0], s, CMD_WRITE, 0, 50, false), 0);
+	T_ASSERT_EQ(child_do(&ch[1], s, CMD_WRITE, 0, 50, false), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	for (int i = 0; i < 2; i++)
+		T_EXPECT_EQ(child_stop(&ch[i]), 0);
+	T_ASSERT_EQ(finish(cfg.output_fd, &tr), 0);
+	T_EXPECT_EQ(tr.infos, 1);
+	T_EXPECT(slot_of(&tr, "wanted") >= 0);
+	T_EXPECT(slot_of(&tr, "other") < 0);
+	trace_free(&tr);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(oneshot_keeps_the_first),
+	T_TEST(circular_keeps_the_last),
+	T_TEST(streaming_keeps_all),
+	T_TEST(streaming_from_an_event_loop),
+	T_TEST(streaming_accounts_for_drops),
+	T_TEST(restart_retain),
+	T_TEST(restart_clear_nondurable),
+	T_TEST(restart_clear_entire),
+	T_TEST(restart_clear_nondurable_circular),
+	T_TEST(restart_after_results),
+	T_TEST(provider_killed_mid_stream),
+	T_TEST(manager_killed_mid_save),
+	T_TEST(several_providers_one_file),
+	T_TEST(late_joiner_waits_for_start),
+	T_TEST(chosen_providers_and_bad_config),
+};
+
+T_MAIN(tests)
