@@ -23,6 +23,7 @@
 
 #include <tracebuf_fxt.h>
 #include <tracebuf_manager.h>
+#include <tracebuf_reader.h>
 
 #include "internal.h"
 #include "syscall.h"
@@ -400,6 +401,50 @@ static size_t tb_sanitize(uint8_t *buf, size_t len, uint64_t *rejected)
 	return out;
 }
 
+/*
+ * Keep only the records of a sanitized chunk that decode: a record whose
+ * contents do not (a bad string ref, an argument running past the record,
+ * an unknown type field...) is removed, so that the file stays readable
+ * after it, for this provider and every other.  Returns the bytes kept.
+ */
+static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected)
+{
+	struct tracebuf_reader_record rec;
+	size_t off = 0, out = 0;
+
+	while (off < len) {
+		struct tracebuf_reader *r;
+		size_t good = 0;
+		uint64_t h;
+		int ret;
+
+		if (tracebuf_reader_open_mem(buf + off, len - off, 0, &r)) {
+			*rejected += len - off;	/* no memory to check it */
+			break;
+		}
+		while ((ret = tracebuf_reader_next(r, &rec)) == 1)
+			good = rec.offset + rec.size;
+		tracebuf_reader_close(r);
+		if (out != off && good)
+			memmove(buf + out, buf + off, good);
+		out += good;
+		off += good;
+		if (!ret || off >= len)
+			break;
+		/* skip the bad record: tb_sanitize() vouched for its size */
+		memcpy(&h, buf + off, 8);
+		h = tracebuf_fxt_le64(h);
+		h = (h & 15) == TRACEBUF_LIB_FXT_RECORD_LARGE ?
+		    (h >> 4) & 0xffffffffull : (h >> 4) & 0xfff;
+		h *= 8;
+		if (!h || h > len - off)
+			h = len - off;
+		*rejected += h;
+		off += (size_t)h;
+	}
+	return out;
+}
+
 /* The provider info record the first time, a section record after. */
 static int tb_emit_section(struct tracebuf_session *s, struct tb_tracee *t)
 {
@@ -452,6 +497,7 @@ static int tb_emit(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	memcpy(s->scratch, t->map + off, (size_t)len);
 	kept = tb_sanitize(s->scratch, (size_t)len, &t->info.bytes_rejected);
+	kept = tb_validate(s->scratch, kept, &t->info.bytes_rejected);
 	t->info.bytes_written += kept;
 	return tb_out_write(&s->out, s->scratch, kept);
 }
