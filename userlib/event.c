@@ -386,6 +386,23 @@ TRACEBUF_API void __tracebuf_emit_slow(struct tracebuf_site *site,
 	tracebuf_record_commit(t, p + size / 8);
 }
 
+TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,
+				  const void *data, size_t len)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+	struct tracebuf_fxt_str name = site->name_ref;
+	int size = tracebuf_fxt_blob_size(&name, len);
+	uint64_t *p;
+
+	if (size < 0 || blob_type > 0xff || (len && !data))
+		return;
+	p = tracebuf_record_reserve(t, (size_t)size);
+	if (!p)
+		return;
+	tracebuf_fxt_blob_write(p, (size_t)size, blob_type, &name, data, len);
+	tracebuf_record_commit(t, p + size / 8);
+}
+
 /*
  * Called by the engine when a thread got a chunk while a window of
  * dropped records is open: close the window with a duration-complete

@@ -73,6 +73,8 @@ struct tracebuf_scope {
 TRACEBUF_HOT_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 						     const struct tracebuf_fxt_arg *args,
 						     unsigned int nargs);
+TRACEBUF_HOT_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,
+				      const void *data, size_t len);
 TRACEBUF_HOT_API void __tracebuf_emit_slow(struct tracebuf_site *site,
 					   const struct tracebuf_fxt_arg *args,
 					   unsigned int nargs, uint64_t ticks,
@@ -303,7 +305,26 @@ static inline void __tracebuf_scope_begin(struct tracebuf_scope *s,
 				       sizeof(__tb_args) / sizeof(__tb_args[0]) - 1); \
 	}
 
+/*
+ * A blob record named nm, of type blob_type (TRACEBUF_LIB_FXT_BLOB_*), with
+ * len bytes (at most TRACEBUF_LIB_FXT_BLOB_SIZE_MAX) copied from data,
+ * when cat is enabled.  Blob records carry no timestamp or thread.
+ */
+#define TRACEBUF_LIB_BLOB(cat, nm, blob_type, data, len)		\
+	do {								\
+		static struct tracebuf_site __tb_site =			\
+			TRACEBUF_LIB_SITE_INIT(TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, nm); \
+		if (TRACEBUF_LIB_SITE_ON(&__tb_site) &&			\
+		    (atomic_load_explicit(&__tb_site.state,		\
+					  memory_order_relaxed) ==	\
+		     TRACEBUF_LIB_SITE_ENABLED ||			\
+		     __tracebuf_site_lookup(&__tb_site, NULL, 0) ==	\
+		     TRACEBUF_LIB_SITE_ENABLED))				\
+			__tracebuf_blob(&__tb_site, (blob_type), (data), (len)); \
+	} while (0)
+
 #ifndef TRACEBUF_LIB_NO_SHORT_NAMES
+#define TRACE_BLOB		TRACEBUF_LIB_BLOB
 #define TRACE_INSTANT		TRACEBUF_LIB_INSTANT
 #define TRACE_COUNTER		TRACEBUF_LIB_COUNTER
 #define TRACE_DURATION		TRACEBUF_LIB_DURATION

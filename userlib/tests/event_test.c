@@ -35,6 +35,9 @@ struct ev {
 static struct ev g_ev[EV_MAX];
 static unsigned int g_nev;
 static uint8_t *g_out;		/* the collected trace; g_ev points into it */
+/* blob records with a name (padding has none) */
+static unsigned int g_nblobs, g_blob_type;
+static char g_blob_name[64], g_blob_payload[64];
 
 static int setup(uint32_t mode, size_t size, const char *cats, size_t cats_size,
 		 unsigned int ncats)
@@ -90,12 +93,21 @@ static int collect(void)
 	}
 
 	g_nev = 0;
+	g_nblobs = 0;
 	ret = tracebuf_reader_open_mem(out, len, TRACEBUF_LIB_READER_STRICT, &r);
 	if (ret)
 		return ret;
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
 		struct ev *v;
 
+		if (rec.type == TRACEBUF_LIB_FXT_RECORD_BLOB && rec.blob.name.len) {
+			g_nblobs++;
+			g_blob_type = rec.blob.type;
+			snprintf(g_blob_name, sizeof(g_blob_name), "%.*s",
+				 (int)rec.blob.name.len, rec.blob.name.data);
+			snprintf(g_blob_payload, sizeof(g_blob_payload), "%.*s",
+				 (int)rec.blob.payload.len, rec.blob.payload.data);
+		}
 		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT || g_nev == EV_MAX)
 			continue;
 		v = &g_ev[g_nev++];
@@ -369,6 +381,23 @@ static void drop_window_is_recorded(void)
 }
 
 /* Not started: nothing is written and nothing counts as dropped. */
+static void blob_records(void)
+{
+	static const char big[TRACEBUF_LIB_FXT_BLOB_SIZE_MAX + 1];
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, "on", 3, 1));
+	TRACE_BLOB("on", "config", TRACEBUF_LIB_FXT_BLOB_DATA, "key=value", 9);
+	TRACE_BLOB("off", "hidden", TRACEBUF_LIB_FXT_BLOB_DATA, "no", 2);
+	/* too large for a blob record: nothing, no crash */
+	TRACE_BLOB("on", "huge", TRACEBUF_LIB_FXT_BLOB_DATA, big, sizeof(big));
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(g_nblobs, 1);
+	T_EXPECT_EQ(g_blob_type, TRACEBUF_LIB_FXT_BLOB_DATA);
+	T_EXPECT(!strcmp(g_blob_name, "config"));
+	T_EXPECT(!strcmp(g_blob_payload, "key=value"));
+	tracebuf_engine_detach();
+}
+
 static void nothing_before_start(void)
 {
 	struct tracebuf_engine_stats st;
@@ -391,6 +420,7 @@ static const struct t_test tests[] = {
 	T_TEST(site_cache_follows_start_and_stop),
 	T_TEST(many_threads_inline_koids),
 	T_TEST(drop_window_is_recorded),
+	T_TEST(blob_records),
 	T_TEST(nothing_before_start),
 };
 
