@@ -44,7 +44,7 @@
 /* ---------------------------------------------------------------------- */
 /* Provider children                                                      */
 
-enum { CMD_WRITE = 'w', CMD_MARK = 'm', CMD_FOREVER = 'f', CMD_QUIT = 'q',
+enum { CMD_WRITE = 'w', CMD_OTHER = 'o', CMD_MARK = 'm', CMD_FOREVER = 'f', CMD_QUIT = 'q',
        CMD_ALERT = 'a' };
 
 struct cmd {
@@ -125,6 +125,10 @@ static void child_main(const struct child_opts *o, int cmd, int rsp)
 		switch (c.op) {
 		case CMD_WRITE:
 			child_write(c.from, c.to, c.throttle);
+			break;
+		case CMD_OTHER:
+			for (uint64_t i = c.from; i < c.to; i++)
+				TRACE_INSTANT("other", "seq", TA_U64("seq", i));
 			break;
 		case CMD_MARK:
 			TRACE_INSTANT("test", "mark", TA_U64("round", c.from));
@@ -959,6 +963,69 @@ static void chosen_providers_and_bad_config(void)
 	trace_free(&tr);
 }
 
+/*
+ * Categories: the session's list, a provider's override adding one (and
+ * its own buffer size), then a start's additional categories for all.
+ */
+static void categories_and_overrides(void)
+{
+	struct child_opts a = { .name = "plain", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct child_opts b = { .name = "special", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	static const char *const cats[] = { "test" };
+	static const char *const more[] = { "other" };
+	struct tracebuf_session_override ov = {
+		.name = "special", .buffer_size = 128 * KIB,
+		.categories = more, .ncategories = 1,
+	};
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_ONESHOT,
+		.buffer_size = 64 * KIB, .categories = cats, .ncategories = 1,
+		.overrides = &ov, .noverrides = 1,
+	};
+	struct tracebuf_session_start_args again = {
+		.disposition = TRACEBUF_START_RETAIN,
+		.categories = more, .ncategories = 1,
+	};
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	struct child ch[2];
+	struct trace tr;
+	struct shape sh;
+
+	cfg.output_fd = memfd_create("trace.fxt", MFD_CLOEXEC);
+	T_ASSERT(cfg.output_fd >= 0);
+	T_ASSERT_EQ(child_start(&ch[0], &a), 0);
+	T_ASSERT_EQ(child_start(&ch[1], &b), 0);
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
+	T_ASSERT(find_prov(s, "special", &pi));
+	T_EXPECT_EQ(pi.buffer_size, 128 * KIB);
+	T_ASSERT(find_prov(s, "plain", &pi));
+	T_EXPECT_EQ(pi.buffer_size, 64 * KIB);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		T_ASSERT_EQ(child_do(&ch[i], s, CMD_WRITE, 0, 10, false), 0);
+		T_ASSERT_EQ(child_do(&ch[i], s, CMD_OTHER, 100, 110, false), 0);
+	}
+	/* again, with "other" for everyone for this start */
+	T_ASSERT_EQ(tracebuf_session_stop(s, false), 0);
+	T_ASSERT_EQ(tracebuf_session_start(s, &again), 0);
+	for (int i = 0; i < 2; i++)
+		T_ASSERT_EQ(child_do(&ch[i], s, CMD_OTHER, 200, 210, false), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	for (int i = 0; i < 2; i++)
+		T_EXPECT_EQ(child_stop(&ch[i]), 0);
+	T_ASSERT_EQ(finish(cfg.output_fd, &tr), 0);
+	/* plain: test 0..9 and, on the second start, other 200..209 */
+	sh = seq_shape(&tr, slot_of(&tr, "plain"));
+	T_EXPECT_EQ(sh.n, 20);
+	T_EXPECT_EQ(sh.hi, 209);
+	/* special: other 100..109 too */
+	sh = seq_shape(&tr, slot_of(&tr, "special"));
+	T_EXPECT_EQ(sh.n, 30);
+	trace_free(&tr);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_the_first),
 	T_TEST(circular_keeps_the_last),
@@ -975,6 +1042,7 @@ static const struct t_test tests[] = {
 	T_TEST(several_providers_one_file),
 	T_TEST(late_joiner_waits_for_start),
 	T_TEST(chosen_providers_and_bad_config),
+	T_TEST(categories_and_overrides),
 };
 
 T_MAIN(tests)
