@@ -609,45 +609,43 @@ out:
 	return ret;
 }
 
-static void restart_retain(void)
+/*
+ * Run restart() and check the surviving events: exactly @n of them, a
+ * contiguous run ending at 199, none twice, every string and thread ref
+ * resolved (the durable records they need were written).
+ */
+static void check_restart(uint32_t mode, uint32_t disp, bool results_first,
+			  uint64_t n)
 {
 	struct trace tr;
 	struct shape sh;
 
-	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_RETAIN, false, &tr), 0);
+	T_ASSERT_EQ(restart(mode, disp, results_first, &tr), 0);
 	sh = seq_shape(&tr, slot_of(&tr, "writer"));
-	T_EXPECT_EQ(sh.n, 200);
-	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(sh.n, n);
+	T_EXPECT_EQ(sh.hi, 199);
 	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.infos, 1);
+	T_EXPECT_EQ(tr.unresolved, 0);
 	trace_free(&tr);
 }
 
+/* Both runs: the second appends to the first. */
+static void restart_retain(void)
+{
+	check_restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_RETAIN, false, 200);
+}
+
+/* Oneshot has no durable buffer: the whole buffer is cleared. */
 static void restart_clear_nondurable(void)
 {
-	struct trace tr;
-	struct shape sh;
-
-	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_CLEAR_NONDURABLE, false, &tr), 0);
-	sh = seq_shape(&tr, slot_of(&tr, "writer"));
-	T_EXPECT_EQ(sh.n, 100);
-	T_EXPECT_EQ(sh.lo, 100);
-	T_EXPECT(sh.contiguous);
-	/* the strings of the first run are still there */
-	T_EXPECT_EQ(tr.unresolved, 0);
-	trace_free(&tr);
+	check_restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_CLEAR_NONDURABLE, false, 100);
 }
 
 static void restart_clear_entire(void)
 {
-	struct trace tr;
-	struct shape sh;
-
-	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_CLEAR_ENTIRE, false, &tr), 0);
-	sh = seq_shape(&tr, slot_of(&tr, "writer"));
-	T_EXPECT_EQ(sh.n, 100);
-	T_EXPECT_EQ(sh.lo, 100);
-	T_EXPECT_EQ(tr.unresolved, 0);
-	trace_free(&tr);
+	check_restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_CLEAR_ENTIRE, false, 100);
 }
 
 /*
@@ -657,36 +655,14 @@ static void restart_clear_entire(void)
  */
 static void restart_clear_nondurable_circular(void)
 {
-	struct trace tr;
-	struct shape sh;
-
-	for (int results_first = 0; results_first < 2; results_first++) {
-		T_ASSERT_EQ(restart(TRACEBUF_MODE_CIRCULAR, TRACEBUF_START_CLEAR_NONDURABLE,
-				    results_first, &tr), 0);
-		sh = seq_shape(&tr, slot_of(&tr, "writer"));
-		T_EXPECT_EQ(sh.n, results_first ? 200 : 100);
-		T_EXPECT_EQ(sh.hi, 199);
-		T_EXPECT_EQ(sh.dups, 0);
-		T_EXPECT(sh.contiguous);
-		T_EXPECT_EQ(tr.unresolved, 0);
-		trace_free(&tr);
-	}
+	check_restart(TRACEBUF_MODE_CIRCULAR, TRACEBUF_START_CLEAR_NONDURABLE, false, 100);
+	check_restart(TRACEBUF_MODE_CIRCULAR, TRACEBUF_START_CLEAR_NONDURABLE, true, 200);
 }
 
 /* Results written at the first stop: RETAIN becomes CLEAR_ENTIRE. */
 static void restart_after_results(void)
 {
-	struct trace tr;
-	struct shape sh;
-
-	T_ASSERT_EQ(restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_RETAIN, true, &tr), 0);
-	sh = seq_shape(&tr, slot_of(&tr, "writer"));
-	T_EXPECT_EQ(sh.n, 200);
-	T_EXPECT_EQ(sh.dups, 0);
-	T_EXPECT(sh.contiguous);
-	T_EXPECT_EQ(tr.infos, 1);
-	T_EXPECT_EQ(tr.unresolved, 0);
-	trace_free(&tr);
+	check_restart(TRACEBUF_MODE_ONESHOT, TRACEBUF_START_RETAIN, true, 200);
 }
 
 /* ---------------------------------------------------------------------- */
