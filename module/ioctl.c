@@ -161,7 +161,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	args.abi_minor = TRACEBUF_ABI_MINOR;
 	args.features = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
 			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
-			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE;
+			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
+			TRACEBUF_FEAT_GENL;
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -238,7 +239,7 @@ static int tracebuf_ioctl_register(struct tracebuf_file *tf, unsigned int cmd,
 	return ret;
 }
 
-static bool tracebuf_may_manage(void)
+bool tracebuf_may_manage(void)
 {
 	int gid = READ_ONCE(tracebuf_manager_gid);
 

@@ -202,7 +202,31 @@ static struct miscdevice tracebuf_misc = {
 	.mode = 0666,
 };
 
-module_misc_device(tracebuf_misc);
+static int __init tracebuf_init(void)
+{
+	int ret;
+
+	ret = tracebuf_genl_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&tracebuf_misc);
+	if (ret)
+		goto out_genl;
+	return 0;
+
+out_genl:
+	tracebuf_genl_exit();
+	return ret;
+}
+module_init(tracebuf_init);
+
+/* No file is open (each holds a module reference): nothing to notify. */
+static void __exit tracebuf_exit(void)
+{
+	misc_deregister(&tracebuf_misc);
+	tracebuf_genl_exit();
+}
+module_exit(tracebuf_exit);
 
 MODULE_DESCRIPTION("Fuchsia-style trace providers and managers over /dev/tracebuf");
 MODULE_LICENSE("GPL");

@@ -62,7 +62,8 @@ static bool tracebuf_state_active(u32 state)
 }
 
 /* Every state change goes through here, to keep owner->active right. */
-void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state)
+/* The state, and its owner's count of active providers. */
+static void tracebuf_provider_account(struct tracebuf_provider *p, u32 state)
 {
 	lockdep_assert_held(&tracebuf_lock);
 
@@ -76,6 +77,12 @@ void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state)
 	p->state = state;
 }
 
+void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state)
+{
+	tracebuf_provider_account(p, state);
+	tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_CHANGE);
+}
+
 /*
  * Undo INITIALIZE: back to REGISTERED without a manager or a buffer.  The
  * caller disposes of the owner's reference, which the owned list held.
@@ -84,7 +91,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 {
 	lockdep_assert_held(&tracebuf_lock);
 
-	tracebuf_provider_set_state(p, TRACEBUF_STATE_REGISTERED);
+	tracebuf_provider_account(p, TRACEBUF_STATE_REGISTERED);
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
@@ -98,6 +105,9 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	p->mode = 0;
 	p->disposition = 0;
 	p->save_pending = false;
+	/* a dying provider's last word is PROVIDER_DEL */
+	if (!p->dead)
+		tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_CHANGE);
 }
 
 /* Queue a packet to the provider; EAGAIN when its inbox is full. */
@@ -149,6 +159,7 @@ struct tracebuf_provider *tracebuf_provider_create(const char *name,
 	if ((flags & TRACEBUF_REGISTER_F_SYNC) && tracebuf_trace_running_for(p))
 		*status |= TRACEBUF_REGISTER_STARTED;
 	tracebuf_manager_registry_changed(p);
+	tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_NEW);
 	mutex_unlock(&tracebuf_lock);
 	return p;
 
@@ -185,6 +196,7 @@ void tracebuf_provider_release(struct tracebuf_provider *p)
 		tracebuf_provider_put(p);
 	}
 	tracebuf_manager_registry_changed(p);
+	tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_DEL);
 	mutex_unlock(&tracebuf_lock);
 
 	tracebuf_provider_put(p);

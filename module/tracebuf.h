@@ -259,5 +259,11 @@ void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
 
 /* ioctl.c */
 long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+bool tracebuf_may_manage(void);
+
+/* genl.c */
+void tracebuf_genl_notify(struct tracebuf_provider *p, u8 cmd);
+int tracebuf_genl_init(void);
+void tracebuf_genl_exit(void);
 
 #endif /* _TRACEBUF_PRIV_H */

@@ -17,6 +17,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,12 +29,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/tracebuf.h>
 
 #ifndef TB_NO_HARNESS
@@ -774,6 +778,75 @@ static inline int tb_wait_child(pid_t pid)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return -EIO;
+}
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+
+#define TB_NOBODY	65534
+
+/* ------------------------------------------------------------------ */
+/* Running a function with other credentials                          */
+
+struct tb_creds {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[2];
+	int caps[2];		/* capabilities to keep, -1 for none */
+};
+
+#define TB_NO_CAPS	{ -1, -1 }
+
+/* Become creds; 0 or a non-zero step number. */
+static inline int tb_become(const struct tb_creds *c)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	unsigned int i;
+
+	memset(data, 0, sizeof(data));
+	for (i = 0; i < sizeof(c->caps) / sizeof(c->caps[0]); i++) {
+		if (c->caps[i] < 0)
+			continue;
+		data[CAP_TO_INDEX(c->caps[i])].permitted |= CAP_TO_MASK(c->caps[i]);
+		data[CAP_TO_INDEX(c->caps[i])].effective |= CAP_TO_MASK(c->caps[i]);
+	}
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return 101;
+	if (setgroups(c->ngroups, c->groups))
+		return 102;
+	if (setresgid(c->gid, c->gid, c->gid))
+		return 103;
+	if (setresuid(c->uid, c->uid, c->uid))
+		return 104;
+	if (syscall(SYS_capset, &hdr, data))
+		return 105;
+	if (geteuid() != c->uid || getegid() != c->gid)
+		return 106;
+	return 0;
+}
+
+/*
+ * Run fn(arg) in a child with creds; returns the child's exit code: what
+ * fn returned (an errno, 0 for success) or 101..106 if becoming failed.
+ */
+static inline int tb_run_as(const struct tb_creds *c, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int ret;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		ret = tb_become(c);
+		_exit(ret ? ret : fn(arg));
+	}
+	return tb_wait_child(pid);
 }
 
 static inline void tb_msleep(unsigned int ms)

@@ -131,7 +131,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	1
+#define TRACEBUF_ABI_MINOR	2
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -277,6 +277,9 @@ struct tracebuf_version_args {
 							 * MGR_GET_CATEGORIES
 							 */
 #define TRACEBUF_FEAT_TSC_RATE		_BITULL(5)	/* version tsc_khz */
+#define TRACEBUF_FEAT_GENL		_BITULL(6)	/* the generic netlink
+							 * family below
+							 */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -504,6 +507,67 @@ struct tracebuf_mgr_msg {
 						 * yours; buffer_fd still reads
 						 */
 #define TRACEBUF_MSG_REGISTRY		4	/* providers came or went */
+
+/* ---------------------------------------------------------------------- */
+/* Generic netlink: the registry, read-only (TRACEBUF_FEAT_GENL).         */
+
+/*
+ * Family TRACEBUF_GENL_NAME, version TRACEBUF_GENL_VERSION, in the initial
+ * network namespace.
+ *
+ * TRACEBUF_CMD_PROVIDER_GET: with TRACEBUF_A_ID, that provider (ENOENT
+ * when the caller cannot see it); as a dump (NLM_F_DUMP), every provider
+ * the caller can see, by id.  The caller needs what TRACEBUF_IOC_ATTACH
+ * needs (EPERM otherwise) and sees what a manager in its pid namespace
+ * sees; pids are given in that namespace.  Unknown attributes and
+ * malformed ones are refused, with an extended ack message.
+ *
+ * Multicast group TRACEBUF_GENL_MCGRP_EVENTS: PROVIDER_NEW when a provider
+ * registers, PROVIDER_CHANGE when its state or manager changes,
+ * PROVIDER_DEL when it unregisters (with its last state).  Joining it
+ * needs CAP_SYS_ADMIN, and its pids are in the initial pid namespace;
+ * managers elsewhere watch with TRACEBUF_ATTACH_F_WATCH.
+ *
+ * Each message carries the provider's attributes: ID, PID, NAME, STATE,
+ * MANAGER_ID (0 if none), the counters, and with a buffer MODE,
+ * BUFFER_SIZE and RECORDS_DROPPED (as the provider last wrote it in its
+ * buffer header: a claim, not a measurement).
+ */
+#define TRACEBUF_GENL_NAME		"tracebuf"
+#define TRACEBUF_GENL_VERSION		1
+#define TRACEBUF_GENL_MCGRP_EVENTS	"events"
+
+enum tracebuf_genl_cmd {
+	TRACEBUF_CMD_UNSPEC,
+	TRACEBUF_CMD_PROVIDER_GET,
+	TRACEBUF_CMD_PROVIDER_NEW,	/* events group */
+	TRACEBUF_CMD_PROVIDER_CHANGE,	/* events group */
+	TRACEBUF_CMD_PROVIDER_DEL,	/* events group */
+
+	__TRACEBUF_CMD_MAX,
+};
+
+#define TRACEBUF_CMD_MAX	(__TRACEBUF_CMD_MAX - 1)
+
+enum tracebuf_genl_attr {
+	TRACEBUF_A_UNSPEC,
+	TRACEBUF_A_PAD,
+	TRACEBUF_A_ID,			/* u32 */
+	TRACEBUF_A_PID,			/* u32 */
+	TRACEBUF_A_NAME,		/* string */
+	TRACEBUF_A_STATE,		/* u32: TRACEBUF_STATE_* */
+	TRACEBUF_A_MANAGER_ID,		/* u32 */
+	TRACEBUF_A_MODE,		/* u32: TRACEBUF_MODE_* */
+	TRACEBUF_A_BUFFER_SIZE,		/* u64 */
+	TRACEBUF_A_PACKETS_SENT,	/* u64 */
+	TRACEBUF_A_PACKETS_RECEIVED,	/* u64 */
+	TRACEBUF_A_SAVES,		/* u64 */
+	TRACEBUF_A_RECORDS_DROPPED,	/* u64 */
+
+	__TRACEBUF_A_MAX,
+};
+
+#define TRACEBUF_A_MAX		(__TRACEBUF_A_MAX - 1)
 
 /* ---------------------------------------------------------------------- */
 

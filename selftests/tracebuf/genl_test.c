@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf's generic netlink family: resolving it, GET of one provider,
+ * the dump of all (across several skbs), the attribute policy and its
+ * extended ack messages, privileges, pid namespaces, and the "events"
+ * multicast group (NEW, CHANGE, DEL over a provider's life).  Raw
+ * netlink sockets: no library needed in the guest.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "tracebuf_selftests.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+struct nl {
+	int fd;
+	__u16 family;
+	__u32 version;
+	__u32 events;		/* multicast group id, 0 if none */
+	__u32 seq;
+	char err[256];		/* extended ack message of the last error */
+};
+
+/* One provider, as a message describes it. */
+struct gprov {
+	__u8 cmd;
+	__u32 id, pid, state, manager, mode;
+	__u64 size, dropped, sent, received, saves;
+	bool has_mode, has_size, has_dropped;
+	char name[TRACEBUF_NAME_MAX + 2];
+};
+
+struct req {
+	char buf[4096];
+	size_t len;
+};
+
+static void req_init(struct req *r, __u16 type, __u16 flags, __u8 cmd, __u8 version)
+{
+	struct nlmsghdr *nlh = (void *)r->buf;
+	struct genlmsghdr *g = NLMSG_DATA(nlh);
+
+	memset(r->buf, 0, sizeof(r->buf));
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	g->cmd = cmd;
+	g->version = version;
+	r->len = NLMSG_HDRLEN + GENL_HDRLEN;
+}
+
+static void req_put(struct req *r, __u16 type, const void *data, size_t len)
+{
+	struct nlattr *a = (void *)(r->buf + NLMSG_ALIGN(r->len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->len = NLMSG_ALIGN(r->len) + NLA_ALIGN(a->nla_len);
+}
+
+static int nl_socket(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 10 };
+	int one = 1, fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+typedef void (*nl_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/* The extended ack message after a capped error, if any. */
+static void nl_ext_ack(struct nl *nl, const struct nlmsghdr *nlh)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(nlh);
+	const char *p = (const char *)e + sizeof(*e);
+	const char *end = (const char *)nlh + nlh->nlmsg_len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	while (p + NLA_HDRLEN <= end) {
+		const struct nlattr *a = (const void *)p;
+
+		if (a->nla_len < NLA_HDRLEN || p + a->nla_len > end)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			snprintf(nl->err, sizeof(nl->err), "%.*s",
+				 (int)(a->nla_len - NLA_HDRLEN), p + NLA_HDRLEN);
+		p += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/*
+ * Send @r and read replies until the ack or NLMSG_DONE; each data message
+ * goes to @cb.  Returns 0 or the -errno the kernel answered.
+ */
+static int nl_transact(struct nl *nl, struct req *r, nl_cb cb, void *arg)
+{
+	struct nlmsghdr *nlh = (void *)r->buf;
+	static char buf[65536];
+	__u32 seq = ++nl->seq;
+
+	nlh->nlmsg_len = r->len;
+	nlh->nlmsg_seq = seq;
+	nl->err[0] = 0;
+	if (send(nl->fd, r->buf, r->len, 0) != (ssize_t)r->len)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(nl->fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+		int left;
+
+		if (n < 0)
+			return -errno;
+		left = (int)n;
+		for (h = (void *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				nl_ext_ack(nl, h);
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			}
+			if (h->nlmsg_type == NLMSG_DONE)
+				return *(int *)NLMSG_DATA(h);
+			if (cb)
+				cb(h, arg);
+		}
+	}
+}
+
+static void nl_family_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nl *nl = arg;
+	const char *p = (const char *)NLMSG_DATA(nlh) + GENL_HDRLEN;
+	const char *end = (const char *)nlh + nlh->nlmsg_len;
+
+	while (p + NLA_HDRLEN <= end) {
+		const struct nlattr *a = (const void *)p;
+		const char *v = p + NLA_HDRLEN;
+
+		if (a->nla_len < NLA_HDRLEN)
+			break;
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+			memcpy(&nl->family, v, 2);
+		if (a->nla_type == CTRL_ATTR_VERSION)
+			memcpy(&nl->version, v, 4);
+		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GROUPS) {
+			const char *g = v, *gend = p + a->nla_len;
+
+			while (g + NLA_HDRLEN <= gend) {
+				const struct nlattr *grp = (const void *)g;
+				const char *q = g + NLA_HDRLEN, *qend = g + grp->nla_len;
+				__u32 id = 0;
+				bool ours = false;
+
+				if (grp->nla_len < NLA_HDRLEN)
+					break;
+				while (q + NLA_HDRLEN <= qend) {
+					const struct nlattr *f = (const void *)q;
+
+					if (f->nla_len < NLA_HDRLEN)
+						break;
+					if (f->nla_type == CTRL_ATTR_MCAST_GRP_ID)
+						memcpy(&id, q + NLA_HDRLEN, 4);
+					if (f->nla_type == CTRL_ATTR_MCAST_GRP_NAME &&
+					    !strcmp(q + NLA_HDRLEN, TRACEBUF_GENL_MCGRP_EVENTS))
+						ours = true;
+					q += NLA_ALIGN(f->nla_len);
+				}
+				if (ours)
+					nl->events = id;
+				g += NLA_ALIGN(grp->nla_len);
+			}
+		}
+		p += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/* Open a socket and resolve the family; 0 or -errno. */
+static int nl_open(struct nl *nl)
+{
+	struct req r;
+	int ret;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = nl_socket();
+	if (nl->fd < 0)
+		return nl->fd;
+	req_init(&r, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 1);
+	req_put(&r, CTRL_ATTR_FAMILY_NAME, TRACEBUF_GENL_NAME,
+		sizeof(TRACEBUF_GENL_NAME));
+	ret = nl_transact(nl, &r, nl_family_cb, nl);
+	if (!ret && !nl->family)
+		ret = -ENOENT;
+	return ret;
+}
+
+static void nl_close(struct nl *nl)
+{
+	if (nl->fd >= 0)
+		close(nl->fd);
+	nl->fd = -1;
+}
+
+static void gprov_parse(const struct nlmsghdr *nlh, struct gprov *g)
+{
+	const struct genlmsghdr *gh = NLMSG_DATA(nlh);
+	const char *p = (const char *)gh + GENL_HDRLEN;
+	const char *end = (const char *)nlh + nlh->nlmsg_len;
+
+	memset(g, 0, sizeof(*g));
+	g->cmd = gh->cmd;
+	while (p + NLA_HDRLEN <= end) {
+		const struct nlattr *a = (const void *)p;
+		const char *v = p + NLA_HDRLEN;
+		size_t len = a->nla_len - NLA_HDRLEN;
+
+		if (a->nla_len < NLA_HDRLEN || p + a->nla_len > end)
+			break;
+		switch (a->nla_type) {
+		case TRACEBUF_A_ID: memcpy(&g->id, v, 4); break;
+		case TRACEBUF_A_PID: memcpy(&g->pid, v, 4); break;
+		case TRACEBUF_A_STATE: memcpy(&g->state, v, 4); break;
+		case TRACEBUF_A_MANAGER_ID: memcpy(&g->manager, v, 4); break;
+		case TRACEBUF_A_MODE: memcpy(&g->mode, v, 4); g->has_mode = true; break;
+		case TRACEBUF_A_BUFFER_SIZE: memcpy(&g->size, v, 8); g->has_size = true; break;
+		case TRACEBUF_A_RECORDS_DROPPED:
+			memcpy(&g->dropped, v, 8);
+			g->has_dropped = true;
+			break;
+		case TRACEBUF_A_PACKETS_SENT: memcpy(&g->sent, v, 8); break;
+		case TRACEBUF_A_PACKETS_RECEIVED: memcpy(&g->received, v, 8); break;
+		case TRACEBUF_A_SAVES: memcpy(&g->saves, v, 8); break;
+		case TRACEBUF_A_NAME:
+			snprintf(g->name, sizeof(g->name), "%.*s", (int)len, v);
+			break;
+		}
+		p += NLA_ALIGN(a->nla_len);
+	}
+}
+
+struct dump {
+	struct gprov p[1100];
+	unsigned int n;
+};
+
+static void gprov_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct dump *d = arg;
+
+	if (d->n < ARRAY_SIZE(d->p))
+		gprov_parse(nlh, &d->p[d->n++]);
+}
+
+static int nl_get(struct nl *nl, __u32 id, struct gprov *out)
+{
+	static struct dump d;
+	struct req r;
+	int ret;
+
+	d.n = 0;
+	req_init(&r, nl->family, 0, TRACEBUF_CMD_PROVIDER_GET, TRACEBUF_GENL_VERSION);
+	req_put(&r, TRACEBUF_A_ID, &id, 4);
+	ret = nl_transact(nl, &r, gprov_cb, &d);
+	if (!ret && d.n != 1)
+		ret = -EIO;
+	if (!ret)
+		*out = d.p[0];
+	return ret;
+}
+
+static int nl_dump(struct nl *nl, struct dump *d)
+{
+	struct req r;
+
+	d->n = 0;
+	req_init(&r, nl->family, NLM_F_DUMP, TRACEBUF_CMD_PROVIDER_GET,
+		 TRACEBUF_GENL_VERSION);
+	return nl_transact(nl, &r, gprov_cb, d);
+}
+
+static const struct gprov *dump_find(const struct dump *d, __u32 id)
+{
+	for (unsigned int i = 0; i < d->n; i++)
+		if (d->p[i].id == id)
+			return &d->p[i];
+	return NULL;
+}
+
+/* The next event of provider @id on a socket in the events group. */
+static int nl_next_event(int fd, __u32 id, struct gprov *out)
+{
+	static char buf[65536];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+		int left;
+
+		if (n < 0)
+			return -errno;
+		left = (int)n;
+		for (h = (void *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			gprov_parse(h, out);
+			if (out->id == id)
+				return 0;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+FIXTURE(genl) {
+	struct nl nl;
+	int prov, mgr;
+	__u32 id, mgr_id;
+};
+
+FIXTURE_SETUP(genl)
+{
+	self->prov = self->mgr = -1;
+	ASSERT_EQ(0, nl_open(&self->nl)) {
+		TH_LOG("generic netlink family %s not found", TRACEBUF_GENL_NAME);
+	}
+}
+
+FIXTURE_TEARDOWN(genl)
+{
+	tb_close(&self->prov);
+	tb_close(&self->mgr);
+	nl_close(&self->nl);
+}
+
+TEST_F(genl, family_and_feature)
+{
+	struct tracebuf_version_args v;
+	int fd = tb_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tb_version(fd, &v));
+	EXPECT_EQ(TRACEBUF_FEAT_GENL, v.features & TRACEBUF_FEAT_GENL);
+	close(fd);
+	EXPECT_EQ((__u32)TRACEBUF_GENL_VERSION, self->nl.version);
+	EXPECT_NE(0U, self->nl.events);
+}
+
+TEST_F(genl, get_registered_provider)
+{
+	struct gprov g;
+
+	self->prov = tb_open_provider("genl-one", &self->id);
+	ASSERT_LE(0, self->prov);
+	ASSERT_EQ(0, nl_get(&self->nl, self->id, &g));
+	EXPECT_EQ(TRACEBUF_CMD_PROVIDER_GET, g.cmd);
+	EXPECT_EQ(self->id, g.id);
+	EXPECT_EQ((__u32)getpid(), g.pid);
+	EXPECT_STREQ("genl-one", g.name);
+	EXPECT_EQ((__u32)TRACEBUF_STATE_REGISTERED, g.state);
+	EXPECT_EQ(0U, g.manager);
+	EXPECT_FALSE(g.has_mode);
+	EXPECT_FALSE(g.has_size);
+}
+
+TEST_F(genl, get_initialized_provider_and_its_counters)
+{
+	struct tracebuf_buffer_header *h;
+	struct gprov g;
+
+	self->prov = tb_open_provider("genl-init", &self->id);
+	ASSERT_LE(0, self->prov);
+	self->mgr = tb_open_manager(0, &self->mgr_id);
+	ASSERT_LE(0, self->mgr);
+	ASSERT_EQ(0, mgr_initialize(self->mgr, self->id, TRACEBUF_MODE_CIRCULAR,
+				    64 * 1024, NULL, NULL));
+	ASSERT_EQ(0, nl_get(&self->nl, self->id, &g));
+	EXPECT_EQ((__u32)TRACEBUF_STATE_INITIALIZED, g.state);
+	EXPECT_EQ(self->mgr_id, g.manager);
+	EXPECT_TRUE(g.has_mode);
+	EXPECT_EQ((__u32)TRACEBUF_MODE_CIRCULAR, g.mode);
+	EXPECT_EQ(64ULL * 1024, g.size);
+	EXPECT_TRUE(g.has_dropped);
+	EXPECT_EQ(0ULL, g.dropped);
+	EXPECT_EQ(1ULL, g.received);	/* INITIALIZE */
+
+	/* what the provider claims in its header */
+	h = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, self->prov, 0);
+	ASSERT_TRUE(h != MAP_FAILED);
+	h->num_records_dropped = 77;
+	ASSERT_EQ(0, nl_get(&self->nl, self->id, &g));
+	EXPECT_EQ(77ULL, g.dropped);
+	munmap(h, 64 * 1024);
+}
+
+/* Enough providers that the dump takes several skbs: each once, by id. */
+TEST_F(genl, dump_lists_every_provider_once)
+{
+	static struct dump d;
+	int fds[300];
+	__u32 ids[300] = { 0 };
+	unsigned int i, found = 0;
+	__u32 last = 0;
+
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "genl-dump-%u", i);
+		fds[i] = tb_open_provider(name, &ids[i]);
+		ASSERT_LE(0, fds[i]);
+	}
+	ASSERT_EQ(0, nl_dump(&self->nl, &d));
+	for (i = 0; i < d.n; i++) {
+		EXPECT_LT(last, d.p[i].id);
+		last = d.p[i].id;
+	}
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		const struct gprov *g = dump_find(&d, ids[i]);
+
+		if (g && g->pid == (__u32)getpid() && !strncmp(g->name, "genl-dump-", 10))
+			found++;
+		close(fds[i]);
+	}
+	EXPECT_EQ(ARRAY_SIZE(fds), found);
+	TH_LOG("%u providers in the dump", d.n);
+}
+
+TEST_F(genl, unknown_provider_is_enoent_with_message)
+{
+	struct gprov g;
+
+	EXPECT_EQ(-ENOENT, nl_get(&self->nl, 0x7fffffff, &g));
+	EXPECT_STREQ("no such provider", self->nl.err);
+}
+
+TEST_F(genl, missing_id_is_einval)
+{
+	struct req r;
+
+	req_init(&r, self->nl.family, 0, TRACEBUF_CMD_PROVIDER_GET, TRACEBUF_GENL_VERSION);
+	EXPECT_EQ(-EINVAL, nl_transact(&self->nl, &r, NULL, NULL));
+}
+
+/* Out of the policy's range: netlink answers ERANGE. */
+TEST_F(genl, zero_id_is_erange)
+{
+	struct gprov g;
+
+	EXPECT_EQ(-ERANGE, nl_get(&self->nl, 0, &g));
+}
+
+TEST_F(genl, short_id_is_einval)
+{
+	struct req r;
+	__u16 id = 1;
+
+	req_init(&r, self->nl.family, 0, TRACEBUF_CMD_PROVIDER_GET, TRACEBUF_GENL_VERSION);
+	req_put(&r, TRACEBUF_A_ID, &id, sizeof(id));
+	EXPECT_EQ(-EINVAL, nl_transact(&self->nl, &r, NULL, NULL));
+}
+
+TEST_F(genl, unexpected_attribute_is_einval)
+{
+	struct req r;
+	__u32 id = 1;
+
+	req_init(&r, self->nl.family, 0, TRACEBUF_CMD_PROVIDER_GET, TRACEBUF_GENL_VERSION);
+	req_put(&r, TRACEBUF_A_ID, &id, 4);
+	req_put(&r, TRACEBUF_A_NAME, "x", 2);
+	EXPECT_EQ(-EINVAL, nl_transact(&self->nl, &r, NULL, NULL));
+	req_init(&r, self->nl.family, 0, TRACEBUF_CMD_PROVIDER_GET, TRACEBUF_GENL_VERSION);
+	req_put(&r, TRACEBUF_A_ID, &id, 4);
+	req_put(&r, TRACEBUF_A_MAX + 5, &id, 4);
+	EXPECT_EQ(-EINVAL, nl_transact(&self->nl, &r, NULL, NULL));
+}
+
+TEST_F(genl, unknown_command_is_refused)
+{
+	struct req r;
+
+	req_init(&r, self->nl.family, 0, TRACEBUF_CMD_PROVIDER_NEW, TRACEBUF_GENL_VERSION);
+	EXPECT_EQ(-EOPNOTSUPP, nl_transact(&self->nl, &r, NULL, NULL));
+}
+
+/* The events group: NEW, CHANGE (initialize, manager gone), DEL. */
+TEST_F(genl, events_follow_a_provider)
+{
+	struct gprov g;
+	__u32 grp = self->nl.events;
+	int ev = nl_socket();
+
+	ASSERT_LE(0, ev);
+	ASSERT_EQ(0, setsockopt(ev, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)));
+	self->prov = tb_open_provider("genl-events", &self->id);
+	ASSERT_LE(0, self->prov);
+	ASSERT_EQ(0, nl_next_event(ev, self->id, &g));
+	EXPECT_EQ(TRACEBUF_CMD_PROVIDER_NEW, g.cmd);
+	EXPECT_STREQ("genl-events", g.name);
+	EXPECT_EQ((__u32)getpid(), g.pid);
+
+	self->mgr = tb_open_manager(0, &self->mgr_id);
+	ASSERT_LE(0, self->mgr);
+	ASSERT_EQ(0, mgr_initialize(self->mgr, self->id, TRACEBUF_MODE_ONESHOT,
+				    64 * 1024, NULL, NULL));
+	ASSERT_EQ(0, nl_next_event(ev, self->id, &g));
+	EXPECT_EQ(TRACEBUF_CMD_PROVIDER_CHANGE, g.cmd);
+	EXPECT_EQ((__u32)TRACEBUF_STATE_INITIALIZED, g.state);
+	EXPECT_EQ(self->mgr_id, g.manager);
+	EXPECT_EQ(64ULL * 1024, g.size);
+
+	/* the manager goes: back to REGISTERED, unowned */
+	tb_close(&self->mgr);
+	ASSERT_EQ(0, nl_next_event(ev, self->id, &g));
+	EXPECT_EQ(TRACEBUF_CMD_PROVIDER_CHANGE, g.cmd);
+	EXPECT_EQ((__u32)TRACEBUF_STATE_REGISTERED, g.state);
+	EXPECT_EQ(0U, g.manager);
+	EXPECT_FALSE(g.has_size);
+
+	tb_close(&self->prov);
+	ASSERT_EQ(0, nl_next_event(ev, self->id, &g));
+	EXPECT_EQ(TRACEBUF_CMD_PROVIDER_DEL, g.cmd);
+	EXPECT_STREQ("genl-events", g.name);
+	close(ev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Privileges                                                         */
+
+/* What an unprivileged process gets: GET, dump, joining the group. */
+static int tb_unprivileged_genl(void *arg)
+{
+	static struct dump d;
+	__u32 id = *(__u32 *)arg;
+	struct gprov g;
+	struct nl nl;
+	__u32 grp;
+
+	if (nl_open(&nl))
+		return 120;
+	grp = nl.events;
+	if (nl_get(&nl, id, &g) != -EPERM)
+		return 121;
+	if (!strstr(nl.err, "CAP_PERFMON"))
+		return 122;
+	if (nl_dump(&nl, &d) != -EPERM || d.n)
+		return 123;
+	if (!setsockopt(nl.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) ||
+	    errno != EPERM)
+		return 124;
+	return 0;
+}
+
+/* CAP_PERFMON may read the registry, but not join the global group. */
+static int tb_perfmon_genl(void *arg)
+{
+	__u32 id = *(__u32 *)arg;
+	struct gprov g;
+	struct nl nl;
+	__u32 grp;
+
+	if (nl_open(&nl))
+		return 120;
+	grp = nl.events;
+	if (nl_get(&nl, id, &g) || g.id != id)
+		return 121;
+	if (!setsockopt(nl.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)))
+		return 122;
+	return 0;
+}
+
+TEST_F(genl, unprivileged_is_refused)
+{
+	struct tb_creds c = { TB_NOBODY, TB_NOBODY, 0, { 0 }, TB_NO_CAPS };
+
+	self->prov = tb_open_provider("genl-priv", &self->id);
+	ASSERT_LE(0, self->prov);
+	EXPECT_EQ(0, tb_run_as(&c, tb_unprivileged_genl, &self->id));
+}
+
+TEST_F(genl, perfmon_reads_the_registry)
+{
+	struct tb_creds c = { TB_NOBODY, TB_NOBODY, 0, { 0 }, { CAP_PERFMON, -1 } };
+
+	self->prov = tb_open_provider("genl-perfmon", &self->id);
+	ASSERT_LE(0, self->prov);
+	EXPECT_EQ(0, tb_run_as(&c, tb_perfmon_genl, &self->id));
+}
+
+/* ------------------------------------------------------------------ */
+/* pid namespaces                                                     */
+
+/* pid 1 of a new namespace: sees its own provider only, as pid 1. */
+static int tb_ns_genl(__u32 outside)
+{
+	static struct dump d;
+	struct gprov g;
+	struct nl nl;
+	__u32 id = 0;
+	int fd;
+
+	if (getpid() != 1)
+		return 130;
+	fd = tb_open_provider("genl-ns", &id);
+	if (fd < 0)
+		return 131;
+	if (nl_open(&nl))
+		return 132;
+	if (nl_get(&nl, outside, &g) != -ENOENT)
+		return 133;
+	if (nl_get(&nl, id, &g) || g.pid != 1)
+		return 134;
+	if (nl_dump(&nl, &d) || dump_find(&d, outside) || !dump_find(&d, id))
+		return 135;
+	for (unsigned int i = 0; i < d.n; i++)
+		if (d.p[i].pid == 0)
+			return 136;
+	return 0;
+}
+
+TEST_F(genl, pid_namespace_sees_its_own)
+{
+	pid_t pid;
+
+	self->prov = tb_open_provider("genl-outside", &self->id);
+	ASSERT_LE(0, self->prov);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(errno == EINVAL || errno == EPERM ? 200 : 201);
+		inner = fork();
+		if (inner < 0)
+			_exit(202);
+		if (!inner)
+			_exit(tb_ns_genl(self->id));
+		_exit(tb_wait_child(inner));
+	}
+	EXPECT_EQ(0, tb_wait_child(pid));
+}
+
+TEST_HARNESS_MAIN
