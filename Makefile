@@ -12,6 +12,8 @@
 #                             then Debian's 6.1 kernel in QEMU
 #   make check-debug          the same suite on the debug kernel, with kmemleak
 #   make lint                 W=1 build, sparse, checkpatch --strict
+#   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
+#                             (host only, ~1 min; scripts/bench.sh)
 #   make clean
 #
 # make check    [KERNEL=<image> KDIR=<build tree> MODDIR=</lib/modules/ver>]
@@ -66,6 +68,9 @@ check-debug:
 lint:
 	@scripts/lint.sh $(CHECK_KDIR)
 
+bench:
+	@scripts/bench.sh
+
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
@@ -74,4 +79,4 @@ clean:
 	$(MAKE) -C userlib clean
 	rm -rf .build
 
-.PHONY: all userlib module selftests check check-debug lint clean
+.PHONY: all userlib module selftests check check-debug lint bench clean

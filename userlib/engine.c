@@ -386,6 +386,27 @@ int tracebuf_engine_register_thread(struct tracebuf_thread *t)
 	return tb_register_thread(&tb_engine, t);
 }
 
+/*
+ * How much to take for @t's next chunk.  A thread that filled its last
+ * chunk within TRACEBUF_CHUNK_FAST_NS gets one twice as large, up to
+ * e->chunk_max: a fast writer then comes to the shared cursor (and its
+ * cache line) rarely; a slow one keeps small chunks, so little is padded
+ * when a half closes.
+ */
+static uint64_t tb_chunk_len(struct tracebuf_engine *e, struct tracebuf_thread *t)
+{
+	uint64_t now = tracebuf_ticks();
+
+	if (t->chunk_want < e->chunk_size || t->chunk_want > e->chunk_max ||
+	    now - t->chunk_ticks > 64 * e->chunk_fast_ticks)
+		t->chunk_want = e->chunk_size;
+	else if (now - t->chunk_ticks < e->chunk_fast_ticks &&
+		 t->chunk_want < e->chunk_max)
+		t->chunk_want *= 2;
+	t->chunk_ticks = now;
+	return t->chunk_want;
+}
+
 uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 {
 	struct tracebuf_engine *e = &tb_engine;
@@ -411,7 +432,9 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 		goto drop;
 
 	/* A record larger than a chunk gets a chunk of its own size. */
-	len = bytes > e->chunk_size ? bytes : e->chunk_size;
+	len = tb_chunk_len(e, t);
+	if (bytes > len)
+		len = bytes;
 	for (;;) {
 		ret = tb_cursor_take(e, len, &wrap, &off);
 		if (!ret)
@@ -580,6 +603,10 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 	e->chunk_size = TRACEBUF_CHUNK_SIZE;
 	while (e->chunk_size > 256 && e->chunk_size * 16 > e->half_size)
 		e->chunk_size /= 2;
+	e->chunk_max = e->chunk_size;
+	while (e->chunk_max < TRACEBUF_CHUNK_MAX && e->chunk_max * 32 <= e->half_size)
+		e->chunk_max *= 2;
+	e->chunk_fast_ticks = e->ticks_per_second / (1000000000u / TRACEBUF_CHUNK_FAST_NS);
 	e->half[0] = e->half[1] = TB_HALF_FREE;
 	e->durable_pos = 0;
 	e->never_started = true;
@@ -880,6 +907,7 @@ void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second)
 	pthread_mutex_lock(&e->lock);
 	atomic_store(&__tracebuf_hot.use_tsc, tsc);
 	e->ticks_per_second = tsc ? ticks_per_second : 1000000000ull;
+	e->chunk_fast_ticks = e->ticks_per_second / (1000000000u / TRACEBUF_CHUNK_FAST_NS);
 	pthread_mutex_unlock(&e->lock);
 }
 

@@ -17,6 +17,10 @@
 
 /* Default chunk of a rolling buffer a thread takes at a time. */
 #define TRACEBUF_CHUNK_SIZE		4096u
+/* A fast writer's chunks grow up to this (and 1/16 of a half)... */
+#define TRACEBUF_CHUNK_MAX		(64u * 1024)
+/* ...when it filled the last one within this. */
+#define TRACEBUF_CHUNK_FAST_NS		10000u
 /* Cursor offset meaning "this half is full". */
 #define TRACEBUF_CURSOR_FULL(e)		((e)->half_size + 8)
 
@@ -78,16 +82,19 @@ struct tracebuf_engine {
 	uint8_t *rolling[2];
 	uint64_t half_size;
 	uint32_t chunk_size;
+	uint32_t chunk_max;
+	uint64_t chunk_fast_ticks;	/* TRACEBUF_CHUNK_FAST_NS in ticks */
 	struct tracebuf_engine_ops ops;
 	uint64_t ticks_per_second;
 
 	atomic_uint state;
 	atomic_uint thread_epoch;	/* bumped when the durable is cleared */
-	atomic_ullong cursor;		/* wrapped count << 32 | offset */
-	atomic_ullong done[2];		/* bytes of each half finished */
+	/* written by every chunk refill: each on a cache line of its own */
+	_Alignas(64) atomic_ullong cursor;	/* wrapped count << 32 | offset */
+	_Alignas(64) atomic_ullong done[2];	/* bytes of each half finished */
 
 	/* [lock] */
-	enum tb_half_state half[2];
+	_Alignas(64) enum tb_half_state half[2];
 	uint32_t half_wrap[2];
 	uint64_t durable_pos;
 	bool durable_full;

@@ -63,6 +63,8 @@ struct tracebuf_thread {
 	uint32_t epoch;			/* engine epoch of registration */
 	uint32_t thread_ref;		/* 1..255, 0 for inline koids */
 	uint64_t pid, tid;		/* koids when inline */
+	uint64_t chunk_ticks;		/* when the last chunk was taken */
+	uint32_t chunk_want;		/* bytes of the next chunk */
 	struct tracebuf_thread *next;	/* engine's list, under its lock */
 	bool registered;
 } __attribute__((aligned(64)));
