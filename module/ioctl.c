@@ -71,6 +71,7 @@ static void tracebuf_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct tracebuf_start_args) != TRACEBUF_START_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_target_args) != TRACEBUF_TARGET_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_send_args) != TRACEBUF_MGR_SEND_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_tracing_args) != TRACEBUF_TRACING_SIZE_VER0);
 }
 
 /*
@@ -129,6 +130,7 @@ static int tracebuf_args_out(unsigned int cmd, void __user *uarg,
 #define TRACEBUF_IOC_MGR_STOP_SIZE		TRACEBUF_TARGET_SIZE_VER0
 #define TRACEBUF_IOC_MGR_TERMINATE_SIZE		TRACEBUF_TARGET_SIZE_VER0
 #define TRACEBUF_IOC_MGR_SEND_SIZE		TRACEBUF_MGR_SEND_SIZE_VER0
+#define TRACEBUF_IOC_MGR_SET_TRACING_SIZE	TRACEBUF_TRACING_SIZE_VER0
 
 static const unsigned int tracebuf_ioctls[] = {
 	TRACEBUF_IOC_VERSION,
@@ -146,6 +148,7 @@ static const unsigned int tracebuf_ioctls[] = {
 	TRACEBUF_IOC_MGR_TERMINATE,
 	TRACEBUF_IOC_MGR_SEND,
 	TRACEBUF_IOC_MGR_GET_CATEGORIES,
+	TRACEBUF_IOC_MGR_SET_TRACING,
 };
 
 static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
@@ -162,7 +165,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	args.features = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
 			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
 			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
-			TRACEBUF_FEAT_GENL;
+			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING;
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -491,6 +494,23 @@ static int tracebuf_ioctl_get_categories(struct tracebuf_manager *m,
 	return ret;
 }
 
+static int tracebuf_ioctl_set_tracing(struct tracebuf_manager *m,
+				      unsigned int cmd, void __user *uarg)
+{
+	struct tracebuf_tracing_args args;
+	int ret;
+
+	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_SET_TRACING, args, uarg);
+	if (ret)
+		return ret;
+	if (args.flags || args.tracing > 1)
+		return -EINVAL;
+	mutex_lock(&tracebuf_lock);
+	m->tracing = args.tracing;
+	mutex_unlock(&tracebuf_lock);
+	return 0;
+}
+
 static bool tracebuf_mode_valid(u32 mode)
 {
 	return mode == TRACEBUF_MODE_ONESHOT ||
@@ -620,6 +640,8 @@ static long tracebuf_ioctl_manager(struct tracebuf_file *tf, unsigned int cmd,
 		return tracebuf_ioctl_mgr_send(tf->manager, cmd, uarg);
 	case _IOC_NR(TRACEBUF_IOC_MGR_GET_CATEGORIES):
 		return tracebuf_ioctl_get_categories(tf->manager, cmd, uarg);
+	case _IOC_NR(TRACEBUF_IOC_MGR_SET_TRACING):
+		return tracebuf_ioctl_set_tracing(tf->manager, cmd, uarg);
 	}
 	return -EINVAL;		/* a provider command on a manager */
 }

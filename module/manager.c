@@ -83,7 +83,7 @@ bool tracebuf_trace_running_for(struct tracebuf_provider *p)
 	lockdep_assert_held(&tracebuf_lock);
 
 	list_for_each_entry(m, &tracebuf_managers, link)
-		if (m->active && tracebuf_manager_sees(m, p))
+		if ((m->active || m->tracing) && tracebuf_manager_sees(m, p))
 			return true;
 	return false;
 }

@@ -129,6 +129,7 @@ struct tracebuf_manager {
 	unsigned int active;			/* [L] owned in STARTING or
 						 * STARTED
 						 */
+	bool tracing;				/* [L] MGR_SET_TRACING */
 	struct tracebuf_msg_node registry_node;	/* [L] queued at most once */
 	struct tracebuf_notify notify;
 };

@@ -1107,6 +1107,8 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 	/* whoever registered since is traced too */
 	tracebuf_session_dispatch(s);
 	s->state = TB_S_STARTING;
+	/* who registers from now on with WAIT_START waits for its START */
+	tracebuf_sys_set_tracing(s->m->fd, 1);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
 		if (t->info.state == TRACEBUF_LIB_TRACEE_INITIALIZED ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STOPPED)
@@ -1126,6 +1128,7 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 	tracebuf_session_dispatch(s);
 	s->state = TB_S_STOPPING;
 	s->write_results = write_results;
+	tracebuf_sys_set_tracing(s->m->fd, 0);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING &&
 		    t->info.state != TRACEBUF_LIB_TRACEE_STARTED)

@@ -211,6 +211,14 @@ int tracebuf_sys_get_known(int fd, uint32_t id, void *buf, uint32_t *size,
 	return ret;
 }
 
+int tracebuf_sys_set_tracing(int fd, uint32_t tracing)
+{
+	struct tracebuf_tracing_args a = { .tracing = tracing };
+	int ret = tb_ioctl(fd, TRACEBUF_IOC_MGR_SET_TRACING, &a);
+
+	return ret == -ENOTTY ? 0 : ret;
+}
+
 ssize_t tracebuf_sys_read_msgs(int fd, struct tracebuf_mgr_msg *msgs, size_t n)
 {
 	return tb_read(fd, msgs, sizeof(*msgs), n);

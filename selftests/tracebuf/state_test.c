@@ -549,6 +549,44 @@ TEST_F(sync, without_sync_flag_status_zero)
 	EXPECT_EQ(0U, tb_sync_status(_metadata, self, 0));
 }
 
+static int tb_set_tracing(int fd, __u32 tracing, __u32 flags)
+{
+	struct tracebuf_tracing_args a = { .tracing = tracing, .flags = flags };
+
+	return tb_ioctl(fd, TRACEBUF_IOC_MGR_SET_TRACING, &a);
+}
+
+/* A manager that runs a trace, with no provider started yet. */
+TEST_F(sync, tracing_manager_status_started)
+{
+	ASSERT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	EXPECT_EQ(TRACEBUF_REGISTER_STARTED,
+		  tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+TEST_F(sync, tracing_cleared_status_zero)
+{
+	ASSERT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	ASSERT_EQ(0, tb_set_tracing(self->p.mgr, 0, 0));
+	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+TEST_F(sync, tracing_manager_gone_status_zero)
+{
+	ASSERT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	tb_close(&self->p.mgr);
+	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+TEST_F(sync, set_tracing_refuses_bad_input)
+{
+	EXPECT_EQ(-EINVAL, tb_set_tracing(self->p.mgr, 2, 0));
+	EXPECT_EQ(-EINVAL, tb_set_tracing(self->p.mgr, 1, 1));
+	/* a provider's file */
+	EXPECT_EQ(-EINVAL, tb_set_tracing(self->p.prov, 1, 0));
+	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
 TEST_F(sync, manager_gone_status_zero)
 {
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);

@@ -96,7 +96,8 @@
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_STOP) |		\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_TERMINATE) |	\
 		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_SEND) |		\
-		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_GET_CATEGORIES))
+		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_GET_CATEGORIES) |	\
+		       TB_IOCTL_BIT(TRACEBUF_IOC_MGR_SET_TRACING))
 
 /* ------------------------------------------------------------------ */
 /* Files and roles                                                    */

@@ -280,6 +280,7 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_GENL		_BITULL(6)	/* the generic netlink
 							 * family below
 							 */
+#define TRACEBUF_FEAT_SET_TRACING	_BITULL(7)	/* MGR_SET_TRACING */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -303,8 +304,9 @@ struct tracebuf_register_args {
 #define TRACEBUF_REGISTER_F_SYNC	_BITUL(0)
 #define TRACEBUF_REGISTER_F_ALL		TRACEBUF_REGISTER_F_SYNC
 /*
- * status bit, only with F_SYNC: a manager that can see this provider has a
- * provider in STARTING or STARTED; wait for START before writing records.
+ * status bit, only with F_SYNC: a manager that can see this provider runs
+ * a trace (TRACEBUF_IOC_MGR_SET_TRACING) or has a provider in STARTING or
+ * STARTED; wait for START before writing records.
  */
 #define TRACEBUF_REGISTER_STARTED	_BITUL(0)
 
@@ -489,6 +491,21 @@ struct tracebuf_mgr_send_args {
 
 #define TRACEBUF_MGR_SEND_SIZE_VER0	24
 
+/*
+ * TRACEBUF_IOC_MGR_SET_TRACING: whether this manager runs a trace, from
+ * its session's start to its stop.  Fuchsia's "a trace is started" hint
+ * (REGISTER with F_SYNC) is the session's state, not its providers': a
+ * provider that registers while a session runs, even one with no
+ * provider started yet, is told to wait for its START.  Cleared when the
+ * manager's file is closed.  EINVAL: tracing not 0 or 1, flags.
+ */
+struct tracebuf_tracing_args {
+	__u32 tracing;			/* In: 0 or 1 */
+	__u32 flags;			/* In: 0 */
+};
+
+#define TRACEBUF_TRACING_SIZE_VER0	8
+
 /* ---------------------------------------------------------------------- */
 /* Manager inbox records, read with read() on a manager file.             */
 
@@ -605,5 +622,7 @@ enum tracebuf_genl_attr {
 	_IOW(TRACEBUF_IOC_MAGIC, 0x25, struct tracebuf_mgr_send_args)
 #define TRACEBUF_IOC_MGR_GET_CATEGORIES \
 	_IOWR(TRACEBUF_IOC_MAGIC, 0x26, struct tracebuf_get_known_args)
+#define TRACEBUF_IOC_MGR_SET_TRACING \
+	_IOW(TRACEBUF_IOC_MAGIC, 0x27, struct tracebuf_tracing_args)
 
 #endif /* _UAPI_LINUX_TRACEBUF_H */
