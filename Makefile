@@ -6,6 +6,7 @@
 #   make [KDIR=<build tree>]  build libtracebuf, module/tracebuf.ko and the
 #                             selftests
 #   make userlib              libtracebuf only (userlib/; needs no KDIR)
+#   make tracebufctl          the command-line manager (tools/tracebufctl)
 #   make module               the module only
 #   make selftests            the selftests only (selftests/tracebuf)
 #   make check                THE test suite: libtracebuf's host unit tests,
@@ -39,10 +40,13 @@ CHECK_KDIR := --kdir $(KDIR)
 endif
 
 # userlib first: it builds even where the module cannot (no KDIR).
-all: userlib module selftests
+all: userlib tracebufctl module selftests
 
 userlib:
 	$(MAKE) -C userlib
+
+tracebufctl: userlib
+	$(MAKE) -C tools/tracebufctl
 
 module:
 	@test -f "$(KDIR)/Makefile" || { \
@@ -77,6 +81,7 @@ clean:
 		module/modules.order Module.symvers modules.order .*.cmd .module-common.o
 	@if [ -f $(SELFTESTS)/Makefile ]; then $(MAKE) -C $(SELFTESTS) clean; fi
 	$(MAKE) -C userlib clean
+	$(MAKE) -C tools/tracebufctl clean
 	rm -rf .build
 
-.PHONY: all userlib module selftests check check-debug lint bench clean
+.PHONY: all userlib tracebufctl module selftests check check-debug lint bench clean

@@ -137,12 +137,17 @@ make -C "$SELFTESTS" OUTPUT="$TESTS" EXTRA_LDFLAGS=-static >&2 ||
 make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" list > "$WORK/tests.list" ||
 	tb_die "'make -C $SELFTESTS list' failed"
 [ -s "$WORK/tests.list" ] || tb_die "'make -C $SELFTESTS list' printed no programs"
-# libtracebuf's integration tests, before the script that reloads the module
-tb_log "building libtracebuf's integration tests (static) into $TESTS"
-make -C "$TB_ROOT/userlib" vmtests VMTEST_OUT="$TESTS" >&2 ||
-	tb_die "libtracebuf's integration tests did not build"
-make -s --no-print-directory -C "$TB_ROOT/userlib" list-vmtests > "$WORK/vmtests.list" ||
-	tb_die "'make -C userlib list-vmtests' failed"
+# The integration tests of libtracebuf and tracebufctl (with tracebufctl
+# and the example program beside them), before the script that reloads
+# the module.
+: > "$WORK/vmtests.list"
+for dir in userlib tools/tracebufctl; do
+	tb_log "building the integration tests of $dir (static) into $TESTS"
+	make -C "$TB_ROOT/$dir" vmtests VMTEST_OUT="$TESTS" >&2 ||
+		tb_die "the integration tests of $dir did not build"
+	make -s --no-print-directory -C "$TB_ROOT/$dir" list-vmtests >> "$WORK/vmtests.list" ||
+		tb_die "'make -C $dir list-vmtests' failed"
+done
 { grep -vx 'insmod_test.sh' "$WORK/tests.list" || true
   cat "$WORK/vmtests.list"
   grep -x 'insmod_test.sh' "$WORK/tests.list" || true

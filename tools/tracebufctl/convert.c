@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl convert: FXT to Chrome's trace-event JSON
+ * (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKVnIsyO0),
+ * the object form:
+ *
+ *	{"traceEvents":[
+ *	{"ph":"B","ts":1.234,"pid":P,"tid":T,"cat":"c","name":"n","args":{...}},
+ *	...
+ *	],
+ *	"displayTimeUnit":"ns"}
+ *
+ * one event per line.  Mapping:
+ *
+ *   instant i (thread scope)   counter C (numeric arguments only; id if
+ *   not 0)   duration begin/end B/E   complete X (dur)   async
+ *   begin/instant/end b/n/e (id)   flow begin/step/end s/t/f (id; f binds
+ *   to the enclosing slice)   log record: i named "log" with the message
+ *   kernel object thread: M thread_name (pid from its "process" argument)
+ *   kernel object process: M process_name
+ *   the first event of each pid: M process_name, the provider's name
+ *
+ * ts and dur are microseconds with three decimals (exact from ns).
+ * pid and tid are the process and thread koids.  Pointers are strings
+ * "0x...", koids numbers, NaN and infinities strings.
+ *
+ * The output is written to a temporary file renamed over OUT only when
+ * the whole input converted; corrupt input leaves nothing behind.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracebuf_reader.h>
+
+#include "tracebufctl.h"
+#include "util.h"
+
+struct convert {
+	FILE *f;
+	unsigned long events;		/* written so far */
+	uint64_t *pids;			/* process_name already written */
+	size_t npids;
+	uint64_t last_pid;		/* pids[] holds it: the common case */
+	bool have_last;
+};
+
+static void convert_str(FILE *f, struct tracebuf_reader_str s)
+{
+	tbctl_json_str(f, s.data, s.len);
+}
+
+/* "ts":1.234 from ns */
+static void convert_us(FILE *f, const char *key, uint64_t ns)
+{
+	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned int)(ns % 1000));
+}
+
+/* The separator before the next event. */
+static void convert_next(struct convert *c)
+{
+	fputs(c->events++ ? ",\n" : "\n", c->f);
+}
+
+static bool convert_arg_numeric(unsigned int type)
+{
+	switch (type) {
+	case TRACEBUF_LIB_FXT_ARG_INT32:
+	case TRACEBUF_LIB_FXT_ARG_UINT32:
+	case TRACEBUF_LIB_FXT_ARG_INT64:
+	case TRACEBUF_LIB_FXT_ARG_UINT64:
+	case TRACEBUF_LIB_FXT_ARG_DOUBLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void convert_arg_value(FILE *f, const struct tracebuf_reader_arg *a)
+{
+	switch (a->type) {
+	case TRACEBUF_LIB_FXT_ARG_NULL:
+		fputs("null", f);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_INT32:
+		fprintf(f, "%" PRId32, a->i32);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_UINT32:
+		fprintf(f, "%" PRIu32, a->u32);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_INT64:
+		fprintf(f, "%" PRId64, a->i64);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_UINT64:
+		fprintf(f, "%" PRIu64, a->u64);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_DOUBLE:
+		tbctl_json_double(f, a->dbl);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_STRING:
+		convert_str(f, a->str);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_POINTER:
+		fprintf(f, "\"0x%" PRIx64 "\"", a->ptr);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_KOID:
+		fprintf(f, "%" PRIu64, a->koid);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_BOOL:
+		fputs(a->b ? "true" : "false", f);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_BLOB:
+		fprintf(f, "\"<blob, %zu bytes>\"", a->raw.len);
+		break;
+	default:
+		fprintf(f, "\"<argument of type %u, %zu bytes>\"", a->type, a->raw.len);
+		break;
+	}
+}
+
+/* ,"args":{...}; only numeric ones if numeric_only. */
+static void convert_args(FILE *f, const struct tracebuf_reader_record *rec, bool numeric_only)
+{
+	bool first = true;
+
+	fputs(",\"args\":{", f);
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct tracebuf_reader_arg *a = &rec->args[i];
+
+		if (numeric_only && !convert_arg_numeric(a->type))
+			continue;
+		if (!first)
+			putc(',', f);
+		first = false;
+		convert_str(f, a->name);
+		putc(':', f);
+		convert_arg_value(f, a);
+	}
+	putc('}', f);
+}
+
+/* A metadata event: {"ph":"M","name":what,"pid":..,"tid":..,"args":{"name":name}} */
+static void convert_meta(struct convert *c, const char *what, uint64_t pid, uint64_t tid,
+			 struct tracebuf_reader_str name)
+{
+	convert_next(c);
+	fprintf(c->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
+		",\"args\":{\"name\":", what, pid, tid);
+	convert_str(c->f, name);
+	fputs("}}", c->f);
+}
+
+/* process_name from the provider's name, the first time pid shows up. */
+static int convert_process(struct convert *c, const struct tracebuf_reader_record *rec,
+			   uint64_t pid)
+{
+	uint64_t *n;
+
+	if (!rec->provider_name.len || (c->have_last && c->last_pid == pid))
+		return 0;
+	for (size_t i = 0; i < c->npids; i++) {
+		if (c->pids[i] == pid) {
+			c->last_pid = pid;
+			c->have_last = true;
+			return 0;
+		}
+	}
+	n = realloc(c->pids, (c->npids + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->pids = n;
+	n[c->npids++] = pid;
+	c->last_pid = pid;
+	c->have_last = true;
+	convert_meta(c, "process_name", pid, 0, rec->provider_name);
+	return 0;
+}
+
+static int convert_event(struct convert *c, const struct tracebuf_reader_record *rec)
+{
+	static const char phases[] = {
+		[TRACEBUF_LIB_FXT_EVENT_INSTANT] = 'i',
+		[TRACEBUF_LIB_FXT_EVENT_COUNTER] = 'C',
+		[TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN] = 'B',
+		[TRACEBUF_LIB_FXT_EVENT_DURATION_END] = 'E',
+		[TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE] = 'X',
+		[TRACEBUF_LIB_FXT_EVENT_ASYNC_BEGIN] = 'b',
+		[TRACEBUF_LIB_FXT_EVENT_ASYNC_INSTANT] = 'n',
+		[TRACEBUF_LIB_FXT_EVENT_ASYNC_END] = 'e',
+		[TRACEBUF_LIB_FXT_EVENT_FLOW_BEGIN] = 's',
+		[TRACEBUF_LIB_FXT_EVENT_FLOW_STEP] = 't',
+		[TRACEBUF_LIB_FXT_EVENT_FLOW_END] = 'f',
+	};
+	unsigned int type = rec->event.type;
+	FILE *f = c->f;
+	int ret;
+
+	if (type >= sizeof(phases) || !phases[type])
+		return 0;	/* an event type from the future: no Chrome equivalent */
+	ret = convert_process(c, rec, rec->event.process_koid);
+	if (ret)
+		return ret;
+	convert_next(c);
+	fprintf(f, "{\"ph\":\"%c\"", phases[type]);
+	convert_us(f, "ts", rec->event.ns);
+	fprintf(f, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",\"cat\":",
+		rec->event.process_koid, rec->event.thread_koid);
+	convert_str(f, rec->event.category);
+	fputs(",\"name\":", f);
+	convert_str(f, rec->event.name);
+	switch (type) {
+	case TRACEBUF_LIB_FXT_EVENT_INSTANT:
+		fputs(",\"s\":\"t\"", f);
+		break;
+	case TRACEBUF_LIB_FXT_EVENT_COUNTER:
+		if (rec->event.counter_id)
+			fprintf(f, ",\"id\":\"0x%" PRIx64 "\"", rec->event.counter_id);
+		break;
+	case TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE:
+		convert_us(f, "dur", rec->event.end_ns > rec->event.ns ?
+				     rec->event.end_ns - rec->event.ns : 0);
+		break;
+	case TRACEBUF_LIB_FXT_EVENT_ASYNC_BEGIN:
+	case TRACEBUF_LIB_FXT_EVENT_ASYNC_INSTANT:
+	case TRACEBUF_LIB_FXT_EVENT_ASYNC_END:
+		fprintf(f, ",\"id\":\"0x%" PRIx64 "\"", rec->event.async_id);
+		break;
+	case TRACEBUF_LIB_FXT_EVENT_FLOW_END:
+		fputs(",\"bp\":\"e\"", f);
+		/* fall through */
+	case TRACEBUF_LIB_FXT_EVENT_FLOW_BEGIN:
+	case TRACEBUF_LIB_FXT_EVENT_FLOW_STEP:
+		fprintf(f, ",\"id\":\"0x%" PRIx64 "\"", rec->event.flow_id);
+		break;
+	default:
+		break;
+	}
+	convert_args(f, rec, type == TRACEBUF_LIB_FXT_EVENT_COUNTER);
+	putc('}', f);
+	return 0;
+}
+
+static void convert_kobj(struct convert *c, const struct tracebuf_reader_record *rec)
+{
+	uint64_t pid = 0;
+
+	if (rec->kobj.obj_type == TRACEBUF_LIB_FXT_OBJ_PROCESS) {
+		convert_meta(c, "process_name", rec->kobj.koid, 0, rec->kobj.name);
+		return;
+	}
+	if (rec->kobj.obj_type != TRACEBUF_LIB_FXT_OBJ_THREAD)
+		return;
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct tracebuf_reader_arg *a = &rec->args[i];
+
+		if (a->name.len == 7 && !memcmp(a->name.data, "process", 7) &&
+		    (a->type == TRACEBUF_LIB_FXT_ARG_KOID || a->type == TRACEBUF_LIB_FXT_ARG_UINT64))
+			pid = a->type == TRACEBUF_LIB_FXT_ARG_KOID ? a->koid : a->u64;
+	}
+	convert_meta(c, "thread_name", pid, rec->kobj.koid, rec->kobj.name);
+}
+
+static int convert_log(struct convert *c, const struct tracebuf_reader_record *rec)
+{
+	int ret = convert_process(c, rec, rec->log.process_koid);
+
+	if (ret)
+		return ret;
+	convert_next(c);
+	fputs("{\"ph\":\"i\",\"s\":\"t\"", c->f);
+	convert_us(c->f, "ts", rec->log.ns);
+	fprintf(c->f, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
+		",\"cat\":\"log\",\"name\":\"log\",\"args\":{\"message\":",
+		rec->log.process_koid, rec->log.thread_koid);
+	convert_str(c->f, rec->log.message);
+	fputs("}}", c->f);
+	return 0;
+}
+
+/*
+ * All of r into f.  Return: 0; -EBADMSG (or the reader's error) with err
+ * set; -ENOMEM.
+ */
+static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
+		       char *err, size_t errlen)
+{
+	struct convert c = { .f = f };
+	struct tracebuf_reader_record *rec;
+	int ret;
+
+	rec = malloc(sizeof(*rec));
+	if (!rec) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	fputs("{\"traceEvents\":[", f);
+	while ((ret = tracebuf_reader_next(r, rec)) > 0) {
+		switch (rec->type) {
+		case TRACEBUF_LIB_FXT_RECORD_EVENT:
+			ret = convert_event(&c, rec);
+			break;
+		case TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT:
+			convert_kobj(&c, rec);
+			ret = 0;
+			break;
+		case TRACEBUF_LIB_FXT_RECORD_LOG:
+			ret = convert_log(&c, rec);
+			break;
+		default:
+			ret = 0;
+			break;
+		}
+		if (ret) {
+			snprintf(err, errlen, "out of memory");
+			break;
+		}
+	}
+	if (ret < 0 && !*err)
+		snprintf(err, errlen, "%s: %s at offset %zu", file, tracebuf_reader_error(r),
+			 tracebuf_reader_error_offset(r));
+	fputs("\n],\n\"displayTimeUnit\":\"ns\"}\n", f);
+	free(c.pids);
+	free(rec);
+	return ret;
+}
+
+/* FILE with .fxt replaced by .json (or .json appended); malloc'd. */
+static char *convert_default_output(const char *file)
+{
+	size_t len = strlen(file);
+	char *out;
+
+	if (len > 4 && !strcmp(file + len - 4, ".fxt"))
+		len -= 4;
+	out = malloc(len + sizeof(".json"));
+	if (out) {
+		memcpy(out, file, len);
+		memcpy(out + len, ".json", sizeof(".json"));
+	}
+	return out;
+}
+
+static void convert_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " convert FILE [-o OUT]\n"
+		"\n"
+		"Convert the FXT trace FILE to Chrome's trace-event JSON (for\n"
+		"chrome://tracing, Perfetto's UI, speedscope...).  OUT is written only\n"
+		"if all of FILE converted.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output OUT   the JSON file (default: FILE with .fxt replaced by\n"
+		"                     .json; - for standard output)\n"
+		"  -h, --help         print this help and exit\n");
+}
+
+static const struct tbctl_opt convert_opts[] = {
+	{ "output", 'o', TBCTL_REQ_ARG, 'o' },
+	{ "help", 'h', TBCTL_NO_ARG, 'h' },
+	{ 0 }
+};
+
+int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	const char *file = NULL, *out = NULL;
+	char err[256] = "", msg[200], *tmp = NULL, *def = NULL;
+	struct tracebuf_reader *r = NULL;
+	FILE *f = NULL;
+	int ret, fd;
+
+	(void)ctx;
+	for (;;) {
+		ret = tbctl_getopt(&g, convert_opts, err, sizeof(err));
+		if (ret == TBCTL_GETOPT_END && g.dashdash && g.ind < argc) {
+			g.arg = argv[g.ind++];
+			g.dashdash = false;
+			ret = TBCTL_GETOPT_ARG;
+		}
+		if (ret == TBCTL_GETOPT_END)
+			break;
+		switch (ret) {
+		case 'o':
+			if (!*g.arg)
+				return tbctl_usage_err("convert", "convert: empty output file name");
+			out = g.arg;
+			break;
+		case 'h':
+			convert_usage(stdout);
+			return 0;
+		case TBCTL_GETOPT_ARG:
+			if (file) {
+				snprintf(msg, sizeof(msg), "convert: unexpected argument '%s'", g.arg);
+				return tbctl_usage_err("convert", msg);
+			}
+			file = g.arg;
+			break;
+		default:
+			snprintf(msg, sizeof(msg), "convert: %s", err);
+			return tbctl_usage_err("convert", msg);
+		}
+	}
+	err[0] = '\0';
+	if (!file)
+		return tbctl_usage_err("convert", "convert: missing FILE");
+	if (!out) {
+		if (!strcmp(file, "-")) {
+			out = "-";
+		} else {
+			def = convert_default_output(file);
+			if (!def) {
+				tbctl_err("out of memory");
+				return -ENOMEM;
+			}
+			out = def;
+		}
+	}
+	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin", 0, &r);
+	if (ret) {
+		tbctl_err("%s: %s", file, strerror(-ret));
+		goto out;
+	}
+	if (!strcmp(out, "-")) {
+		ret = convert_run(r, stdout, file, err, sizeof(err));
+		if (ret)
+			tbctl_err("%s", err);
+		else if (fflush(stdout)) {
+			ret = -errno;
+			tbctl_err("write error: %s", strerror(-ret));
+		}
+		goto out;
+	}
+	fd = tbctl_tmp_create(out, &tmp);
+	if (fd < 0) {
+		ret = fd;
+		if (fd == -EISDIR)
+			tbctl_err("%s: is a directory", out);
+		else
+			tbctl_err("%s: cannot create a file beside it: %s", out, strerror(-fd));
+		goto out;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		tbctl_err("%s: %s", out, strerror(-ret));
+		goto out_unlink;
+	}
+	ret = convert_run(r, f, file, err, sizeof(err));
+	if (ret) {
+		fclose(f);
+		tbctl_err("%s", err);
+		goto out_unlink;
+	}
+	errno = 0;
+	if (fflush(f) || ferror(f) || fsync(fileno(f))) {
+		ret = errno ? -errno : -EIO;
+		fclose(f);
+		tbctl_err("%s: %s", out, strerror(-ret));
+		goto out_unlink;
+	}
+	if (fclose(f) || rename(tmp, out)) {
+		ret = -errno;
+		tbctl_err("%s: %s", out, strerror(-ret));
+		goto out_unlink;
+	}
+	goto out;
+
+out_unlink:
+	unlink(tmp);
+out:
+	free(tmp);
+	free(def);
+	tracebuf_reader_close(r);
+	return ret;
+}

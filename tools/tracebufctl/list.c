@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl list: the registered providers.
+ *
+ * The transport (tbctl_providers_fetch(): the manager ioctls today,
+ * genetlink later) fills struct tbctl_provider; the printers only see
+ * that.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracebuf_manager.h>
+
+#include "tracebufctl.h"
+#include "util.h"
+
+const char *tbctl_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		[TRACEBUF_STATE_REGISTERED] = "registered",
+		[TRACEBUF_STATE_INITIALIZED] = "initialized",
+		[TRACEBUF_STATE_STARTING] = "starting",
+		[TRACEBUF_STATE_STARTED] = "started",
+		[TRACEBUF_STATE_STOPPING] = "stopping",
+		[TRACEBUF_STATE_STOPPED] = "stopped",
+		[TRACEBUF_STATE_TERMINATING] = "terminating",
+	};
+
+	return state < TBCTL_ARRAY_SIZE(names) && names[state] ? names[state] : "?";
+}
+
+const char *tbctl_mode_name(uint32_t mode)
+{
+	static const char *const names[] = {
+		[TRACEBUF_MODE_ONESHOT] = "oneshot",
+		[TRACEBUF_MODE_CIRCULAR] = "circular",
+		[TRACEBUF_MODE_STREAMING] = "streaming",
+	};
+
+	if (!mode)
+		return "-";
+	return mode < TBCTL_ARRAY_SIZE(names) && names[mode] ? names[mode] : "?";
+}
+
+const char *tbctl_tracee_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		[TRACEBUF_LIB_TRACEE_INITIALIZED] = "initialized",
+		[TRACEBUF_LIB_TRACEE_STARTING] = "starting",
+		[TRACEBUF_LIB_TRACEE_STARTED] = "started",
+		[TRACEBUF_LIB_TRACEE_STOPPING] = "stopping",
+		[TRACEBUF_LIB_TRACEE_STOPPED] = "stopped",
+		[TRACEBUF_LIB_TRACEE_TERMINATING] = "terminating",
+		[TRACEBUF_LIB_TRACEE_TERMINATED] = "terminated",
+		[TRACEBUF_LIB_TRACEE_GONE] = "gone",
+		[TRACEBUF_LIB_TRACEE_FAILED] = "failed",
+	};
+
+	return state < TBCTL_ARRAY_SIZE(names) && names[state] ? names[state] : "?";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Transport: the manager ioctls                                            */
+
+int tbctl_providers_fetch(const struct tbctl_ctx *ctx, struct tbctl_provider **out)
+{
+	struct tracebuf_provider_info *info = NULL;
+	struct tracebuf_manager *m;
+	struct tbctl_provider *p;
+	int n, ret;
+
+	*out = NULL;
+	ret = tracebuf_manager_open(ctx->device, 0, &m);
+	if (ret)
+		return ret;
+	n = tracebuf_manager_list(m, &info);
+	tracebuf_manager_close(m);
+	if (n <= 0)
+		return n;
+	p = calloc((size_t)n, sizeof(*p));
+	if (!p) {
+		free(info);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		p[i].id = info[i].id;
+		p[i].pid = info[i].pid;
+		p[i].state = info[i].state;
+		p[i].mode = info[i].mode;
+		p[i].buffer_size = info[i].buffer_size;
+		p[i].manager_id = info[i].manager_id;
+		p[i].mine = info[i].flags & TRACEBUF_INFO_F_MINE;
+		/* the kernel NUL-terminates; do not rely on it */
+		memcpy(p[i].name, info[i].name, sizeof(p[i].name) - 1);
+		p[i].name[sizeof(p[i].name) - 1] = '\0';
+	}
+	free(info);
+	*out = p;
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Printing                                                                 */
+
+static void providers_print_json(FILE *f, const struct tbctl_provider *p, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s{\"id\":%u,\"pid\":%u,\"state\":", i ? "," : "", p[i].id, p[i].pid);
+		tbctl_json_cstr(f, tbctl_state_name(p[i].state));
+		fputs(",\"mode\":", f);
+		if (p[i].mode)
+			tbctl_json_cstr(f, tbctl_mode_name(p[i].mode));
+		else
+			fputs("null", f);
+		fprintf(f, ",\"buffer_size\":%llu,\"manager\":",
+			(unsigned long long)p[i].buffer_size);
+		if (p[i].manager_id)
+			fprintf(f, "%u", p[i].manager_id);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"mine\":%s,\"name\":", p[i].mine ? "true" : "false");
+		tbctl_json_cstr(f, p[i].name);
+		fputc('}', f);
+	}
+	fputs("]\n", f);
+}
+
+void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json)
+{
+	if (json) {
+		providers_print_json(f, p, n);
+		return;
+	}
+	fprintf(f, "%5s %8s  %-11s %-9s %10s  %-7s %s\n", "ID", "PID", "STATE", "MODE",
+		"BUFFER", "MANAGER", "NAME");
+	for (size_t i = 0; i < n; i++) {
+		char size[32] = "-", mgr[16] = "-";
+
+		if (p[i].buffer_size)
+			tbctl_human_bytes(p[i].buffer_size, size, sizeof(size));
+		if (p[i].manager_id)
+			snprintf(mgr, sizeof(mgr), "%u%s", p[i].manager_id, p[i].mine ? "*" : "");
+		fprintf(f, "%5u %8u  %-11s %-9s %10s  %-7s ", p[i].id, p[i].pid,
+			tbctl_state_name(p[i].state), tbctl_mode_name(p[i].mode), size, mgr);
+		tbctl_fputs_safe(f, p[i].name, 0);
+		putc('\n', f);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The command                                                              */
+
+static void list_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " list [-j]\n"
+		"\n"
+		"List the providers registered on the device: id, pid, state, buffering\n"
+		"mode, buffer size, owning manager (* if it is this one) and name.\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json   a JSON array instead of the table\n"
+		"  -h, --help   print this help and exit\n");
+}
+
+static const struct tbctl_opt list_opts[] = {
+	{ "json", 'j', TBCTL_NO_ARG, 'j' },
+	{ "help", 'h', TBCTL_NO_ARG, 'h' },
+	{ 0 }
+};
+
+int cmd_list(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	struct tbctl_provider *p;
+	bool json = ctx->json;
+	char err[160], msg[200];
+	int ret, n;
+
+	while ((ret = tbctl_getopt(&g, list_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
+		switch (ret) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			list_usage(stdout);
+			return 0;
+		case TBCTL_GETOPT_ARG:
+			snprintf(msg, sizeof(msg), "list: unexpected argument '%s'", g.arg);
+			return tbctl_usage_err("list", msg);
+		default:
+			snprintf(msg, sizeof(msg), "list: %s", err);
+			return tbctl_usage_err("list", msg);
+		}
+	}
+	if (g.dashdash && g.ind < argc) {
+		snprintf(msg, sizeof(msg), "list: unexpected argument '%s'", argv[g.ind]);
+		return tbctl_usage_err("list", msg);
+	}
+	n = tbctl_providers_fetch(ctx, &p);
+	if (n < 0)
+		return tbctl_device_err(ctx, n);
+	tbctl_providers_print(stdout, p, (size_t)n, json);
+	free(p);
+	if (fflush(stdout)) {
+		tbctl_err("write error: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl record: trace providers into an FXT file.
+ *
+ * record_parse() turns argv into a struct record_opts and does nothing
+ * else (tests/record_args_test.c drives it).  record_run() then:
+ *
+ *   1. blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD and reads them from a
+ *      signalfd, so one poll() waits for the session and the signals;
+ *   2. creates a temporary file beside the output (".NAME.XXXXXX");
+ *   3. creates and starts the session, then forks and execs COMMAND;
+ *   4. polls the session's fd and dispatches until DURATION, COMMAND's
+ *      exit, a trigger alert or a signal;
+ *   5. stops and terminates the session, collects the summary, destroys
+ *      it, and renames the temporary file over the output only if the
+ *      session ended cleanly (tracebuf_session_destroy() returned 0);
+ *      otherwise the temporary file is removed.
+ *
+ * A recording that failed never leaves a file under the output's name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracebuf_manager.h>
+
+#include "tracebufctl.h"
+#include "util.h"
+
+#define RECORD_STATUS_INTERVAL_NS	250000000ULL
+#define NS_PER_SEC			1000000000ULL
+
+/* ------------------------------------------------------------------------ */
+/* Parsing                                                                  */
+
+#define RECORD_OPT_TRIGGER	256
+
+static const struct tbctl_opt record_opt_table[] = {
+	{ "categories", 'c', TBCTL_REQ_ARG, 'c' },
+	{ "mode", 'm', TBCTL_REQ_ARG, 'm' },
+	{ "buffer-size", 'b', TBCTL_REQ_ARG, 'b' },
+	{ "duration", 'd', TBCTL_REQ_ARG, 'd' },
+	{ "provider", 'p', TBCTL_REQ_ARG, 'p' },
+	{ "trigger", 0, TBCTL_REQ_ARG, RECORD_OPT_TRIGGER },
+	{ "output", 'o', TBCTL_REQ_ARG, 'o' },
+	{ "quiet", 'q', TBCTL_NO_ARG, 'q' },
+	{ "help", 'h', TBCTL_NO_ARG, 'h' },
+	{ 0 }
+};
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+		"\n"
+		"Trace the registered providers (and those registering later) into an\n"
+		"FXT file, until DURATION has passed, COMMAND has exited, a trigger\n"
+		"alert arrived, or SIGINT/SIGTERM.\n"
+		"\n"
+		"Options:\n"
+		"  -c, --categories CATS        categories to enable, comma separated\n"
+		"                               (default: all); repeatable\n"
+		"  -m, --mode MODE              oneshot (default), circular or streaming\n"
+		"  -b, --buffer-size SIZE       buffer per provider (default 4M): bytes, or\n"
+		"                               K, M, G (KiB, MiB, GiB); a multiple of 4K\n"
+		"  -b, --buffer-size NAME:SIZE  buffer of the providers named NAME; repeatable\n"
+		"  -d, --duration TIME          stop after TIME: 500ms, 10s, 2m, 1h (a plain\n"
+		"                               number is seconds)\n"
+		"  -p, --provider NAME          trace only providers named NAME; repeatable\n"
+		"      --trigger ALERT:stop     stop when a provider sends the alert ALERT;\n"
+		"                               repeatable\n"
+		"  -o, --output FILE            the trace (default " TBCTL_DEFAULT_OUTPUT "); it appears\n"
+		"                               only once the recording ended cleanly\n"
+		"  -q, --quiet                  no status line, no summary\n"
+		"  -h, --help                   print this help and exit\n"
+		"\n"
+		"With -- COMMAND, COMMAND is started once the session has started and\n"
+		"recording stops when it exits; the exit status is then COMMAND's\n"
+		"(128+N if signal N killed it).  If recording stops first, the trace\n"
+		"is written and tracebufctl waits for COMMAND.\n");
+}
+
+static int record_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int record_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(err, errlen, "record: ");
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int record_parse_categories(struct record_opts *o, const char *arg,
+				   char *err, size_t errlen)
+{
+	const char *p = arg;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (!len)
+			return record_err(err, errlen, "empty category in '%s'", arg);
+		if (len > TRACEBUF_CATEGORY_MAX)
+			return record_err(err, errlen,
+					  "category '%.*s' is longer than %d bytes",
+					  (int)len, p, TRACEBUF_CATEGORY_MAX);
+		if (tbctl_strv_push(&o->categories, &o->ncategories, p, len))
+			return -ENOMEM;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int record_check_name(const char *what, const char *name, size_t len,
+			     char *err, size_t errlen)
+{
+	if (!len)
+		return record_err(err, errlen, "empty %s", what);
+	if (len > TRACEBUF_NAME_MAX)
+		return record_err(err, errlen, "%s '%.*s' is longer than %d bytes",
+				  what, (int)len, name, TRACEBUF_NAME_MAX);
+	return 0;
+}
+
+/* -b SIZE or -b NAME:SIZE */
+static int record_parse_buffer(struct record_opts *o, const char *arg,
+			       char *err, size_t errlen)
+{
+	const char *colon = strrchr(arg, ':');
+	struct record_override *nv;
+	char msg[160];
+	uint64_t size;
+	size_t len;
+	int ret;
+
+	ret = tbctl_parse_size(colon ? colon + 1 : arg, &size, msg, sizeof(msg));
+	if (ret)
+		return record_err(err, errlen, "-b %s: %s", arg, msg);
+	if (!colon) {
+		o->buffer_size = size;
+		o->present |= TBCTL_OPT_BUFFER_SIZE;
+		return 0;
+	}
+	len = (size_t)(colon - arg);
+	ret = record_check_name("provider name", arg, len, err, errlen);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < o->noverrides; i++)
+		if (strlen(o->overrides[i].name) == len &&
+		    !strncmp(o->overrides[i].name, arg, len))
+			return record_err(err, errlen,
+					  "buffer size of provider '%.*s' given twice",
+					  (int)len, arg);
+	nv = realloc(o->overrides, (o->noverrides + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	o->overrides = nv;
+	nv[o->noverrides].name = strndup(arg, len);
+	if (!nv[o->noverrides].name)
+		return -ENOMEM;
+	nv[o->noverrides++].size = size;
+	o->present |= TBCTL_OPT_OVERRIDE;
+	return 0;
+}
+
+/* --trigger ALERT:stop */
+static int record_parse_trigger(struct record_opts *o, const char *arg,
+				char *err, size_t errlen)
+{
+	const char *colon = strrchr(arg, ':');
+	size_t len;
+
+	if (!colon)
+		return record_err(err, errlen,
+				  "invalid trigger '%s' (expected ALERT:stop)", arg);
+	if (strcmp(colon + 1, "stop"))
+		return record_err(err, errlen,
+				  "unknown trigger action '%s' in '%s' (only 'stop')",
+				  colon + 1, arg);
+	len = (size_t)(colon - arg);
+	if (!len)
+		return record_err(err, errlen, "empty alert name in trigger '%s'", arg);
+	if (len > TRACEBUF_ALERT_NAME_MAX)
+		return record_err(err, errlen, "alert name '%.*s' is longer than %d bytes",
+				  (int)len, arg, TRACEBUF_ALERT_NAME_MAX);
+	return tbctl_strv_push(&o->triggers, &o->ntriggers, arg, len);
+}
+
+int record_parse(int argc, char **argv, struct record_opts *o,
+		 char *err, size_t errlen)
+{
+	static const char *const modes[] = { "oneshot", "circular", "streaming", NULL };
+	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	char msg[160];
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->output = TBCTL_DEFAULT_OUTPUT;
+	if (errlen)
+		err[0] = '\0';
+	for (;;) {
+		ret = tbctl_getopt(&g, record_opt_table, msg, sizeof(msg));
+		if (ret == TBCTL_GETOPT_END)
+			break;
+		if (ret < 0)
+			return record_err(err, errlen, "%s", msg);
+		switch (ret) {
+		case TBCTL_GETOPT_ARG:
+			return record_err(err, errlen,
+					  "unexpected argument '%s' (the command to run goes after '--')",
+					  g.arg);
+		case 'c':
+			ret = record_parse_categories(o, g.arg, err, errlen);
+			o->present |= TBCTL_OPT_CATEGORIES;
+			break;
+		case 'm':
+			ret = tbctl_lookup(g.arg, modes);
+			if (ret < 0)
+				return record_err(err, errlen,
+						  "invalid mode '%s' (oneshot, circular or streaming)",
+						  g.arg);
+			/* TRACEBUF_MODE_ONESHOT, _CIRCULAR, _STREAMING are 1, 2, 3 */
+			o->mode = (uint32_t)ret + TRACEBUF_MODE_ONESHOT;
+			o->present |= TBCTL_OPT_MODE;
+			ret = 0;
+			break;
+		case 'b':
+			ret = record_parse_buffer(o, g.arg, err, errlen);
+			break;
+		case 'd':
+			ret = tbctl_parse_duration(g.arg, &o->duration_ns, msg, sizeof(msg));
+			if (ret)
+				return record_err(err, errlen, "-d %s: %s", g.arg, msg);
+			o->present |= TBCTL_OPT_DURATION;
+			break;
+		case 'p':
+			ret = record_check_name("provider name", g.arg, strlen(g.arg),
+						err, errlen);
+			if (!ret)
+				ret = tbctl_strv_push(&o->providers, &o->nproviders,
+						      g.arg, strlen(g.arg));
+			o->present |= TBCTL_OPT_PROVIDER;
+			break;
+		case RECORD_OPT_TRIGGER:
+			ret = record_parse_trigger(o, g.arg, err, errlen);
+			o->present |= TBCTL_OPT_TRIGGER;
+			break;
+		case 'o':
+			if (!*g.arg)
+				return record_err(err, errlen, "empty output file name");
+			o->output = g.arg;
+			o->present |= TBCTL_OPT_OUTPUT;
+			ret = 0;
+			break;
+		case 'q':
+			o->present |= TBCTL_OPT_QUIET;
+			ret = 0;
+			break;
+		case 'h':
+			o->help = true;
+			return 0;
+		}
+		if (ret == -ENOMEM) {
+			record_err(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (ret)
+			return ret;
+	}
+	if (g.dashdash) {
+		if (g.ind >= argc)
+			return record_err(err, errlen, "missing command after '--'");
+		o->command = argv + g.ind;
+		o->ncommand = argc - g.ind;
+		o->present |= TBCTL_OPT_COMMAND;
+	}
+	return 0;
+}
+
+void record_opts_free(struct record_opts *o)
+{
+	tbctl_strv_free(o->categories, o->ncategories);
+	tbctl_strv_free(o->providers, o->nproviders);
+	tbctl_strv_free(o->triggers, o->ntriggers);
+	for (size_t i = 0; i < o->noverrides; i++)
+		free(o->overrides[i].name);
+	free(o->overrides);
+	memset(o, 0, sizeof(*o));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                  */
+
+struct record_run {
+	const struct tbctl_ctx *ctx;
+	const struct record_opts *o;
+	struct tracebuf_session *s;
+	struct tracebuf_session_override *overrides;
+	char *tmp_path;
+	int out_fd;
+	int sig_fd;
+	sigset_t oldmask;
+	bool masked;
+	pid_t child;			/* 0: none, or reaped */
+	int child_status;		/* exit status to return */
+	bool child_exited;
+	/* set by the notify callback and the signal handling */
+	bool triggered;
+	char alert[TRACEBUF_ALERT_NAME_MAX + 1];
+	int signo;
+	/* the status line */
+	bool status;
+	bool status_shown;
+	uint64_t t0;
+	/* the summary, taken before the session is destroyed */
+	struct tracebuf_session_provider *prov;
+	int nprov;
+	uint64_t bytes;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* The session's callback: only records what happened. */
+static void record_notify(void *arg, const struct tracebuf_session_note *note)
+{
+	struct record_run *r = arg;
+
+	if (note->type != TRACEBUF_LIB_NOTE_ALERT || !note->alert || r->triggered)
+		return;
+	for (size_t i = 0; i < r->o->ntriggers; i++) {
+		if (!strcmp(note->alert, r->o->triggers[i])) {
+			r->triggered = true;
+			snprintf(r->alert, sizeof(r->alert), "%s", note->alert);
+			return;
+		}
+	}
+}
+
+/* tracebuf_session_providers() into r->prov (resized); -errno. */
+static int record_providers(struct record_run *r)
+{
+	int n = tracebuf_session_providers(r->s, r->prov, (size_t)r->nprov);
+
+	if (n > r->nprov) {
+		struct tracebuf_session_provider *p = realloc(r->prov, (size_t)n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->prov = p;
+		n = tracebuf_session_providers(r->s, r->prov, (size_t)n);
+	}
+	r->nprov = n;
+	return 0;
+}
+
+static void record_status_clear(struct record_run *r)
+{
+	if (r->status_shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		r->status_shown = false;
+	}
+}
+
+static void record_status(struct record_run *r, uint64_t now)
+{
+	uint64_t dropped = 0, elapsed = now - r->t0;
+	char bytes[32];
+
+	if (record_providers(r))
+		return;
+	for (int i = 0; i < r->nprov; i++)
+		dropped += r->prov[i].records_dropped;
+	fprintf(stderr, "\rrecording %llu.%01llu s  %d provider%s  %s saved  %llu dropped\033[K",
+		(unsigned long long)(elapsed / NS_PER_SEC),
+		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)),
+		r->nprov, r->nprov == 1 ? "" : "s",
+		tbctl_human_bytes(tracebuf_session_bytes(r->s), bytes, sizeof(bytes)),
+		(unsigned long long)dropped);
+	fflush(stderr);
+	r->status_shown = true;
+}
+
+/* Exit status of a wait() status, as a shell gives it. */
+static int record_wait_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static int record_signals_block(struct record_run *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask))
+		return -errno;
+	r->masked = true;
+	r->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sig_fd < 0)
+		return -errno;
+	return 0;
+}
+
+static void record_signals_read(struct record_run *r);
+
+/*
+ * Consume what is pending (a second ^C while stopping must not kill us
+ * once unblocked: the trace is written by now), then unblock.
+ */
+static void record_signals_restore(struct record_run *r)
+{
+	if (r->sig_fd >= 0) {
+		record_signals_read(r);
+		close(r->sig_fd);
+		r->sig_fd = -1;
+	}
+	if (r->masked) {
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+		r->masked = false;
+	}
+}
+
+/* Drain the signalfd. */
+static void record_signals_read(struct record_run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int status;
+
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child) {
+				r->child_status = record_wait_status(status);
+				r->child_exited = true;
+				r->child = 0;
+			}
+			break;
+		default:
+			if (!r->signo)
+				r->signo = (int)si.ssi_signo;
+			/*
+			 * A terminal's ^C reaches COMMAND by itself (same
+			 * process group); a kill(2) aimed at us is passed on.
+			 */
+			if (r->child > 0 && si.ssi_code != SI_KERNEL)
+				kill(r->child, (int)si.ssi_signo);
+			break;
+		}
+	}
+}
+
+/* The temporary file beside the output; -errno reported. */
+static int record_tmp_create(struct record_run *r)
+{
+	int fd = tbctl_tmp_create(r->o->output, &r->tmp_path);
+
+	if (fd == -EISDIR) {
+		tbctl_err("%s: is a directory", r->o->output);
+		return fd;
+	}
+	if (fd < 0) {
+		tbctl_err("%s: cannot create a file beside it: %s", r->o->output,
+			  strerror(-fd));
+		return fd;
+	}
+	r->out_fd = fd;
+	return 0;
+}
+
+static void record_tmp_remove(struct record_run *r)
+{
+	if (r->out_fd >= 0) {
+		close(r->out_fd);
+		r->out_fd = -1;
+	}
+	if (r->tmp_path) {
+		unlink(r->tmp_path);
+		free(r->tmp_path);
+		r->tmp_path = NULL;
+	}
+}
+
+/* Make the temporary file the output; -errno reported. */
+static int record_tmp_commit(struct record_run *r)
+{
+	int ret = 0;
+
+	if (fsync(r->out_fd))
+		ret = -errno;
+	if (close(r->out_fd) && !ret)
+		ret = -errno;
+	r->out_fd = -1;
+	if (!ret && rename(r->tmp_path, r->o->output))
+		ret = -errno;
+	if (ret) {
+		tbctl_err("%s: %s", r->o->output, strerror(-ret));
+		return ret;
+	}
+	free(r->tmp_path);
+	r->tmp_path = NULL;
+	return 0;
+}
+
+static int record_session_create(struct record_run *r)
+{
+	const struct record_opts *o = r->o;
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg),
+		.mode = o->mode,
+		.buffer_size = o->buffer_size,
+		.categories = (const char *const *)o->categories,
+		.ncategories = o->ncategories,
+		.providers = (const char *const *)o->providers,
+		.nproviders = o->nproviders,
+		.noverrides = o->noverrides,
+		.output_fd = r->out_fd,
+		.notify = record_notify,
+		.arg = r,
+		.device = r->ctx->device,
+	};
+	int ret;
+
+	if (o->noverrides) {
+		/* the session keeps pointing at these until it is destroyed */
+		r->overrides = calloc(o->noverrides, sizeof(*r->overrides));
+		if (!r->overrides) {
+			tbctl_err("out of memory");
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < o->noverrides; i++) {
+			r->overrides[i].name = o->overrides[i].name;
+			r->overrides[i].buffer_size = o->overrides[i].size;
+		}
+		cfg.overrides = r->overrides;
+	}
+	ret = tracebuf_session_create(&cfg, &r->s);
+	switch (ret) {
+	case 0:
+		break;
+	case -EFBIG:
+		tbctl_err("buffer size larger than the module's max_buffer_size "
+			  "(/sys/module/tracebuf/parameters/max_buffer_size)");
+		break;
+	case -EINVAL:
+		tbctl_err("invalid configuration (mode, buffer sizes or categories) refused");
+		break;
+	case -EIO:
+	case -ENOSPC:
+	case -EDQUOT:
+		tbctl_err("%s: %s", o->output, strerror(-ret));
+		break;
+	default:
+		tbctl_device_err(r->ctx, ret);
+		break;
+	}
+	return ret;
+}
+
+/* fork and exec COMMAND; -errno reported (exec errors included). */
+static int record_spawn(struct record_run *r)
+{
+	char **cmd = r->o->command;
+	int pfd[2], err = 0, ret;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		ret = -errno;
+		tbctl_err("pipe: %s", strerror(-ret));
+		return ret;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		tbctl_err("fork: %s", strerror(-ret));
+		return ret;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+		execvp(cmd[0], cmd);
+		err = errno;
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	/* EOF: exec succeeded (the pipe was close-on-exec) */
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		tbctl_err("cannot run '%s': %s", cmd[0], strerror(err));
+		return -err;
+	}
+	r->child = pid;
+	return 0;
+}
+
+/* Poll and dispatch until it is time to stop; -errno reported. */
+static int record_loop(struct record_run *r)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = tracebuf_session_fd(r->s), .events = POLLIN },
+		{ .fd = r->sig_fd, .events = POLLIN },
+	};
+	uint64_t deadline = r->o->duration_ns ? r->t0 + r->o->duration_ns : 0;
+	uint64_t next_status = r->t0;
+	int ret;
+
+	for (;;) {
+		uint64_t now = now_ns(), wake = deadline;
+		int timeout = -1;
+
+		if (r->triggered || r->signo || r->child_exited)
+			return 0;
+		if (deadline && now >= deadline)
+			return 0;
+		if (r->status) {
+			if (now >= next_status) {
+				record_status(r, now);
+				next_status = now + RECORD_STATUS_INTERVAL_NS;
+			}
+			if (!wake || next_status < wake)
+				wake = next_status;
+		}
+		if (wake) {
+			uint64_t ms = (wake - now + 999999) / 1000000;
+
+			timeout = ms > 60000 ? 60000 : (int)ms;
+		}
+		if (poll(pfd, 2, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			record_status_clear(r);
+			tbctl_err("poll: %s", strerror(-ret));
+			return ret;
+		}
+		if (pfd[0].revents) {
+			ret = tracebuf_session_dispatch(r->s);
+			if (ret >= 0 && pfd[0].revents & (POLLERR | POLLNVAL))
+				ret = -EIO;
+			if (ret < 0) {
+				record_status_clear(r);
+				if (ret == -EIO)
+					tbctl_err("%s: the session failed (output or device error)",
+						  r->o->output);
+				else
+					tbctl_err("the session failed: %s", strerror(-ret));
+				return ret;
+			}
+		}
+		if (pfd[1].revents & POLLIN)
+			record_signals_read(r);
+	}
+}
+
+static void record_summary(struct record_run *r, uint64_t elapsed)
+{
+	int w = 8;
+	char bytes[32];
+
+	for (int i = 0; i < r->nprov; i++) {
+		int len = (int)strlen(r->prov[i].name);
+
+		if (len > w)
+			w = len;
+	}
+	if (r->nprov) {
+		fprintf(stderr, "%-*s %8s  %-11s %10s %8s %10s\n", w, "PROVIDER", "PID",
+			"STATE", "BYTES", "SAVES", "DROPPED");
+	}
+	for (int i = 0; i < r->nprov; i++) {
+		const struct tracebuf_session_provider *p = &r->prov[i];
+
+		tbctl_fputs_safe(stderr, p->name, w);
+		fprintf(stderr, " %8u  %-11s %10llu %8llu %10llu", p->pid,
+			tbctl_tracee_state_name(p->state),
+			(unsigned long long)p->bytes_written, (unsigned long long)p->saves,
+			(unsigned long long)p->records_dropped);
+		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
+			fprintf(stderr, "  (%s)", strerror(-p->error));
+		else if (p->crashed)
+			fputs("  (crashed)", stderr);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "wrote %s: %s from %d provider%s in %llu.%01llu s",
+		r->o->output, tbctl_human_bytes(r->bytes, bytes, sizeof(bytes)),
+		r->nprov, r->nprov == 1 ? "" : "s",
+		(unsigned long long)(elapsed / NS_PER_SEC),
+		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)));
+	if (r->triggered)
+		fprintf(stderr, ", stopped by alert '%s'", r->alert);
+	else if (r->signo)
+		fprintf(stderr, ", stopped by %s", strsignal(r->signo));
+	fputc('\n', stderr);
+}
+
+/* Stop, terminate, summarise and destroy the session; -errno reported. */
+static int record_finish(struct record_run *r, bool report)
+{
+	int ret;
+
+	tracebuf_session_stop(r->s, true);	/* -EALREADY if never started */
+	tracebuf_session_terminate(r->s);
+	if (record_providers(r))
+		r->nprov = 0;
+	r->bytes = tracebuf_session_bytes(r->s);
+	ret = tracebuf_session_destroy(r->s);
+	r->s = NULL;
+	if (ret && report)
+		tbctl_err("%s: the trace could not be written: %s", r->o->output,
+			  strerror(-ret));
+	return ret;
+}
+
+static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
+{
+	struct record_run r = {
+		.ctx = ctx, .o = o, .out_fd = -1, .sig_fd = -1,
+		.status = !(o->present & TBCTL_OPT_QUIET) && isatty(STDERR_FILENO),
+	};
+	bool quiet = o->present & TBCTL_OPT_QUIET;
+	int ret, status;
+
+	ret = record_signals_block(&r);
+	if (ret) {
+		tbctl_err("signalfd: %s", strerror(-ret));
+		goto out_signals;
+	}
+	ret = record_tmp_create(&r);
+	if (ret)
+		goto out_signals;
+	ret = record_session_create(&r);
+	if (ret)
+		goto out_tmp;
+	ret = tracebuf_session_start(r.s, NULL);
+	if (ret) {
+		tbctl_err("cannot start the session: %s", strerror(-ret));
+		goto out_session;
+	}
+	if (o->command) {
+		ret = record_spawn(&r);
+		if (ret) {
+			/* like a shell: 127 for a command that cannot run */
+			ret = 127;
+			goto out_session;
+		}
+	}
+	r.t0 = now_ns();
+	ret = record_loop(&r);
+	if (ret)
+		goto out_session;
+	record_status_clear(&r);
+	ret = record_finish(&r, true);
+	if (ret)
+		goto out_tmp;
+	ret = record_tmp_commit(&r);
+	if (ret)
+		goto out_tmp;
+	if (!quiet)
+		record_summary(&r, now_ns() - r.t0);
+	goto out_signals;
+
+out_session:
+	record_status_clear(&r);
+	record_finish(&r, false);
+out_tmp:
+	record_tmp_remove(&r);
+out_signals:
+	record_signals_restore(&r);
+	if (r.child > 0) {
+		pid_t w;
+
+		if (!quiet && !ret && isatty(STDERR_FILENO))
+			fprintf(stderr, "waiting for %s (pid %d) to exit\n", o->command[0],
+				(int)r.child);
+		do
+			w = waitpid(r.child, &status, 0);
+		while (w < 0 && errno == EINTR);
+		r.child_status = w == r.child ? record_wait_status(status) : 1;
+		r.child_exited = true;
+	}
+	free(r.overrides);
+	free(r.prov);
+	if (ret)
+		return ret;
+	return r.child_exited ? r.child_status : 0;
+}
+
+int cmd_record(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	struct record_opts o;
+	char err[256];
+	int ret;
+
+	ret = record_parse(argc, argv, &o, err, sizeof(err));
+	if (ret == -EINVAL)
+		tbctl_usage_err("record", err);
+	else if (ret)
+		tbctl_err("%s", err);
+	else if (o.help)
+		record_usage(stdout);
+	else
+		ret = record_run(ctx, &o);
+	record_opts_free(&o);
+	return ret;
+}

@@ -1,0 +1,265 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tracebufctl as a user meets it, on a host without the tracebuf module:
+# help and usage errors, record/list/categories failing cleanly without
+# the device, convert and dump on a sample trace (build/tests/mkfxt), the
+# JSON checked by python3's json module when there is one and always by
+# build/tests/jsoncheck.  Prints KTAP ("TAP version 13", "1..N",
+# "ok N name", "# Totals: ..."); exit status 0 iff every test passed.
+#
+#   TBCTL=path/to/tracebufctl tests/cli_test.sh   (default: ./tracebufctl)
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+TBCTL=${TBCTL:-$TOP/tracebufctl}
+MKFXT=$TOP/build/tests/mkfxt
+JSONCHECK=$TOP/build/tests/jsoncheck
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+# A device path that does not exist, and the message for it.
+nodev_args() {
+	if [ -e /dev/tracebuf ]; then
+		NODEV=(-D "$TMP/no-such-device")
+		NODEV_MSG="cannot open $TMP/no-such-device: is the tracebuf module loaded?"
+	else
+		NODEV=()
+		NODEV_MSG="cannot open /dev/tracebuf: is the tracebuf module loaded?"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+
+test_help_everywhere() {
+	local args
+	for args in "--help" "-h" "help" "help --help" "record --help" "record -h" \
+		    "list --help" "list -h" "categories --help" "dump --help" "dump -h" \
+		    "convert --help" "convert -h" "help record" "help conv" "rec -h" \
+		    "-j list --help" "record -c x -h"; do
+		# shellcheck disable=SC2086 # word splitting wanted
+		expect_usage $args || return 1
+	done
+}
+
+test_version() {
+	t_run --version
+	if [ "$RC" != 0 ] || [[ $OUT != "tracebufctl "* ]]; then
+		fail "--version: $RC $OUT"
+	fi
+}
+
+test_missing_command() {
+	t_run
+	expect_error "missing command (see 'tracebufctl --help')"
+}
+
+test_unknown_command() {
+	t_run frobnicate
+	expect_error "unknown command 'frobnicate' (see 'tracebufctl --help')" || return 1
+	t_run monitor
+	expect_error "unknown command 'monitor'" || return 1
+	t_run stats
+	expect_error "unknown command 'stats'"
+}
+
+test_ambiguous_command() {
+	t_run c
+	expect_error "ambiguous command 'c': categories convert"
+}
+
+test_unknown_options() {
+	local cmd
+	for cmd in record list categories dump convert; do
+		t_run "$cmd" --frob
+		expect_error "$cmd: unknown option '--frob' (see 'tracebufctl $cmd --help')" ||
+			return 1
+		t_run "$cmd" -Z
+		expect_error "$cmd: unknown option '-Z' (see 'tracebufctl $cmd --help')" ||
+			return 1
+	done
+	t_run --frob list
+	expect_error "unknown option '--frob' (see 'tracebufctl --help')" || return 1
+	t_run list extra
+	expect_error "list: unexpected argument 'extra'"
+}
+
+test_record_usage_errors_leave_nothing() {
+	t_run record -b 1000
+	expect_error "record: -b 1000: size 1000 is not a multiple of 4 KiB" || return 1
+	t_run record -m fast
+	expect_error "invalid mode 'fast'" || return 1
+	t_run record -d 10x
+	expect_error "invalid duration '10x'" || return 1
+	t_run record sleep 1
+	expect_error "the command to run goes after '--'" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_record_without_module() {
+	nodev_args
+	t_run record "${NODEV[@]}" -d 1s
+	expect_error "$NODEV_MSG" || return 1
+	[ ! -e "$TMP/w/trace.fxt" ] || fail "trace.fxt left behind" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_record_without_module_other_output() {
+	nodev_args
+	mkdir "$TMP/w/sub"
+	t_run record "${NODEV[@]}" -m streaming -b 1M -o sub/x.fxt
+	expect_error "$NODEV_MSG" || return 1
+	expect_empty_dir "$TMP/w/sub" || return 1
+	rmdir "$TMP/w/sub"
+}
+
+test_record_without_module_runs_no_command() {
+	nodev_args
+	t_run record "${NODEV[@]}" -- touch ran
+	expect_error "$NODEV_MSG" || return 1
+	[ ! -e "$TMP/w/ran" ] || fail "the command ran" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_record_missing_device() {
+	t_run -D "$TMP/nodev" record -d 1s
+	expect_error "cannot open $TMP/nodev: is the tracebuf module loaded?" || return 1
+	expect_empty_dir "$TMP/w" || return 1
+	# not a tracebuf device at all
+	t_run --device /dev/null record -d 1s
+	expect_error "/dev/null: Inappropriate ioctl for device" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_record_bad_output() {
+	t_run -D "$TMP/nodev" record -o no/such/dir/x.fxt
+	expect_error "no/such/dir/x.fxt: cannot create a file beside it: No such file or directory" ||
+		return 1
+	mkdir "$TMP/w/d"
+	t_run -D "$TMP/nodev" record -o d
+	expect_error "d: is a directory" || return 1
+	rmdir "$TMP/w/d"
+	expect_empty_dir "$TMP/w"
+}
+
+test_list_and_categories_without_module() {
+	nodev_args
+	t_run "${NODEV[@]}" list
+	expect_error "$NODEV_MSG" || return 1
+	[ -z "$OUT" ] || fail "stdout: $OUT" || return 1
+	t_run "${NODEV[@]}" list -j
+	expect_error "$NODEV_MSG" || return 1
+	t_run "${NODEV[@]}" -j categories
+	expect_error "$NODEV_MSG" || return 1
+	t_run "${NODEV[@]}" categories
+	expect_error "$NODEV_MSG"
+}
+
+# mkfxt into $TMP/w/s.fxt; sets RECORDS EVENTS FIRST
+make_sample() {
+	read -r RECORDS EVENTS FIRST < <("$MKFXT" "$TMP/w/s.fxt") ||
+		fail "mkfxt failed"
+}
+
+test_convert_json_loads() {
+	local n
+	make_sample || return 1
+	t_run convert s.fxt
+	[ "$RC" = 0 ] || fail "convert: $RC $ERR" || return 1
+	n=$("$JSONCHECK" "$TMP/w/s.json") || fail "jsoncheck refused s.json" || return 1
+	# the events, plus process_name x2 and thread_name
+	[ "$n" = $((EVENTS + 3)) ] || fail "$n events, expected $((EVENTS + 3))" || return 1
+	if command -v python3 > /dev/null; then
+		python3 - "$TMP/w/s.json" "$EVENTS" <<-'EOF' || fail "python3 refused s.json"
+		import json, sys
+		doc = json.load(open(sys.argv[1], encoding="utf-8"))
+		ev = doc["traceEvents"]
+		assert doc["displayTimeUnit"] == "ns"
+		assert sum(1 for e in ev if e["ph"] != "M") == int(sys.argv[2])
+		assert {e["ph"] for e in ev} == set("MiBEXCbnestf")
+		x = next(e for e in ev if e["ph"] == "X")
+		assert (x["ts"], x["dur"], x["pid"], x["tid"]) == (4.0, 2.0, 100, 101)
+		names = {(e["name"], e["args"]["name"]) for e in ev if e["ph"] == "M"}
+		assert names == {("process_name", "app"), ("process_name", "other"),
+				 ("thread_name", "worker")}, names
+		EOF
+	fi
+}
+
+test_dump_line_count() {
+	make_sample || return 1
+	t_run dump s.fxt
+	[ "$RC" = 0 ] || fail "dump: $RC $ERR" || return 1
+	[ "$(wc -l < "$TMP/out")" = "$RECORDS" ] ||
+		fail "$(wc -l < "$TMP/out") lines for $RECORDS records"
+}
+
+test_stdin() {
+	make_sample || return 1
+	RC=0
+	(cd "$TMP/w" && "$TBCTL" dump - < s.fxt > "$TMP/out") || RC=$?
+	[ "$RC" = 0 ] && [ "$(wc -l < "$TMP/out")" = "$RECORDS" ] ||
+		fail "dump -: $RC" || return 1
+	(cd "$TMP/w" && "$TBCTL" convert - < s.fxt > "$TMP/stdin.json") || RC=$?
+	[ "$RC" = 0 ] || fail "convert -: $RC" || return 1
+	"$JSONCHECK" "$TMP/stdin.json" > /dev/null || fail "convert - wrote no JSON"
+}
+
+test_truncated_file_fails_both() {
+	make_sample || return 1
+	head -c $((FIRST + 16)) "$TMP/w/s.fxt" > "$TMP/w/cut.fxt"
+	rm "$TMP/w/s.fxt"
+	t_run convert cut.fxt
+	expect_error "cut.fxt: " || return 1
+	expect_error " at offset $FIRST" || return 1
+	[ "$(ls -A "$TMP/w")" = cut.fxt ] || fail "left: $(ls -A "$TMP/w")" || return 1
+	t_run convert cut.fxt -o out.json
+	expect_error " at offset $FIRST" || return 1
+	[ "$(ls -A "$TMP/w")" = cut.fxt ] || fail "left: $(ls -A "$TMP/w")" || return 1
+	t_run dump cut.fxt
+	expect_error "cut.fxt: " || return 1
+	expect_error " at offset $FIRST" || return 1
+	[ -n "$OUT" ] || fail "dump printed nothing before the damage"
+}
+
+test_zero_word_fails_both() {
+	make_sample || return 1
+	# a zero word over the first event's header
+	cp "$TMP/w/s.fxt" "$TMP/w/z.fxt"
+	printf '\0\0\0\0\0\0\0\0' | dd of="$TMP/w/z.fxt" bs=1 seek="$FIRST" conv=notrunc status=none
+	rm "$TMP/w/s.fxt"
+	t_run convert z.fxt
+	expect_error "zero word instead of a record at offset $FIRST" || return 1
+	[ "$(ls -A "$TMP/w")" = z.fxt ] || fail "left: $(ls -A "$TMP/w")" || return 1
+	t_run dump z.fxt
+	expect_error "zero word instead of a record at offset $FIRST"
+}
+
+# ---------------------------------------------------------------------------
+
+# shellcheck disable=SC2034 # TESTS and NEEDS are for tap_main
+TESTS=(
+	test_help_everywhere
+	test_version
+	test_missing_command
+	test_unknown_command
+	test_ambiguous_command
+	test_unknown_options
+	test_record_usage_errors_leave_nothing
+	test_record_without_module
+	test_record_without_module_other_output
+	test_record_without_module_runs_no_command
+	test_record_missing_device
+	test_record_bad_output
+	test_list_and_categories_without_module
+	test_convert_json_loads
+	test_dump_line_count
+	test_stdin
+	test_truncated_file_fails_both
+	test_zero_word_fails_both
+)
+
+# shellcheck disable=SC2034
+NEEDS=("$TBCTL" "$MKFXT" "$JSONCHECK")
+tap_main

@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "tracebufctl convert" and "tracebufctl dump" on FXT files built here
+ * with the encoder (sample.h), run as the real program (TBCTL_PATH: the
+ * plain build for convert_test, the ASan/UBSan one for convert_test-san).
+ * The JSON is parsed with the strict parser of json.h.
+ */
+#include "../../../userlib/tests/ktap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "sample.h"
+
+#ifndef TBCTL_PATH
+#error "TBCTL_PATH: the tracebufctl to test"
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Fixture: base/ for captured output, base/work/ for traces                */
+
+static char base[64], work[128];
+static struct sample sample;
+
+struct run {
+	int status;		/* exit status, 128+N for signal N */
+	char *out, *err;	/* what it printed (NUL-terminated) */
+	size_t out_len, err_len;
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0, n;
+	FILE *f = fopen(path, "rb");
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (*len + 1 >= cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 4096);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += n;
+	} while (n);
+	fclose(f);
+	if (buf)
+		buf[*len] = '\0';
+	return buf;
+}
+
+static void put_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+		T_FAIL("cannot write %s", path);
+}
+
+static void teardown(void);
+
+/* Each test runs in its own child: base/ goes when it exits, asserts included. */
+static void setup(void)
+{
+	snprintf(base, sizeof(base), "/tmp/tbctl-test-XXXXXX");
+	if (!mkdtemp(base)) {
+		T_FAIL("mkdtemp: %s", strerror(errno));
+		exit(1);
+	}
+	atexit(teardown);
+	snprintf(work, sizeof(work), "%s/work", base);
+	mkdir(work, 0700);
+	if (sample_build(&sample)) {
+		T_FAIL("sample_build failed");
+		exit(1);
+	}
+}
+
+static void rm_dir(const char *dir)
+{
+	struct dirent *de;
+	char path[512];
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path))
+			rm_dir(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void teardown(void)
+{
+	rm_dir(base);
+}
+
+/* The names in work/, sorted, joined with spaces. */
+static const char *work_files(char *buf, size_t len)
+{
+	struct dirent **list;
+	size_t off = 0;
+	int n = scandir(work, &list, NULL, alphasort);
+
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(list[i]->d_name, ".") && strcmp(list[i]->d_name, ".."))
+			off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s",
+						off ? " " : "", list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return buf;
+}
+
+#define EXPECT_WORK_FILES(want)						\
+	do {								\
+		char files_[512];					\
+									\
+		work_files(files_, sizeof(files_));			\
+		if (strcmp(files_, want))				\
+			T_FAIL("work/ holds \"%s\", expected \"%s\"", files_, want); \
+	} while (0)
+
+/* Run tracebufctl with args (NULL-terminated) in work/. */
+static void run(struct run *r, const char *const *args)
+{
+	char out[160], err[160];
+	char *argv[32];
+	int status = 0, n = 0;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/stdout", base);
+	snprintf(err, sizeof(err), "%s/stderr", base);
+	argv[n++] = (char *)"tracebufctl";
+	while (*args && n < 31)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fo < 0 || fe < 0 || chdir(work))
+			_exit(126);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		execv(TBCTL_PATH, argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r->out = slurp(out, &r->out_len);
+	r->err = slurp(err, &r->err_len);
+	if (!r->out || !r->err)
+		T_FAIL("no captured output");
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+#define RUN(r, ...)	run(r, (const char *const[]){ __VA_ARGS__, NULL })
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* A failure's stderr: one line "tracebufctl: ..." containing what. */
+static void expect_one_error_line(const struct run *r, const char *what)
+{
+	if (!r->status)
+		T_FAIL("exit status 0, expected a failure");
+	if (count_lines(r->err) != 1 || strncmp(r->err, "tracebufctl: ", 13))
+		T_FAIL("stderr is not one \"tracebufctl: \" line: \"%s\"", r->err);
+	if (!strstr(r->err, what))
+		T_FAIL("stderr \"%s\" does not say \"%s\"", r->err, what);
+}
+
+static void write_sample(const char *name, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", work, name);
+	put_file(path, sample.words, len);
+}
+
+static struct json *load_json(const char *path)
+{
+	char err[128], full[256];
+	struct json *v;
+	size_t len;
+	char *text;
+
+	snprintf(full, sizeof(full), "%s/%s", work, path);
+	text = slurp(full, &len);
+	if (!text) {
+		T_FAIL("cannot read %s", full);
+		return NULL;
+	}
+	v = json_parse(text, len, err, sizeof(err));
+	if (!v)
+		T_FAIL("%s is not JSON: %s", path, err);
+	free(text);
+	return v;
+}
+
+/* Convert work/s.fxt into work/s.json and parse it. */
+static struct json *convert_sample(void)
+{
+	struct run r;
+	struct json *v;
+
+	write_sample("s.fxt", sample.len);
+	RUN(&r, "convert", "s.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	T_EXPECT_EQ(r.err_len, 0);
+	T_EXPECT_EQ(r.out_len, 0);
+	run_free(&r);
+	v = load_json("s.json");
+	if (v) {
+		const struct json *ev = json_get(v, "traceEvents");
+
+		if (!ev || ev->type != JSON_ARRAY) {
+			T_FAIL("no traceEvents array");
+			json_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* The n-th (from 0) event with phase ph and name, or NULL. */
+static const struct json *find_event(const struct json *v, const char *ph, const char *name,
+				     int nth)
+{
+	const struct json *events = json_get(v, "traceEvents");
+
+	for (size_t i = 0; events && i < events->n; i++) {
+		const struct json *e = events->items[i];
+		const char *p = json_get_str(e, "ph"), *n = json_get_str(e, "name");
+
+		if (p && n && !strcmp(p, ph) && !strcmp(n, name) && !nth--)
+			return e;
+	}
+	return NULL;
+}
+
+#define EXPECT_MEMBER_NUM(e, key, want)					\
+	do {								\
+		const char *n_ = json_get_num(e, key);			\
+									\
+		if (!n_ || strcmp(n_, want))				\
+			T_FAIL("%s is %s, expected %s", key, n_ ? n_ : "(missing)", want); \
+	} while (0)
+
+#define EXPECT_MEMBER_STR(e, key, want)					\
+	do {								\
+		const char *s_ = json_get_str(e, key);			\
+									\
+		if (!s_ || strcmp(s_, want))				\
+			T_FAIL("%s is \"%s\", expected \"%s\"", key, s_ ? s_ : "(missing)", want); \
+	} while (0)
+
+/* ------------------------------------------------------------------------ */
+/* convert                                                                  */
+
+static void convert_default_output_name(void)
+{
+	struct run r;
+	struct json *v;
+
+	setup();
+	write_sample("trace.fxt", sample.len);
+	write_sample("noext", sample.len);
+	RUN(&r, "convert", "trace.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	run_free(&r);
+	RUN(&r, "convert", "noext");
+	T_EXPECT_EQ(r.status, 0);
+	run_free(&r);
+	EXPECT_WORK_FILES("noext noext.json trace.fxt trace.json");
+	v = load_json("trace.json");
+	T_EXPECT(v != NULL);
+	EXPECT_MEMBER_STR(v, "displayTimeUnit", "ns");
+	json_free(v);
+	teardown();
+}
+
+static void convert_has_every_event(void)
+{
+	const struct json *events;
+	struct json *v;
+	size_t n = 0, meta = 0;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	events = json_get(v, "traceEvents");
+	for (size_t i = 0; i < events->n; i++) {
+		const char *ph = json_get_str(events->items[i], "ph");
+
+		T_EXPECT(ph != NULL);
+		if (ph && !strcmp(ph, "M"))
+			meta++;
+		else
+			n++;
+	}
+	T_EXPECT_EQ(n, SAMPLE_EVENTS);
+	T_EXPECT_EQ(meta, 3);	/* thread_name worker, process_name app, other */
+	json_free(v);
+	teardown();
+}
+
+static void convert_event_fields(void)
+{
+	static const struct {
+		const char *ph, *name, *ts, *pid, *tid;
+		int nth;
+	} want[] = {
+		{ "i", "hi \"q\"\n", "1.000", "100", "101", 0 },
+		{ "B", "work", "2.000", "100", "101", 0 },
+		{ "E", "work", "3.000", "100", "101", 0 },
+		{ "X", "cmp", "4.000", "100", "101", 0 },
+		{ "C", "ctr", "7.000", "100", "101", 0 },
+		{ "b", "req", "8.000", "100", "101", 0 },
+		{ "n", "req", "9.000", "100", "101", 0 },
+		{ "e", "req", "10.000", "100", "101", 0 },
+		{ "s", "fl", "11.000", "100", "101", 0 },
+		{ "t", "fl", "12.000", "100", "101", 0 },
+		{ "f", "fl", "13.000", "100", "101", 0 },
+		{ "i", "other-ev", "3.000", "200", "201", 0 },
+		{ "i", "last", "15.000", "100", "101", 0 },
+	};
+	const struct json *e;
+	struct json *v;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		e = find_event(v, want[i].ph, want[i].name, want[i].nth);
+		if (!e) {
+			T_FAIL("no event ph %s name %s", want[i].ph, want[i].name);
+			continue;
+		}
+		EXPECT_MEMBER_NUM(e, "ts", want[i].ts);
+		EXPECT_MEMBER_NUM(e, "pid", want[i].pid);
+		EXPECT_MEMBER_NUM(e, "tid", want[i].tid);
+		EXPECT_MEMBER_STR(e, "cat", "cat");
+		T_EXPECT(json_get(e, "args") && json_get(e, "args")->type == JSON_OBJECT);
+	}
+	e = find_event(v, "i", "last", 0);
+	EXPECT_MEMBER_STR(e, "s", "t");
+	e = find_event(v, "X", "cmp", 0);
+	EXPECT_MEMBER_NUM(e, "dur", "2.000");
+	for (int i = 0; i < 3; i++) {
+		static const char *const ph[] = { "b", "n", "e" };
+
+		e = find_event(v, ph[i], "req", 0);
+		EXPECT_MEMBER_STR(e, "id", "0x99");
+	}
+	for (int i = 0; i < 3; i++) {
+		static const char *const ph[] = { "s", "t", "f" };
+
+		e = find_event(v, ph[i], "fl", 0);
+		EXPECT_MEMBER_STR(e, "id", "0x5");
+	}
+	e = find_event(v, "f", "fl", 0);
+	EXPECT_MEMBER_STR(e, "bp", "e");
+	json_free(v);
+	teardown();
+}
+
+static void convert_argument_types(void)
+{
+	const struct json *e, *args, *a;
+	struct json *v;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	e = find_event(v, "i", "hi \"q\"\n", 0);
+	T_ASSERT(e != NULL);
+	args = json_get(e, "args");
+	T_ASSERT(args && args->type == JSON_OBJECT);
+	T_EXPECT_EQ(args->n, 10);
+	EXPECT_MEMBER_NUM(args, "i32", "-5");
+	EXPECT_MEMBER_NUM(args, "u32", "7");
+	EXPECT_MEMBER_NUM(args, "i64", "-1000000000000");
+	EXPECT_MEMBER_NUM(args, "u64", "9223372036854775809");
+	a = json_get(args, "dbl");
+	T_EXPECT(a && a->type == JSON_NUMBER && a->num == 1.5);
+	EXPECT_MEMBER_STR(args, "str", "s\tv\"\\");
+	EXPECT_MEMBER_STR(args, "ptr", "0xdeadbeef");
+	EXPECT_MEMBER_NUM(args, "koid", "42");
+	a = json_get(args, "flag");
+	T_EXPECT(a && a->type == JSON_BOOL && a->b);
+	a = json_get(args, "nothing");
+	T_EXPECT(a && a->type == JSON_NULL);
+	json_free(v);
+	teardown();
+}
+
+static void convert_counter_keeps_numeric_args(void)
+{
+	const struct json *e, *args;
+	struct json *v;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	e = find_event(v, "C", "ctr", 0);
+	T_ASSERT(e != NULL);
+	EXPECT_MEMBER_STR(e, "id", "0x7");
+	args = json_get(e, "args");
+	T_ASSERT(args != NULL);
+	T_EXPECT_EQ(args->n, 2);
+	EXPECT_MEMBER_NUM(args, "value", "10");
+	EXPECT_MEMBER_NUM(args, "d", "2.5");
+	T_EXPECT(json_get(args, "str") == NULL);
+	json_free(v);
+	teardown();
+}
+
+static void convert_process_and_thread_names(void)
+{
+	const struct json *e;
+	struct json *v;
+	int found = 0;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	for (int i = 0; (e = find_event(v, "M", "process_name", i)); i++) {
+		const char *pid = json_get_num(e, "pid");
+		const char *name = json_get_str(json_get(e, "args"), "name");
+
+		T_ASSERT(pid && name);
+		if (!strcmp(pid, "100")) {
+			T_EXPECT(!strcmp(name, "app"));
+			found |= 1;
+		} else if (!strcmp(pid, "200")) {
+			T_EXPECT(!strcmp(name, "other"));
+			found |= 2;
+		} else {
+			T_FAIL("process_name for pid %s", pid);
+		}
+	}
+	T_EXPECT_EQ(found, 3);
+	e = find_event(v, "M", "thread_name", 0);
+	T_ASSERT(e != NULL);
+	EXPECT_MEMBER_NUM(e, "pid", "100");
+	EXPECT_MEMBER_NUM(e, "tid", "101");
+	EXPECT_MEMBER_STR(json_get(e, "args"), "name", "worker");
+	T_EXPECT(find_event(v, "M", "thread_name", 1) == NULL);
+	json_free(v);
+	teardown();
+}
+
+static void convert_escapes_strings(void)
+{
+	struct json *v;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	/* quotes and a newline came through; 0xff and the cut 0xc3 became U+FFFD */
+	T_EXPECT(find_event(v, "i", "hi \"q\"\n", 0) != NULL);
+	T_EXPECT(find_event(v, "i", "bad\xef\xbf\xbd\xef\xbf\xbd(\x01name", 0) != NULL);
+	json_free(v);
+	teardown();
+}
+
+static void convert_output_option_and_stdout(void)
+{
+	struct run r;
+	struct json *v;
+	char err[128];
+
+	setup();
+	write_sample("s.fxt", sample.len);
+	RUN(&r, "convert", "-o", "other.json", "s.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	run_free(&r);
+	RUN(&r, "convert", "s.fxt", "--output=third.json");
+	T_EXPECT_EQ(r.status, 0);
+	run_free(&r);
+	EXPECT_WORK_FILES("other.json s.fxt third.json");
+	v = load_json("other.json");
+	T_EXPECT(v != NULL);
+	json_free(v);
+	RUN(&r, "convert", "s.fxt", "-o", "-");
+	T_EXPECT_EQ(r.status, 0);
+	T_EXPECT_EQ(r.err_len, 0);
+	v = json_parse(r.out, r.out_len, err, sizeof(err));
+	if (!v)
+		T_FAIL("stdout is not JSON: %s", err);
+	T_EXPECT(find_event(v, "X", "cmp", 0) != NULL);
+	json_free(v);
+	run_free(&r);
+	EXPECT_WORK_FILES("other.json s.fxt third.json");
+	teardown();
+}
+
+/* Corrupt input: non-zero exit, one error line, no JSON file left behind. */
+static void convert_fails_cleanly(const char *what, size_t at)
+{
+	char want[64];
+	struct run r;
+
+	RUN(&r, "convert", "bad.fxt");
+	snprintf(want, sizeof(want), "bad.fxt: ");
+	expect_one_error_line(&r, want);
+	snprintf(want, sizeof(want), " at offset %zu", at);
+	expect_one_error_line(&r, want);
+	if (!strstr(r.err, what))
+		T_FAIL("stderr \"%s\" does not say \"%s\"", r.err, what);
+	run_free(&r);
+	EXPECT_WORK_FILES("bad.fxt");
+}
+
+static void convert_truncated_input_fails_cleanly(void)
+{
+	setup();
+	/* cut inside the first event record */
+	write_sample("bad.fxt", sample.first_event + 16);
+	convert_fails_cleanly("runs past the end", sample.first_event);
+	teardown();
+}
+
+static void convert_corrupt_input_fails_cleanly(void)
+{
+	setup();
+	/* a zero word where the last event's header is */
+	sample.words[sample.offsets[sample.records - 1] / 8] = 0;
+	write_sample("bad.fxt", sample.len);
+	convert_fails_cleanly("zero word", sample.offsets[sample.records - 1]);
+	teardown();
+}
+
+static void convert_trailing_bytes_fail(void)
+{
+	setup();
+	write_sample("bad.fxt", sample.len + 4);
+	convert_fails_cleanly("trailing bytes", sample.len);
+	teardown();
+}
+
+static void convert_failure_keeps_existing_output(void)
+{
+	char path[256], *old;
+	struct run r;
+	size_t len;
+
+	setup();
+	write_sample("bad.fxt", sample.first_event + 8);
+	snprintf(path, sizeof(path), "%s/bad.json", work);
+	put_file(path, "old\n", 4);
+	RUN(&r, "convert", "bad.fxt");
+	expect_one_error_line(&r, "at offset");
+	run_free(&r);
+	EXPECT_WORK_FILES("bad.fxt bad.json");
+	old = slurp(path, &len);
+	T_EXPECT(old && len == 4 && !memcmp(old, "old\n", 4));
+	free(old);
+	teardown();
+}
+
+static void convert_empty_input(void)
+{
+	const struct json *events;
+	struct run r;
+	struct json *v;
+
+	setup();
+	write_sample("empty.fxt", 0);
+	RUN(&r, "convert", "empty.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	run_free(&r);
+	v = load_json("empty.json");
+	T_ASSERT(v != NULL);
+	events = json_get(v, "traceEvents");
+	T_EXPECT(events && events->type == JSON_ARRAY && events->n == 0);
+	json_free(v);
+	teardown();
+}
+
+static void convert_missing_input(void)
+{
+	struct run r;
+
+	setup();
+	RUN(&r, "convert", "nope.fxt");
+	expect_one_error_line(&r, "nope.fxt: No such file or directory");
+	run_free(&r);
+	EXPECT_WORK_FILES("");
+	teardown();
+}
+
+static void convert_usage_errors(void)
+{
+	struct run r;
+
+	setup();
+	write_sample("s.fxt", sample.len);
+	RUN(&r, "convert");
+	expect_one_error_line(&r, "convert: missing FILE (see 'tracebufctl convert --help')");
+	run_free(&r);
+	RUN(&r, "convert", "s.fxt", "t.fxt");
+	expect_one_error_line(&r, "unexpected argument 't.fxt'");
+	run_free(&r);
+	RUN(&r, "convert", "--frobnicate", "s.fxt");
+	expect_one_error_line(&r, "unknown option '--frobnicate' (see 'tracebufctl convert --help')");
+	run_free(&r);
+	RUN(&r, "convert", "s.fxt", "-o");
+	expect_one_error_line(&r, "option '-o' needs a value");
+	run_free(&r);
+	RUN(&r, "convert", "s.fxt", "-o", ".");
+	expect_one_error_line(&r, "is a directory");
+	run_free(&r);
+	EXPECT_WORK_FILES("s.fxt");
+	RUN(&r, "convert", "--help");
+	T_EXPECT_EQ(r.status, 0);
+	T_EXPECT(!strncmp(r.out, "Usage: tracebufctl convert", 26));
+	T_EXPECT_EQ(r.err_len, 0);
+	run_free(&r);
+	teardown();
+}
+
+/* ------------------------------------------------------------------------ */
+/* dump                                                                     */
+
+/* Each line starts with the offset of record i. */
+static void expect_offsets(const char *out, unsigned int lines)
+{
+	const char *p = out;
+
+	for (unsigned int i = 0; i < lines && p && *p; i++) {
+		char *end;
+		unsigned long off = strtoul(p, &end, 10);
+
+		if (off != sample.offsets[i] || *end != ' ')
+			T_FAIL("line %u starts with %lu, expected %zu", i + 1, off,
+			       sample.offsets[i]);
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+}
+
+static void dump_one_line_per_record(void)
+{
+	struct run r;
+
+	setup();
+	write_sample("s.fxt", sample.len);
+	RUN(&r, "dump", "s.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	T_EXPECT_EQ(r.err_len, 0);
+	T_EXPECT_EQ(count_lines(r.out), sample.records);
+	expect_offsets(r.out, sample.records);
+	run_free(&r);
+	teardown();
+}
+
+static void dump_event_fields(void)
+{
+	static const char *const want[] = {
+		" metadata magic ",
+		" metadata provider-info id=1 name=\"app\" ",
+		" init ticks_per_second=2000000000 ",
+		" string index=1 \"cat\" ",
+		" thread index=1 pid=100 tid=101 ",
+		" kobject thread koid=101 name=\"worker\" process=koid:100 ",
+		" event instant provider=1 ts=1000 pid=100 tid=101 cat=\"cat\" name=\"hi \\\"q\\\"\\n\" "
+		"i32=-5 u32=7 i64=-1000000000000 u64=9223372036854775809 dbl=1.5 "
+		"str=\"s\\tv\\\"\\\\\" ptr=0xdeadbeef koid=koid:42 flag=true nothing=null ",
+		" event complete provider=1 ts=4000 pid=100 tid=101 cat=\"cat\" name=\"cmp\" end=6000 ",
+		" event counter provider=1 ts=7000 pid=100 tid=101 cat=\"cat\" name=\"ctr\" counter=7 "
+		"value=10 str=\"x\" d=2.5 ",
+		" event async-begin provider=1 ts=8000 pid=100 tid=101 cat=\"cat\" name=\"req\" async=0x99 ",
+		" event flow-end provider=1 ts=13000 pid=100 tid=101 cat=\"cat\" name=\"fl\" flow=0x5 ",
+		" name=\"bad\\xff\\xc3(\\x01name\" ",
+		" event instant provider=2 ts=3000 pid=200 tid=201 cat=\"cat\" name=\"other-ev\" ",
+		" metadata provider-section id=1 ",
+		" metadata provider-event id=1 event=buffer-overflow ",
+		" blob type=1 name=\"blob\" payload=7 ",
+	};
+	struct run r;
+
+	setup();
+	write_sample("s.fxt", sample.len);
+	RUN(&r, "dump", "s.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(r.out, want[i]))
+			T_FAIL("no line with '%s'", want[i]);
+	run_free(&r);
+	teardown();
+}
+
+static void dump_truncated_prints_prefix_then_fails(void)
+{
+	unsigned int before = 0;
+	char want[64];
+	struct run r;
+
+	setup();
+	write_sample("bad.fxt", sample.first_event + 16);
+	while (sample.offsets[before] < sample.first_event)
+		before++;
+	RUN(&r, "dump", "bad.fxt");
+	snprintf(want, sizeof(want), "bad.fxt: ");
+	expect_one_error_line(&r, want);
+	snprintf(want, sizeof(want), " at offset %zu", sample.first_event);
+	expect_one_error_line(&r, want);
+	T_EXPECT_EQ(count_lines(r.out), before);
+	expect_offsets(r.out, before);
+	run_free(&r);
+	teardown();
+}
+
+static void dump_corrupt_later_record(void)
+{
+	char want[64];
+	struct run r;
+	size_t at;
+
+	setup();
+	at = sample.offsets[sample.records - 1];
+	sample.words[at / 8] = 0;
+	write_sample("bad.fxt", sample.len);
+	RUN(&r, "dump", "bad.fxt");
+	snprintf(want, sizeof(want), "zero word instead of a record at offset %zu", at);
+	expect_one_error_line(&r, want);
+	T_EXPECT_EQ(count_lines(r.out), sample.records - 1);
+	run_free(&r);
+	teardown();
+}
+
+static void dump_missing_input_and_usage(void)
+{
+	struct run r;
+
+	setup();
+	RUN(&r, "dump", "nope.fxt");
+	expect_one_error_line(&r, "nope.fxt: No such file or directory");
+	T_EXPECT_EQ(r.out_len, 0);
+	run_free(&r);
+	RUN(&r, "dump");
+	expect_one_error_line(&r, "dump: missing FILE (see 'tracebufctl dump --help')");
+	run_free(&r);
+	RUN(&r, "dump", "a", "b");
+	expect_one_error_line(&r, "dump: unexpected argument 'b'");
+	run_free(&r);
+	RUN(&r, "dump", "-v", "a");
+	expect_one_error_line(&r, "dump: unknown option '-v' (see 'tracebufctl dump --help')");
+	run_free(&r);
+	RUN(&r, "dump", "-h");
+	T_EXPECT_EQ(r.status, 0);
+	T_EXPECT(!strncmp(r.out, "Usage: tracebufctl dump", 23));
+	run_free(&r);
+	teardown();
+}
+
+static const struct t_test tests[] = {
+	T_TEST(convert_default_output_name),
+	T_TEST(convert_has_every_event),
+	T_TEST(convert_event_fields),
+	T_TEST(convert_argument_types),
+	T_TEST(convert_counter_keeps_numeric_args),
+	T_TEST(convert_process_and_thread_names),
+	T_TEST(convert_escapes_strings),
+	T_TEST(convert_output_option_and_stdout),
+	T_TEST(convert_truncated_input_fails_cleanly),
+	T_TEST(convert_corrupt_input_fails_cleanly),
+	T_TEST(convert_trailing_bytes_fail),
+	T_TEST(convert_failure_keeps_existing_output),
+	T_TEST(convert_empty_input),
+	T_TEST(convert_missing_input),
+	T_TEST(convert_usage_errors),
+	T_TEST(dump_one_line_per_record),
+	T_TEST(dump_event_fields),
+	T_TEST(dump_truncated_prints_prefix_then_fails),
+	T_TEST(dump_corrupt_later_record),
+	T_TEST(dump_missing_input_and_usage),
+};
+
+T_MAIN(tests)

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A stand-in for the manager half of libtracebuf (tracebuf_manager.h),
+ * linked before libtracebuf.a into build/tests/tracebufctl-fake, so that
+ * "record", "list" and "categories" can be tested on a host without the
+ * module.  Its behaviour comes from the environment:
+ *
+ *   FAKE_CREATE=N      tracebuf_session_create() and tracebuf_manager_open()
+ *                      fail with -N
+ *   FAKE_DESTROY=N     tracebuf_session_destroy() returns -N
+ *   FAKE_DISPATCH=N    tracebuf_session_dispatch() returns -EIO from the
+ *                      N-th call on
+ *   FAKE_ALERT=NAME    the 3rd dispatch reports alert NAME (NOTE_ALERT)
+ *   FAKE_CONFIG=FILE   the session config is written there, one
+ *                      "key value" line per field
+ *
+ * The session's fd is a timerfd ticking every 20 ms.  The output gets the
+ * magic record at create, and at stop a provider info record and one
+ * instant event per dispatch: a valid FXT file.  Two providers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <tracebuf_fxt.h>
+#include <tracebuf_manager.h>
+
+struct tracebuf_session {
+	struct tracebuf_session_config cfg;
+	int fd;
+	unsigned int dispatches;
+	uint64_t bytes;
+	int out_err;
+	bool stopped;
+};
+
+struct tracebuf_manager {
+	int dummy;
+};
+
+static int fake_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? atoi(v) : 0;
+}
+
+static int fake_write(struct tracebuf_session *s, const void *buf, size_t len)
+{
+	if (write(s->cfg.output_fd, buf, len) != (ssize_t)len) {
+		s->out_err = -EIO;
+		return -EIO;
+	}
+	s->bytes += len;
+	return 0;
+}
+
+static void fake_config(const struct tracebuf_session_config *cfg)
+{
+	const char *path = getenv("FAKE_CONFIG");
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "w")))
+		return;
+	fprintf(f, "mode %u\nbuffer_size %llu\n", cfg->mode,
+		(unsigned long long)cfg->buffer_size);
+	for (size_t i = 0; i < cfg->ncategories; i++)
+		fprintf(f, "category %s\n", cfg->categories[i]);
+	for (size_t i = 0; i < cfg->nproviders; i++)
+		fprintf(f, "provider %s\n", cfg->providers[i]);
+	for (size_t i = 0; i < cfg->noverrides; i++)
+		fprintf(f, "override %s %llu\n", cfg->overrides[i].name,
+			(unsigned long long)cfg->overrides[i].buffer_size);
+	fprintf(f, "device %s\nnotify %s\n", cfg->device ? cfg->device : "(default)",
+		cfg->notify ? "yes" : "no");
+	fclose(f);
+}
+
+int tracebuf_session_create(const struct tracebuf_session_config *cfg,
+			    struct tracebuf_session **out)
+{
+	struct itimerspec its = { { 0, 20000000 }, { 0, 20000000 } };
+	struct tracebuf_session *s;
+	uint64_t magic;
+
+	if (fake_env("FAKE_CREATE"))
+		return -fake_env("FAKE_CREATE");
+	fake_config(cfg);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->fd < 0 || timerfd_settime(s->fd, 0, &its, NULL)) {
+		free(s);
+		return -errno;
+	}
+	tracebuf_fxt_magic_write(&magic, sizeof(magic));
+	fake_write(s, &magic, sizeof(magic));
+	*out = s;
+	return 0;
+}
+
+int tracebuf_session_fd(const struct tracebuf_session *s)
+{
+	return s->fd;
+}
+
+int tracebuf_session_dispatch(struct tracebuf_session *s)
+{
+	uint64_t ticks;
+	int fail = fake_env("FAKE_DISPATCH");
+
+	if (read(s->fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return 0;
+	s->dispatches++;
+	if (fail && s->dispatches >= (unsigned int)fail)
+		return -EIO;
+	if (s->dispatches == 3 && getenv("FAKE_ALERT") && s->cfg.notify) {
+		struct tracebuf_session_note note = {
+			.type = TRACEBUF_LIB_NOTE_ALERT, .provider_id = 1,
+			.provider_name = "app", .alert = getenv("FAKE_ALERT"),
+		};
+
+		s->cfg.notify(s->cfg.arg, &note);
+	}
+	return 1;
+}
+
+int tracebuf_session_start(struct tracebuf_session *s,
+			   const struct tracebuf_session_start_args *args)
+{
+	(void)s;
+	(void)args;
+	return 0;
+}
+
+int tracebuf_session_stop(struct tracebuf_session *s, bool write_results)
+{
+	uint64_t buf[8];
+	int n;
+
+	if (s->stopped)
+		return -EALREADY;
+	s->stopped = true;
+	if (!write_results)
+		return 0;
+	n = tracebuf_fxt_provider_info_write(buf, sizeof(buf), 1, "app", 3);
+	fake_write(s, buf, (size_t)n);
+	for (unsigned int i = 0; i < s->dispatches; i++) {
+		struct tracebuf_fxt_event ev = {
+			.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = 1000 * i,
+			.thread = tracebuf_fxt_thread_inline(10, 11),
+			.category = tracebuf_fxt_str_inline("c", 1),
+			.name = tracebuf_fxt_str_inline("tick", 4),
+		};
+
+		n = tracebuf_fxt_event_write(buf, sizeof(buf), &ev);
+		fake_write(s, buf, (size_t)n);
+	}
+	return s->out_err;
+}
+
+int tracebuf_session_terminate(struct tracebuf_session *s)
+{
+	return s->out_err;
+}
+
+int tracebuf_session_providers(const struct tracebuf_session *s,
+			       struct tracebuf_session_provider *out, size_t cap)
+{
+	static const struct tracebuf_session_provider p[] = {
+		{ .id = 1, .pid = 10, .name = "app", .state = TRACEBUF_LIB_TRACEE_TERMINATED,
+		  .mode = TRACEBUF_MODE_ONESHOT, .bytes_written = 100, .saves = 2,
+		  .records_dropped = 3 },
+		{ .id = 2, .pid = 20, .name = "bad\nname", .state = TRACEBUF_LIB_TRACEE_FAILED,
+		  .error = -ETIMEDOUT },
+	};
+
+	(void)s;
+	for (size_t i = 0; i < cap && i < 2; i++)
+		out[i] = p[i];
+	return 2;
+}
+
+uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)
+{
+	return s->bytes;
+}
+
+int tracebuf_session_destroy(struct tracebuf_session *s)
+{
+	int ret = s->out_err;
+
+	if (fake_env("FAKE_DESTROY"))
+		ret = -fake_env("FAKE_DESTROY");
+	close(s->fd);
+	free(s);
+	return ret;
+}
+
+int tracebuf_manager_open(const char *device, uint32_t flags, struct tracebuf_manager **out)
+{
+	(void)device;
+	(void)flags;
+	if (fake_env("FAKE_CREATE"))
+		return -fake_env("FAKE_CREATE");
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+int tracebuf_manager_list(struct tracebuf_manager *m, struct tracebuf_provider_info **out)
+{
+	struct tracebuf_provider_info *p = calloc(2, sizeof(*p));
+
+	(void)m;
+	if (!p)
+		return -ENOMEM;
+	p[0] = (struct tracebuf_provider_info){ .id = 1, .pid = 10,
+		.state = TRACEBUF_STATE_STARTED, .mode = TRACEBUF_MODE_STREAMING,
+		.buffer_size = 1 << 20, .manager_id = 4 };
+	strcpy((char *)p[0].name, "app");
+	p[1] = (struct tracebuf_provider_info){ .id = 2, .pid = 20,
+		.state = TRACEBUF_STATE_REGISTERED };
+	strcpy((char *)p[1].name, "db");
+	*out = p;
+	return 2;
+}
+
+int tracebuf_manager_categories(struct tracebuf_manager *m, uint32_t id,
+				char **blob, uint32_t *size, uint32_t *count)
+{
+	static const char cats[] = "net\0network packets\0io\0\0";
+
+	(void)m;
+	*blob = NULL;
+	*size = *count = 0;
+	if (id == 2)
+		return 0;		/* published nothing */
+	*blob = malloc(sizeof(cats) - 1);
+	if (!*blob)
+		return -ENOMEM;
+	memcpy(*blob, cats, sizeof(cats) - 1);
+	*size = sizeof(cats) - 1;
+	*count = 2;
+	return 0;
+}
+
+void tracebuf_manager_close(struct tracebuf_manager *m)
+{
+	free(m);
+}

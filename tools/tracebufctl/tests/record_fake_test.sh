@@ -1,0 +1,293 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# "tracebufctl record", "list" and "categories" end to end without the
+# module: TBCTL_FAKE is tracebufctl linked with tests/fake_session.c in
+# place of the manager half of libtracebuf (its FAKE_* variables make the
+# session fail, alert, ...).  What is checked is tracebufctl's part: the
+# config it builds, the main loop, signals, COMMAND, the temporary file
+# and its rename, messages and exit statuses.  KTAP on stdout.
+#
+#   TBCTL_FAKE=build/tests/tracebufctl-fake tests/record_fake_test.sh
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+TBCTL=${TBCTL_FAKE:-$TOP/build/tests/tracebufctl-fake}
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+# expect_trace FILE MIN_LINES: FILE (in $TMP/w) dumps cleanly, with at
+# least MIN_LINES records.
+expect_trace() {
+	local n
+	n=$(cd "$TMP/w" && "$TBCTL" dump "$1" | wc -l) ||
+		fail "$1 does not dump cleanly" || return 1
+	[ "$n" -ge "$2" ] || fail "$1: $n records, expected at least $2"
+}
+
+# bg ARGS...: start tracebufctl in the background (SIGINT not ignored, as
+# in an interactive shell), in $TMP/w; sets PID.
+bg() {
+	(cd "$TMP/w" && exec env --default-signal=INT "$TBCTL" "$@") \
+		> "$TMP/out" 2> "$TMP/err" < /dev/null &
+	PID=$!
+}
+
+# bg_ready: wait (at most 10 s) until it is recording: its temporary file
+# exists, so its signals are blocked and read from its signalfd.
+bg_ready() {
+	local _
+	for _ in $(seq 100); do
+		[ -z "$(find "$TMP/w" -maxdepth 1 -name '.*.fxt.*' -print -quit)" ] || return 0
+		sleep 0.1
+	done
+	fail "no temporary file after 10 s"
+}
+
+# bg_wait: wait for it (at most 10 s); sets RC, OUT, ERR.
+bg_wait() {
+	local _
+	for _ in $(seq 100); do
+		kill -0 "$PID" 2> /dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$PID" 2> /dev/null; then
+		kill -KILL "$PID"
+		fail "still running after 10 s"
+	fi
+	RC=0
+	wait "$PID" || RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+test_duration_writes_trace() {
+	t_run record -d 300ms
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$(ls -A "$TMP/w")" = trace.fxt ] || fail "in w/: $(ls -A "$TMP/w")" || return 1
+	expect_trace trace.fxt 5 || return 1
+	# the summary: header, two providers (names defused), the last line
+	[ "$(wc -l < "$TMP/err")" = 4 ] || fail "summary: $ERR" || return 1
+	[[ $ERR == *"bad?name"*"failed"*"(Connection timed out)"* ]] || fail "summary: $ERR" ||
+		return 1
+	[[ $(tail -n 1 "$TMP/err") == "wrote trace.fxt: "*" from 2 providers in "* ]] ||
+		fail "last line: $(tail -n 1 "$TMP/err")" || return 1
+	[[ $ERR != *$'\r'* ]] || fail "a status line although stderr is no terminal"
+}
+
+test_quiet() {
+	t_run record -q -d 100ms -o q.fxt
+	[ "$RC" = 0 ] && [ -z "$ERR" ] && [ -z "$OUT" ] || fail "exit $RC: $ERR$OUT" || return 1
+	[ "$(ls -A "$TMP/w")" = q.fxt ] || fail "in w/: $(ls -A "$TMP/w")"
+}
+
+test_config_passthrough() {
+	local want
+	FAKE_CONFIG=$TMP/cfg t_run -D /dev/fake record -q -d 50ms -c a,b -c c -m stream \
+		-b 8M -b app:16K -b 'a:b:2M' -p x -p y
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	want="mode 3
+buffer_size 8388608
+category a
+category b
+category c
+provider x
+provider y
+override app 16384
+override a:b 2097152
+device /dev/fake
+notify yes"
+	[ "$(cat "$TMP/cfg")" = "$want" ] || fail "config: $(cat "$TMP/cfg")"
+}
+
+test_config_defaults() {
+	FAKE_CONFIG=$TMP/cfg t_run record -q -d 50ms
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$(cat "$TMP/cfg")" = "mode 0
+buffer_size 0
+device (default)
+notify yes" ] || fail "config: $(cat "$TMP/cfg")"
+}
+
+test_command_exit_status() {
+	t_run record -q -- sh -c 'exit 3'
+	[ "$RC" = 3 ] || fail "exit $RC, expected 3: $ERR" || return 1
+	expect_trace trace.fxt 1 || return 1
+	t_run record -q -- true
+	[ "$RC" = 0 ] || fail "exit $RC, expected 0: $ERR"
+}
+
+test_command_killed_by_signal() {
+	t_run record -q -- sh -c 'kill -TERM $$'
+	[ "$RC" = 143 ] || fail "exit $RC, expected 143" || return 1
+	expect_trace trace.fxt 1
+}
+
+test_command_runs_after_session_start() {
+	# the fake writes FAKE_CONFIG when the session is created
+	FAKE_CONFIG=$TMP/w/cfg t_run record -q -- sh -c 'test -s cfg'
+	[ "$RC" = 0 ] || fail "the command ran before the session existed"
+}
+
+test_command_gets_clean_fds_and_signals() {
+	# no pipeline: the shell would hold its pipe's fds while ls runs;
+	# the signals of grep itself: dash blocks some while it waits
+	local script='ls /proc/$$/fd; exec grep -E "^Sig(Blk|Ign)" /proc/self/status' ref
+	# what the command inherits without tracebufctl in between: no
+	# signalfd, output or session fd, no blocked signal
+	ref=$(cd "$TMP/w" && sh -c "$script" 2> /dev/null < /dev/null)
+	t_run record -q -- sh -c "$script"
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$OUT" = "$ref" ] || fail "the command got: $OUT; expected: $ref"
+}
+
+test_command_not_found() {
+	t_run record -- ./no-such-command arg
+	[ "$RC" = 127 ] || fail "exit $RC, expected 127" || return 1
+	expect_error "cannot run './no-such-command': No such file or directory" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_sigint_stops() {
+	bg record -o int.fxt
+	bg_ready || return 1
+	sleep 0.2
+	kill -INT "$PID"
+	bg_wait || return 1
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[[ $ERR == *", stopped by Interrupt"* ]] || fail "summary: $ERR" || return 1
+	[ "$(ls -A "$TMP/w")" = int.fxt ] || fail "in w/: $(ls -A "$TMP/w")" || return 1
+	expect_trace int.fxt 3
+}
+
+test_sigterm_reaches_command() {
+	bg record -q -- sleep 30
+	bg_ready || return 1
+	kill -TERM "$PID"
+	bg_wait || return 1
+	[ "$RC" = 143 ] || fail "exit $RC, expected 143 (sleep killed by SIGTERM): $ERR" ||
+		return 1
+	expect_trace trace.fxt 2
+}
+
+test_trigger_stops() {
+	FAKE_ALERT=boom t_run record -d 30s --trigger other:stop --trigger boom:stop
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[[ $ERR == *", stopped by alert 'boom'"* ]] || fail "summary: $ERR" || return 1
+	expect_trace trace.fxt 3
+}
+
+test_other_alert_ignored() {
+	local t0=$SECONDS
+	FAKE_ALERT=other t_run record -d 1s --trigger boom:stop
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[[ $ERR != *"stopped by"* ]] || fail "summary: $ERR" || return 1
+	[ $((SECONDS - t0)) -ge 1 ] || fail "stopped before its duration"
+}
+
+test_failed_session_keeps_old_file() {
+	echo old > "$TMP/w/trace.fxt"
+	FAKE_DESTROY=5 t_run record -d 100ms
+	expect_error "trace.fxt: the trace could not be written: Input/output error" || return 1
+	[ "$(ls -A "$TMP/w")" = trace.fxt ] || fail "in w/: $(ls -A "$TMP/w")" || return 1
+	[ "$(cat "$TMP/w/trace.fxt")" = old ] || fail "trace.fxt was replaced"
+}
+
+test_dispatch_error_leaves_nothing() {
+	FAKE_DISPATCH=2 t_run record -d 5s -o x.fxt
+	expect_error "x.fxt: the session failed" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_dispatch_error_waits_for_command() {
+	FAKE_DISPATCH=2 t_run record -o x.fxt -- sh -c 'sleep 0.5; echo done > done'
+	expect_error "x.fxt: the session failed" || return 1
+	[ "$(ls -A "$TMP/w")" = "done" ] || fail "in w/: $(ls -A "$TMP/w")"
+}
+
+test_create_errors() {
+	local e
+	for e in "27 buffer size larger than the module's max_buffer_size" \
+		 "22 invalid configuration" \
+		 "1 permission denied: needs CAP_PERFMON or CAP_SYS_ADMIN (or the manager_gid group)" \
+		 "13 permission denied: needs CAP_PERFMON" \
+		 "2 cannot open /dev/tracebuf: is the tracebuf module loaded?" \
+		 "93 /dev/tracebuf: the module speaks another ABI major version"; do
+		FAKE_CREATE=${e%% *} t_run record -d 1s
+		expect_error "${e#* }" || return 1
+		expect_empty_dir "$TMP/w" || return 1
+	done
+}
+
+test_output_in_subdirectory() {
+	mkdir "$TMP/w/sub"
+	t_run record -q -d 50ms -o sub/t.fxt
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$(ls -A "$TMP/w/sub")" = t.fxt ] || fail "in sub/: $(ls -A "$TMP/w/sub")" || return 1
+	[ "$(stat -c %a "$TMP/w/sub/t.fxt")" = "$(printf '%o' $((0666 & ~$(umask))))" ] ||
+		fail "mode $(stat -c %a "$TMP/w/sub/t.fxt")"
+}
+
+test_status_line_on_terminal() {
+	command -v script > /dev/null || return 0	# util-linux: always on Debian
+	(cd "$TMP/w" && script -qec "$TBCTL record -d 700ms" /dev/null) > "$TMP/out" 2>&1 < /dev/null
+	grep -q $'\rrecording 0.[0-9] s  2 providers  .* saved  3 dropped' "$TMP/out" ||
+		fail "no status line: $(cat -A "$TMP/out" | head -c 300)" || return 1
+	[ "$(grep -o $'\rrecording' "$TMP/out" | wc -l)" -ge 2 ] ||
+		fail "the status line was not updated"
+}
+
+test_list() {
+	t_run list
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$OUT" = "   ID      PID  STATE       MODE          BUFFER  MANAGER NAME
+    1       10  started     streaming    1.0 MiB  4       app
+    2       20  registered  -                  -  -       db" ] || fail "list: $OUT" || return 1
+	t_run -j list
+	[ "$OUT" = '[{"id":1,"pid":10,"state":"started","mode":"streaming","buffer_size":1048576,"manager":4,"mine":false,"name":"app"},{"id":2,"pid":20,"state":"registered","mode":null,"buffer_size":0,"manager":null,"mine":false,"name":"db"}]' ] ||
+		fail "list -j: $OUT" || return 1
+	FAKE_CREATE=1 t_run list -j
+	expect_error "permission denied"
+}
+
+test_categories() {
+	t_run categories
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$OUT" = "app  net  network packets
+app  io" ] || fail "categories: $OUT" || return 1
+	t_run categories --json
+	[ "$OUT" = '[{"provider":"app","id":1,"category":"net","description":"network packets"},{"provider":"app","id":1,"category":"io","description":""}]' ] ||
+		fail "categories -j: $OUT" || return 1
+	FAKE_CREATE=2 t_run categories
+	expect_error "is the tracebuf module loaded?"
+}
+
+# shellcheck disable=SC2034 # TESTS and NEEDS are for tap_main
+TESTS=(
+	test_duration_writes_trace
+	test_quiet
+	test_config_passthrough
+	test_config_defaults
+	test_command_exit_status
+	test_command_killed_by_signal
+	test_command_runs_after_session_start
+	test_command_gets_clean_fds_and_signals
+	test_command_not_found
+	test_sigint_stops
+	test_sigterm_reaches_command
+	test_trigger_stops
+	test_other_alert_ignored
+	test_failed_session_keeps_old_file
+	test_dispatch_error_leaves_nothing
+	test_dispatch_error_waits_for_command
+	test_create_errors
+	test_output_in_subdirectory
+	test_status_line_on_terminal
+	test_list
+	test_categories
+)
+
+# shellcheck disable=SC2034
+NEEDS=("$TBCTL")
+tap_main

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl's helpers (util.c): sizes, durations, keyword lookup, the
+ * option iterator, JSON strings and numbers, temporary files.
+ */
+#include "../../../userlib/tests/ktap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "../util.h"
+#include "json.h"
+
+/* f's output so far, as a string (open_memstream). */
+struct mem {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static void mem_open(struct mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+}
+
+static const char *mem_close(struct mem *m)
+{
+	fclose(m->f);
+	return m->buf;
+}
+
+static void sizes(void)
+{
+	static const struct {
+		const char *in;
+		uint64_t out;		/* 0: an error */
+	} cases[] = {
+		{ "4096", 4096 }, { "8192B", 8192 }, { "4K", 4096 }, { "4k", 4096 },
+		{ "16KiB", 16384 }, { "1M", 1 << 20 }, { "3MiB", 3 << 20 },
+		{ "1G", 1ULL << 30 }, { "4GiB", 4ULL << 30 },
+		{ "16777215G", 16777215ULL << 30 },
+		{ "", 0 }, { "K", 0 }, { "0", 0 }, { "0K", 0 }, { "1", 0 }, { "4095", 0 },
+		{ "4097", 0 }, { "2K", 0 }, { "4 K", 0 }, { " 4096", 0 }, { "4096 ", 0 },
+		{ "+4096", 0 }, { "-4096", 0 }, { "0x1000", 0 }, { "4KB", 0 }, { "4Kib", 0 },
+		{ "1.5M", 0 }, { "18446744073709551616", 0 }, { "17179869184G", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0xdeadbeef;
+		char err[160] = "";
+		int ret = tbctl_parse_size(cases[i].in, &v, err, sizeof(err));
+
+		if (cases[i].out && (ret || v != cases[i].out))
+			T_FAIL("'%s': ret %d value %llu, expected %llu", cases[i].in, ret,
+			       (unsigned long long)v, (unsigned long long)cases[i].out);
+		if (!cases[i].out && (ret != -EINVAL || !*err || v != 0xdeadbeef))
+			T_FAIL("'%s': ret %d err '%s' value %llu, expected an error",
+			       cases[i].in, ret, err, (unsigned long long)v);
+	}
+}
+
+static void durations(void)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns;		/* 0: an error */
+	} cases[] = {
+		{ "1", 1000000000 }, { "10s", 10000000000 }, { "500ms", 500000000 },
+		{ "250us", 250000 }, { "7ns", 7 }, { "2m", 120000000000 },
+		{ "2min", 120000000000 }, { "1h", 3600000000000 }, { "1.5", 1500000000 },
+		{ "0.5s", 500000000 }, { ".25s", 250000000 }, { "1.", 1000000000 },
+		{ "0.000000001", 1 }, { "1.5ms", 1500000 }, { "1.0000000001", 1000000000 },
+		{ "18446744073s", 18446744073000000000ULL },
+		{ "", 0 }, { "s", 0 }, { ".", 0 }, { "0", 0 }, { "0.0000000001", 0 },
+		{ "-1", 0 }, { "1x", 0 }, { "1 s", 0 }, { "1S", 0 }, { "1.5.5", 0 },
+		{ "1e3", 0 }, { "18446744074s", 0 }, { "99999999999999999999", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0xdeadbeef;
+		char err[160] = "";
+		int ret = tbctl_parse_duration(cases[i].in, &v, err, sizeof(err));
+
+		if (cases[i].ns && (ret || v != cases[i].ns))
+			T_FAIL("'%s': ret %d value %llu, expected %llu", cases[i].in, ret,
+			       (unsigned long long)v, (unsigned long long)cases[i].ns);
+		if (!cases[i].ns && (ret != -EINVAL || !*err || v != 0xdeadbeef))
+			T_FAIL("'%s': ret %d err '%s' value %llu, expected an error",
+			       cases[i].in, ret, err, (unsigned long long)v);
+	}
+}
+
+static void keywords(void)
+{
+	static const char *const kw[] = { "record", "list", "categories", "convert", NULL };
+
+	T_EXPECT_EQ(tbctl_lookup("record", kw), 0);
+	T_EXPECT_EQ(tbctl_lookup("rec", kw), 0);
+	T_EXPECT_EQ(tbctl_lookup("l", kw), 1);
+	T_EXPECT_EQ(tbctl_lookup("ca", kw), 2);
+	T_EXPECT_EQ(tbctl_lookup("co", kw), 3);
+	T_EXPECT_EQ(tbctl_lookup("c", kw), -EINVAL);
+	T_EXPECT_EQ(tbctl_lookup("", kw), -ENOENT);
+	T_EXPECT_EQ(tbctl_lookup("records", kw), -ENOENT);
+	T_EXPECT_EQ(tbctl_lookup("x", kw), -ENOENT);
+	T_EXPECT(tbctl_matches("s", "streaming"));
+	T_EXPECT(!tbctl_matches("", "streaming"));
+	T_EXPECT(!tbctl_matches("streamingx", "streaming"));
+}
+
+static void human_bytes(void)
+{
+	char buf[32];
+
+	T_EXPECT(!strcmp(tbctl_human_bytes(0, buf, sizeof(buf)), "0 B"));
+	T_EXPECT(!strcmp(tbctl_human_bytes(1023, buf, sizeof(buf)), "1023 B"));
+	T_EXPECT(!strcmp(tbctl_human_bytes(1024, buf, sizeof(buf)), "1.0 KiB"));
+	T_EXPECT(!strcmp(tbctl_human_bytes(3 << 20, buf, sizeof(buf)), "3.0 MiB"));
+	T_EXPECT(!strcmp(tbctl_human_bytes(UINT64_MAX, buf, sizeof(buf)), "16.0 EiB"));
+}
+
+static const struct tbctl_opt opts[] = {
+	{ "alpha", 'a', TBCTL_NO_ARG, 'a' },
+	{ "beta", 'b', TBCTL_REQ_ARG, 'b' },
+	{ "gamma", 0, TBCTL_NO_ARG, 300 },
+	{ 0 }
+};
+
+/* The iterator over words, as "id:arg" tokens joined with spaces. */
+static const char *getopt_trace(char *out, size_t len, char **argv)
+{
+	struct tbctl_getopt g = { .argv = argv, .ind = 1 };
+	char err[160];
+	size_t off = 0;
+	int ret;
+
+	while (argv[g.argc])
+		g.argc++;
+	out[0] = '\0';
+	for (;;) {
+		ret = tbctl_getopt(&g, opts, err, sizeof(err));
+		if (ret < 0) {
+			snprintf(out + off, len - off, "ERR(%s)", err);
+			return out;
+		}
+		if (ret == TBCTL_GETOPT_END)
+			break;
+		if (ret == TBCTL_GETOPT_ARG)
+			off += (size_t)snprintf(out + off, len - off, "ARG:%s ", g.arg);
+		else
+			off += (size_t)snprintf(out + off, len - off, "%d:%s ", ret,
+						g.arg ? g.arg : "");
+	}
+	snprintf(out + off, len - off, "END%s%d", g.dashdash ? "--" : "", g.ind);
+	return out;
+}
+
+#define EXPECT_GETOPT(want, ...)					\
+	do {								\
+		char *argv_[] = { (char *)"cmd", __VA_ARGS__, NULL };	\
+		char out_[256];						\
+									\
+		getopt_trace(out_, sizeof(out_), argv_);		\
+		if (strcmp(out_, want))					\
+			T_FAIL("got \"%s\", expected \"%s\"", out_, want); \
+	} while (0)
+
+static void option_iterator(void)
+{
+	EXPECT_GETOPT("97: 98:x END4", "-a", "-b", "x");
+	EXPECT_GETOPT("97: 98:x END2", "-abx");
+	EXPECT_GETOPT("97: 97: END2", "-aa");
+	EXPECT_GETOPT("98:v ARG:file 97: END4", "--beta=v", "file", "--alpha");
+	EXPECT_GETOPT("98:v END3", "--beta", "v");
+	EXPECT_GETOPT("98: END3", "--beta", "");
+	EXPECT_GETOPT("300: END2", "--gamma");
+	EXPECT_GETOPT("ARG:- END2", "-");
+	EXPECT_GETOPT("97: END--3", "-a", "--", "-b");
+	EXPECT_GETOPT("98:-a END3", "-b", "-a");
+	EXPECT_GETOPT("ERR(unknown option '-x')", "-x");
+	EXPECT_GETOPT("97: ERR(unknown option '-x')", "-ax");
+	EXPECT_GETOPT("ERR(unknown option '--alp')", "--alp");
+	EXPECT_GETOPT("ERR(unknown option '---')", "---");
+	EXPECT_GETOPT("ERR(option '--alpha' takes no value)", "--alpha=1");
+	EXPECT_GETOPT("ERR(option '-b' needs a value)", "-b");
+	EXPECT_GETOPT("ERR(option '--beta' needs a value)", "--beta");
+	EXPECT_GETOPT("ERR(option '-b' needs a value)", "-b", "--", "x");
+}
+
+/* tbctl_json_str() of len bytes at s, checked against want and parsed back. */
+static void expect_json_str(const char *s, size_t len, const char *want, const char *decoded)
+{
+	struct mem m;
+	struct json *v;
+	const char *out;
+	char err[128];
+
+	mem_open(&m);
+	tbctl_json_str(m.f, s, len);
+	out = mem_close(&m);
+	if (strcmp(out, want))
+		T_FAIL("json of \"%.*s\": %s, expected %s", (int)len, s, out, want);
+	v = json_parse(out, strlen(out), err, sizeof(err));
+	if (!v)
+		T_FAIL("%s does not parse: %s", out, err);
+	else if (v->type != JSON_STRING || strcmp(v->text, decoded))
+		T_FAIL("%s parses to something else than expected", out);
+	json_free(v);
+	free(m.buf);
+}
+
+#define EXPECT_JSON_STR(lit, want, decoded) \
+	expect_json_str(lit, sizeof(lit) - 1, want, decoded)
+
+static void json_strings(void)
+{
+	EXPECT_JSON_STR("", "\"\"", "");
+	EXPECT_JSON_STR("plain", "\"plain\"", "plain");
+	EXPECT_JSON_STR("q\"b\\s/", "\"q\\\"b\\\\s/\"", "q\"b\\s/");
+	EXPECT_JSON_STR("\n\r\t\b\f", "\"\\n\\r\\t\\b\\f\"", "\n\r\t\b\f");
+	EXPECT_JSON_STR("\x01\x1f\x7f", "\"\\u0001\\u001f\x7f\"", "\x01\x1f\x7f");
+	EXPECT_JSON_STR("nul\0x", "\"nul\\u0000x\"", "nul");
+	/* valid UTF-8: 2, 3 and 4 bytes, the largest code point */
+	EXPECT_JSON_STR("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf",
+			"\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\"",
+			"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
+	/* invalid: lone continuation, overlong, surrogate, > U+10FFFF, truncated */
+	EXPECT_JSON_STR("a\x80z", "\"a\\ufffdz\"", "a\xef\xbf\xbdz");
+	EXPECT_JSON_STR("\xc0\xaf", "\"\\ufffd\\ufffd\"", "\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_JSON_STR("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"",
+			"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_JSON_STR("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"",
+			"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_JSON_STR("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+			"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_JSON_STR("\xe2\x82", "\"\\ufffd\\ufffd\"", "\xef\xbf\xbd\xef\xbf\xbd");
+	EXPECT_JSON_STR("\xff", "\"\\ufffd\"", "\xef\xbf\xbd");
+}
+
+static void json_numbers(void)
+{
+	static const struct {
+		double d;
+		const char *want;
+	} cases[] = {
+		{ 1.5, "1.5" }, { -0.25, "-0.25" }, { 0, "0" }, { 1e300, "1.0000000000000001e+300" },
+		{ 0.1, "0.10000000000000001" }, { INFINITY, "\"Infinity\"" },
+		{ -INFINITY, "\"-Infinity\"" }, { NAN, "\"NaN\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mem m;
+		struct json *v;
+		const char *out;
+
+		mem_open(&m);
+		tbctl_json_double(m.f, cases[i].d);
+		out = mem_close(&m);
+		if (strcmp(out, cases[i].want))
+			T_FAIL("%s, expected %s", out, cases[i].want);
+		v = json_parse(out, strlen(out), NULL, 0);
+		T_EXPECT(v != NULL);
+		json_free(v);
+		free(m.buf);
+	}
+}
+
+static void tmp_files(void)
+{
+	char dir[] = "/tmp/tbctl-util-XXXXXX", path[256], *tmp = NULL;
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	T_ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.fxt", dir);
+	fd = tbctl_tmp_create(path, &tmp);
+	T_ASSERT(fd >= 0);
+	T_EXPECT(!strncmp(tmp, dir, strlen(dir)));
+	T_EXPECT(!strncmp(tmp + strlen(dir), "/.out.fxt.", 10));
+	T_EXPECT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	mask = umask(0);
+	umask(mask);
+	T_EXPECT(!fstat(fd, &st) && (st.st_mode & 0777) == (0666 & ~mask));
+	T_EXPECT(access(path, F_OK) != 0);
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	/* a directory, or a name that can only be one */
+	T_EXPECT_EQ(tbctl_tmp_create(dir, &tmp), -EISDIR);
+	T_EXPECT(tmp == NULL);
+	snprintf(path, sizeof(path), "%s/", dir);
+	T_EXPECT_EQ(tbctl_tmp_create(path, &tmp), -EISDIR);
+	snprintf(path, sizeof(path), "%s/no/such/dir/x", dir);
+	T_EXPECT_EQ(tbctl_tmp_create(path, &tmp), -ENOENT);
+	T_EXPECT(tmp == NULL);
+	rmdir(dir);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(sizes),
+	T_TEST(durations),
+	T_TEST(keywords),
+	T_TEST(human_bytes),
+	T_TEST(option_iterator),
+	T_TEST(json_strings),
+	T_TEST(json_numbers),
+	T_TEST(tmp_files),
+};
+
+T_MAIN(tests)

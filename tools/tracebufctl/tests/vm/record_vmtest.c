@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl with the module, in the test VM: "record" around the
+ * example program (examples/tracebuf-example.c) in each mode, the file
+ * read back with libtracebuf's reader (event kinds and counts per
+ * thread, the provider's name); COMMAND's exit status passed through; a
+ * provider that registers while recording joins it; "convert" gives valid
+ * JSON with the expected events; "list" and "categories" show a running
+ * provider; bad input and missing privileges are refused with a message
+ * and no file.
+ *
+ * tracebufctl and tracebuf-example are expected beside this program.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "../../../../userlib/tests/ktap.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <linux/tracebuf.h>
+#include <tracebuf_provider.h>
+#include <tracebuf_reader.h>
+
+#include "../json.h"
+
+#define REQUESTS	300
+#define NOBODY		65534
+
+static char g_dir[PATH_MAX];	/* where the programs are */
+static char g_out[PATH_MAX];	/* a scratch directory */
+
+/* Run argv (argv[0] a program in g_dir), capture stderr; its exit status. */
+static int run(const char *const *argv, char *err, size_t errlen, uid_t uid)
+{
+	char prog[PATH_MAX + 64];
+	int pipefd[2];
+	pid_t pid;
+	int status;
+	ssize_t n = 0, r;
+
+	snprintf(prog, sizeof(prog), "%s/%s", g_dir, argv[0]);
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (err)
+			dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(126);
+		execv(prog, (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (err && errlen)
+		err[0] = 0;
+	while (err && (size_t)n < errlen - 1 &&
+	       (r = read(pipefd[0], err + n, errlen - 1 - (size_t)n)) > 0)
+		n += r;
+	if (err && errlen)
+		err[n] = 0;
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (err && *err)
+		printf("# %s: %s", argv[0], err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The example, by its path: COMMAND is not looked up in $PATH here. */
+static const char *ex_path(void)
+{
+	static char buf[PATH_MAX + 32];
+
+	snprintf(buf, sizeof(buf), "%s/tracebuf-example", g_dir);
+	return buf;
+}
+
+#define EX ex_path()
+
+/* A path in the scratch directory; each call's string lives on. */
+static const char *path(const char *name)
+{
+	static char buf[64][PATH_MAX + 64];
+	static int i;
+
+	i = (i + 1) % 64;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", g_out, name);
+	return buf[i];
+}
+
+/* ---------------------------------------------------------------------- */
+/* What a trace holds                                                     */
+
+struct kinds {
+	unsigned int infos, overflows, events;
+	char name[TRACEBUF_NAME_MAX + 1];	/* of the last provider info */
+	/* the example's events */
+	unsigned int submit, handle, read, write, produce, done;
+	unsigned int async_begin, async_end, flow_begin, flow_end, counters;
+	uint64_t submit_tid;			/* 0: none yet; ~0: several */
+	unsigned int handle_on_submit_tid;
+	uint64_t worker_tids[8];
+	unsigned int nworkers;
+	unsigned int seq;			/* "seq" events (late joiner) */
+};
+
+static bool is(const struct tracebuf_reader_str *s, const char *lit)
+{
+	return s->len == strlen(lit) && !memcmp(s->data, lit, s->len);
+}
+
+static void add_worker(struct kinds *k, uint64_t tid)
+{
+	for (unsigned int i = 0; i < k->nworkers; i++)
+		if (k->worker_tids[i] == tid)
+			return;
+	if (k->nworkers < 8)
+		k->worker_tids[k->nworkers++] = tid;
+}
+
+static int read_trace(const char *file, struct kinds *k)
+{
+	struct tracebuf_reader_record rec;
+	struct tracebuf_reader *r;
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	if (ret)
+		return ret;
+	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
+		if (rec.type == TRACEBUF_LIB_FXT_RECORD_METADATA) {
+			if (rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO) {
+				k->infos++;
+				snprintf(k->name, sizeof(k->name), "%.*s",
+					 (int)rec.meta.name.len, rec.meta.name.data);
+			}
+			k->overflows += rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_EVENT;
+			continue;
+		}
+		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
+			continue;
+		k->events++;
+		switch (rec.event.type) {
+		case TRACEBUF_LIB_FXT_EVENT_COUNTER:
+			k->counters++;
+			break;
+		case TRACEBUF_LIB_FXT_EVENT_ASYNC_BEGIN:
+			k->async_begin++;
+			break;
+		case TRACEBUF_LIB_FXT_EVENT_ASYNC_END:
+			k->async_end++;
+			break;
+		case TRACEBUF_LIB_FXT_EVENT_FLOW_BEGIN:
+			k->flow_begin++;
+			break;
+		case TRACEBUF_LIB_FXT_EVENT_FLOW_END:
+			k->flow_end++;
+			break;
+		case TRACEBUF_LIB_FXT_EVENT_INSTANT:
+			k->done += is(&rec.event.name, "done");
+			k->seq += is(&rec.event.name, "seq");
+			break;
+		case TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE:
+			if (is(&rec.event.name, "submit")) {
+				k->submit++;
+				if (!k->submit_tid)
+					k->submit_tid = rec.event.thread_koid;
+				else if (k->submit_tid != rec.event.thread_koid)
+					k->submit_tid = ~0ull;
+			} else if (is(&rec.event.name, "handle")) {
+				k->handle++;
+				add_worker(k, rec.event.thread_koid);
+				k->handle_on_submit_tid += rec.event.thread_koid == k->submit_tid;
+			} else {
+				k->read += is(&rec.event.name, "read");
+				k->write += is(&rec.event.name, "write");
+				k->produce += is(&rec.event.name, "produce");
+			}
+			break;
+		}
+	}
+	if (ret)
+		printf("# %s: %s at %zu\n", file, tracebuf_reader_error(r),
+		       tracebuf_reader_error_offset(r));
+	tracebuf_reader_close(r);
+	printf("# %s: %u events from \"%s\": submit %u handle %u async %u/%u flow %u/%u"
+	       " counters %u, %u worker threads, %u overflow records\n", file, k->events,
+	       k->name, k->submit, k->handle, k->async_begin, k->async_end, k->flow_begin,
+	       k->flow_end, k->counters, k->nworkers, k->overflows);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void streaming_keeps_every_event(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-m", "streaming",
+			       "-b", "128K", "-o", path("s.fxt"), "--",
+			       EX, "-t", "3", "-n", "300", "-w", "20",
+			       NULL };
+	struct kinds k;
+
+	T_ASSERT_EQ(run(argv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(read_trace(path("s.fxt"), &k), 0);
+	T_EXPECT_EQ(k.infos, 1);
+	T_EXPECT(!strcmp(k.name, "tracebuf-example"));
+	/* the producer thread: one "produce", every submit, begin of spans */
+	T_EXPECT_EQ(k.produce, 1);
+	T_EXPECT_EQ(k.submit, REQUESTS);
+	T_EXPECT(k.submit_tid != 0 && k.submit_tid != ~0ull);
+	T_EXPECT_EQ(k.async_begin, REQUESTS);
+	T_EXPECT_EQ(k.flow_begin, REQUESTS);
+	/* the workers: every request handled, read and written, on others */
+	T_EXPECT_EQ(k.handle, REQUESTS);
+	T_EXPECT_EQ(k.read, REQUESTS);
+	T_EXPECT_EQ(k.write, REQUESTS);
+	T_EXPECT_EQ(k.handle_on_submit_tid, 0);
+	T_EXPECT(k.nworkers >= 1 && k.nworkers <= 3);
+	T_EXPECT_EQ(k.async_end, REQUESTS);
+	T_EXPECT_EQ(k.flow_end, REQUESTS);
+	T_EXPECT(k.counters >= 2 * REQUESTS);
+	T_EXPECT_EQ(k.done, 1);
+	T_EXPECT_EQ(k.overflows, 0);
+}
+
+/* A small oneshot buffer keeps the first events and says it dropped. */
+static void oneshot_keeps_the_first(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-m", "oneshot",
+			       "-b", "16K", "-o", path("o.fxt"), "--",
+			       EX, "-n", "300", "-w", "0", NULL };
+	struct kinds k;
+
+	T_ASSERT_EQ(run(argv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(read_trace(path("o.fxt"), &k), 0);
+	T_EXPECT_EQ(k.infos, 1);
+	T_EXPECT(k.submit > 0 && k.submit < REQUESTS);
+	T_EXPECT_EQ(k.done, 0);
+	T_EXPECT_EQ(k.overflows, 1);
+}
+
+/* A small circular buffer keeps the last ones, the final "done" too. */
+static void circular_keeps_the_last(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-m", "circular",
+			       "-b", "32K", "-o", path("c.fxt"), "--",
+			       EX, "-n", "300", "-w", "0", NULL };
+	struct kinds k;
+
+	T_ASSERT_EQ(run(argv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(read_trace(path("c.fxt"), &k), 0);
+	T_EXPECT_EQ(k.infos, 1);
+	T_EXPECT(k.handle > 0 && k.handle < REQUESTS);
+	T_EXPECT_EQ(k.done, 1);
+}
+
+static void command_exit_status_passes_through(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-o", path("x.fxt"),
+			       "--", EX, "--bogus", NULL };
+	struct stat st;
+
+	/* the example's own exit status for bad arguments */
+	T_EXPECT_EQ(run(argv, NULL, 0, 0), 2);
+	/* the trace of a run that ended that way is still written */
+	T_EXPECT_EQ(stat(path("x.fxt"), &st), 0);
+}
+
+/* A provider that registers while recording (not COMMAND) joins. */
+static void late_provider_joins(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-d", "4s",
+			       "-o", path("l.fxt"), NULL };
+	const char *ex[] = { "tracebuf-example", "-N", "late-one", "-n", "100",
+			     "-w", "0", NULL };
+	struct kinds k;
+	pid_t rec;
+
+	rec = fork();
+	T_ASSERT(rec >= 0);
+	if (!rec)
+		_exit(run(argv, NULL, 0, 0));
+	usleep(1000 * 1000);
+	T_ASSERT_EQ(run(ex, NULL, 0, 0), 0);
+	T_ASSERT_EQ(waitpid(rec, &(int){ 0 }, 0), rec);
+	T_ASSERT_EQ(read_trace(path("l.fxt"), &k), 0);
+	T_EXPECT(!strcmp(k.name, "late-one"));
+	T_EXPECT_EQ(k.submit, 100);
+	T_EXPECT_EQ(k.handle, 100);
+}
+
+static void convert_gives_valid_json(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-m", "streaming",
+			      "-o", path("j.fxt"), "--", EX, "-n", "50",
+			      "-w", "0", NULL };
+	const char *conv[] = { "tracebufctl", "convert", path("j.fxt"), "-o",
+			       path("j.json"), NULL };
+	unsigned int complete = 0, meta = 0;
+	const struct json *events;
+	struct json *v;
+	char err[256], *text;
+	struct stat st;
+	int fd;
+
+	T_ASSERT_EQ(run(rec, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(conv, NULL, 0, 0), 0);
+	fd = open(path("j.json"), O_RDONLY);
+	T_ASSERT(fd >= 0 && !fstat(fd, &st));
+	text = malloc((size_t)st.st_size + 1);
+	T_ASSERT(text && read(fd, text, (size_t)st.st_size) == st.st_size);
+	close(fd);
+	v = json_parse(text, (size_t)st.st_size, err, sizeof(err));
+	if (!v)
+		T_FAIL("not JSON: %s", err);
+	T_ASSERT(v);
+	events = json_get(v, "traceEvents");
+	T_ASSERT(events && events->type == JSON_ARRAY);
+	for (size_t i = 0; i < events->n; i++) {
+		const struct json *ph = json_get(events->items[i], "ph");
+		const struct json *name = json_get(events->items[i], "name");
+
+		if (!ph || ph->type != JSON_STRING || !name || name->type != JSON_STRING)
+			continue;
+		complete += !strcmp(ph->text, "X") && !strcmp(name->text, "handle");
+		meta += !strcmp(ph->text, "M");
+	}
+	printf("# %zu JSON events, %u \"handle\" slices, %u metadata\n", events->n,
+	       complete, meta);
+	T_EXPECT_EQ(complete, 50);
+	T_EXPECT(meta >= 1);
+	json_free(v);
+	free(text);
+}
+
+/* A provider of our own, alive while list and categories run. */
+static pid_t hold_provider(int *done_fd)
+{
+	static const struct tracebuf_known_category known[] = {
+		{ "vm:cat", "a category for the listing" },
+	};
+	int p[2], q[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) || pipe(q))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct tracebuf_provider_config cfg = {
+			.size = sizeof(cfg), .name = "held-provider",
+			.flags = TRACEBUF_LIB_PROVIDER_THREAD,
+			.known = known, .nknown = 1,
+		};
+		struct tracebuf_provider *prov;
+
+		close(p[0]);
+		close(q[1]);
+		if (tracebuf_provider_create(&cfg, &prov))
+			_exit(1);
+		c = 'k';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		while (read(q[0], &c, 1) > 0)
+			;
+		tracebuf_provider_destroy(prov);
+		_exit(0);
+	}
+	close(p[1]);
+	close(q[0]);
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		return -1;
+	close(p[0]);
+	*done_fd = q[1];
+	return pid;
+}
+
+static int run_out(const char *const *argv, char *out, size_t outlen)
+{
+	int fd = open(path("stdout"), O_RDWR | O_CREAT | O_TRUNC, 0600), saved, ret;
+	ssize_t n;
+
+	saved = dup(1);
+	fflush(stdout);
+	dup2(fd, 1);
+	ret = run(argv, NULL, 0, 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	n = pread(fd, out, outlen - 1, 0);
+	out[n > 0 ? n : 0] = 0;
+	close(fd);
+	return ret;
+}
+
+static void list_and_categories_show_providers(void)
+{
+	const char *list[] = { "tracebufctl", "list", NULL };
+	const char *listj[] = { "tracebufctl", "list", "-j", NULL };
+	const char *cats[] = { "tracebufctl", "categories", NULL };
+	static char out[65536];
+	char err[256];
+	struct json *v;
+	int done_fd = -1;
+	pid_t pid = hold_provider(&done_fd);
+
+	T_ASSERT(pid > 0);
+	T_EXPECT_EQ(run_out(list, out, sizeof(out)), 0);
+	T_EXPECT(strstr(out, "held-provider") != NULL);
+	T_EXPECT_EQ(run_out(listj, out, sizeof(out)), 0);
+	v = json_parse(out, strlen(out), err, sizeof(err));
+	T_EXPECT(v && v->type == JSON_ARRAY && v->n >= 1);
+	json_free(v);
+	T_EXPECT(strstr(out, "held-provider") != NULL);
+	T_EXPECT_EQ(run_out(cats, out, sizeof(out)), 0);
+	T_EXPECT(strstr(out, "vm:cat") != NULL);
+	T_EXPECT(strstr(out, "a category for the listing") != NULL);
+	close(done_fd);
+	waitpid(pid, NULL, 0);
+}
+
+static void unprivileged_is_refused(void)
+{
+	const char *list[] = { "tracebufctl", "list", NULL };
+	const char *rec[] = { "tracebufctl", "record", "-q", "-d", "1s", "-o",
+			      "/tmp/nobody.fxt", NULL };
+	char err[512];
+	struct stat st;
+
+	T_EXPECT(run(list, err, sizeof(err), NOBODY) != 0);
+	T_EXPECT(strstr(err, "permission denied") != NULL);
+	T_EXPECT(run(rec, err, sizeof(err), NOBODY) != 0);
+	T_EXPECT(strstr(err, "permission denied") != NULL);
+	T_EXPECT(stat("/tmp/nobody.fxt", &st) != 0);
+}
+
+static void bad_sizes_are_refused(void)
+{
+	const char *odd[] = { "tracebufctl", "record", "-b", "5000", "-d", "1s", "-o",
+			      path("bad.fxt"), NULL };
+	const char *huge[] = { "tracebufctl", "record", "-b", "1G", "-d", "1s", "-o",
+			       path("bad.fxt"), NULL };
+	const char *mode[] = { "tracebufctl", "record", "-m", "sometimes", "-o",
+			       path("bad.fxt"), NULL };
+	char err[512];
+	struct stat st;
+
+	T_EXPECT(run(odd, err, sizeof(err), 0) != 0);
+	T_EXPECT(strchr(err, '\n') == strrchr(err, '\n'));	/* one line */
+	T_EXPECT(run(huge, err, sizeof(err), 0) != 0);
+	T_EXPECT(strstr(err, "max_buffer_size") != NULL || strstr(err, "large") != NULL);
+	T_EXPECT(run(mode, err, sizeof(err), 0) != 0);
+	T_EXPECT(stat(path("bad.fxt"), &st) != 0);
+}
+
+static void corrupt_file_is_refused(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-o", path("t.fxt"), "--",
+			      EX, "-n", "20", "-w", "0", NULL };
+	const char *conv[] = { "tracebufctl", "convert", path("t.fxt"), "-o",
+			       path("t.json"), NULL };
+	const char *dump[] = { "tracebufctl", "dump", path("t.fxt"), NULL };
+	static char out[1 << 20];
+	struct stat st;
+	int fd;
+
+	T_ASSERT_EQ(run(rec, NULL, 0, 0), 0);
+	T_ASSERT_EQ(stat(path("t.fxt"), &st), 0);
+	/* cut the last record in half */
+	T_ASSERT_EQ(truncate(path("t.fxt"), st.st_size - 4), 0);
+	T_EXPECT(run(conv, NULL, 0, 0) != 0);
+	T_EXPECT(stat(path("t.json"), &st) != 0);
+	T_EXPECT(run_out(dump, out, sizeof(out)) != 0);
+	fd = open(path("t.fxt"), O_WRONLY);
+	T_ASSERT(fd >= 0);
+	T_ASSERT_EQ(pwrite(fd, "garbage!", 8, 0), 8);	/* no magic record */
+	close(fd);
+	T_EXPECT(run(conv, NULL, 0, 0) != 0);
+	T_EXPECT(stat(path("t.json"), &st) != 0);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(streaming_keeps_every_event),
+	T_TEST(oneshot_keeps_the_first),
+	T_TEST(circular_keeps_the_last),
+	T_TEST(command_exit_status_passes_through),
+	T_TEST(late_provider_joins),
+	T_TEST(convert_gives_valid_json),
+	T_TEST(list_and_categories_show_providers),
+	T_TEST(unprivileged_is_refused),
+	T_TEST(bad_sizes_are_refused),
+	T_TEST(corrupt_file_is_refused),
+};
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)argc;
+	if (n <= 0)
+		snprintf(self, sizeof(self), "%s", argv[0]);
+	else
+		self[n] = 0;
+	snprintf(g_dir, sizeof(g_dir), "%s", dirname(self));
+	snprintf(g_out, sizeof(g_out), "/tmp/record_vmtest.XXXXXX");
+	if (!mkdtemp(g_out))
+		return 1;
+	chmod(g_out, 0755);
+	return t_run(tests, sizeof(tests) / sizeof(tests[0]));
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracebufctl: the command-line manager of tracebuf.
+ *
+ *	tracebufctl [GLOBAL OPTIONS] COMMAND [OPTIONS]
+ *
+ * One file per command (record.c, list.c, categories.c, dump.c,
+ * convert.c), main.c for the global options and the dispatch, error.c
+ * for error reporting, util.c for what needs no device.
+ *
+ * Conventions.  Functions return 0 (or a count) and -errno.  A command
+ * function, cmd_<name>(), returns the exit status (0, or the status of
+ * the command that "record --" ran), or -errno after it printed exactly
+ * one line "tracebufctl: <reason>" on stderr.  Usage goes to stdout.
+ */
+#ifndef TBCTL_TRACEBUFCTL_H
+#define TBCTL_TRACEBUFCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/tracebuf.h>
+
+#define TBCTL_PROG	"tracebufctl"
+#define TBCTL_VERSION	"0.1"
+#define TBCTL_DEVICE	"/dev/tracebuf"	/* the default */
+
+/* What the global options set, for every command. */
+struct tbctl_ctx {
+	const char *device;	/* -D: NULL for /dev/tracebuf */
+	bool json;		/* -j */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Errors (error.c)                                                         */
+
+/* "tracebufctl: <fmt>\n" on stderr. */
+void tbctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A usage error of command cmd ("record: unknown option '-x'"): prints it
+ * with the hint "(see 'tracebufctl CMD --help')"; returns -EINVAL.
+ */
+int tbctl_usage_err(const char *cmd, const char *msg);
+
+/*
+ * Report err (-errno) from opening the device (tracebuf_manager_open(),
+ * tracebuf_session_create()) in words; returns err.
+ */
+int tbctl_device_err(const struct tbctl_ctx *ctx, int err);
+
+/* ------------------------------------------------------------------------ */
+/* Commands                                                                 */
+
+int cmd_record(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_list(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_categories(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv);
+
+/* ------------------------------------------------------------------------ */
+/* record: its options, parsed without side effects (record.c)              */
+
+/* Which options were given: record_opts.present */
+#define TBCTL_OPT_CATEGORIES	(1u << 0)
+#define TBCTL_OPT_MODE		(1u << 1)
+#define TBCTL_OPT_BUFFER_SIZE	(1u << 2)
+#define TBCTL_OPT_OVERRIDE	(1u << 3)
+#define TBCTL_OPT_DURATION	(1u << 4)
+#define TBCTL_OPT_PROVIDER	(1u << 5)
+#define TBCTL_OPT_TRIGGER	(1u << 6)
+#define TBCTL_OPT_OUTPUT	(1u << 7)
+#define TBCTL_OPT_QUIET		(1u << 8)
+#define TBCTL_OPT_COMMAND	(1u << 9)
+
+#define TBCTL_DEFAULT_OUTPUT	"trace.fxt"
+
+/* -b NAME:SIZE */
+struct record_override {
+	char *name;
+	uint64_t size;
+};
+
+struct record_opts {
+	unsigned int present;		/* TBCTL_OPT_* */
+	bool help;
+	uint32_t mode;			/* TRACEBUF_MODE_*; 0: the library's (oneshot) */
+	uint64_t buffer_size;		/* 0: the library's (4 MiB) */
+	uint64_t duration_ns;		/* 0: none */
+	const char *output;		/* TBCTL_DEFAULT_OUTPUT unless -o */
+	char **categories;		/* -c, split at commas */
+	size_t ncategories;
+	char **providers;		/* -p */
+	size_t nproviders;
+	struct record_override *overrides;
+	size_t noverrides;
+	char **triggers;		/* --trigger ALERT:stop: the ALERTs */
+	size_t ntriggers;
+	char **command;			/* after "--": points into argv, NULL-terminated */
+	int ncommand;
+};
+
+/*
+ * record_parse() - fill *o from argv[1..argc-1] (argv[0] is "record"),
+ * touching nothing else.  *o is initialised here; free it with
+ * record_opts_free() whatever this returns.
+ * Return: 0 (o->help set for -h), -EINVAL with one line in err
+ * ("record: ..."), -ENOMEM.
+ */
+int record_parse(int argc, char **argv, struct record_opts *o,
+		 char *err, size_t errlen);
+void record_opts_free(struct record_opts *o);
+
+/* ------------------------------------------------------------------------ */
+/* list: the providers, apart from how they were obtained (list.c)          */
+
+/* One provider as the listing commands see it, whatever the transport. */
+struct tbctl_provider {
+	uint32_t id;
+	uint32_t pid;
+	uint32_t state;			/* TRACEBUF_STATE_* */
+	uint32_t mode;			/* TRACEBUF_MODE_*, 0 if none */
+	uint64_t buffer_size;
+	uint32_t manager_id;		/* 0 if none */
+	bool mine;
+	char name[TRACEBUF_NAME_MAX + 1];
+};
+
+/*
+ * tbctl_providers_fetch() - every provider visible to a manager, by id,
+ * through the ioctl interface (a netlink one can replace it).
+ * Return: the count and a malloc'd array in *out, or -errno (device
+ * errors not yet reported).
+ */
+int tbctl_providers_fetch(const struct tbctl_ctx *ctx, struct tbctl_provider **out);
+
+/* The table, or a JSON array. */
+void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json);
+
+/* "started", "streaming", ...; "?" for what this tool does not know. */
+const char *tbctl_state_name(uint32_t state);
+const char *tbctl_mode_name(uint32_t mode);
+const char *tbctl_tracee_state_name(uint32_t state);
+
+#endif /* TBCTL_TRACEBUFCTL_H */

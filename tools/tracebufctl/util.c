@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl: parsing and formatting helpers (see util.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+static int util_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int util_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Leading decimal digits of *s into *v, moving *s; -ERANGE on overflow. */
+static int parse_digits(const char **s, uint64_t *v, unsigned int *ndigits)
+{
+	uint64_t x = 0;
+	unsigned int n = 0;
+
+	for (; **s >= '0' && **s <= '9'; (*s)++, n++) {
+		unsigned int d = (unsigned int)(**s - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		x = x * 10 + d;
+	}
+	*v = x;
+	*ndigits = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sizes and durations                                                      */
+
+int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *suffix;
+		unsigned int shift;
+	} units[] = {
+		{ "", 0 }, { "B", 0 },
+		{ "K", 10 }, { "k", 10 }, { "KiB", 10 },
+		{ "M", 20 }, { "MiB", 20 },
+		{ "G", 30 }, { "GiB", 30 },
+	};
+	const char *p = s;
+	unsigned int n, i;
+	uint64_t v;
+
+	if (parse_digits(&p, &v, &n))
+		return util_err(err, errlen, "size '%s' is too large", s);
+	if (!n)
+		return util_err(err, errlen,
+				"invalid size '%s' (bytes, or a number with a K, M or G suffix)", s);
+	for (i = 0; i < TBCTL_ARRAY_SIZE(units); i++)
+		if (!strcmp(p, units[i].suffix))
+			break;
+	if (i == TBCTL_ARRAY_SIZE(units))
+		return util_err(err, errlen,
+				"invalid size '%s' (bytes, or a number with a K, M or G suffix)", s);
+	if (v > UINT64_MAX >> units[i].shift)
+		return util_err(err, errlen, "size '%s' is too large", s);
+	v <<= units[i].shift;
+	if (!v)
+		return util_err(err, errlen, "size '%s' must not be 0", s);
+	if (v % TBCTL_SIZE_ALIGN && units[i].shift)
+		return util_err(err, errlen,
+				"size '%s' (%llu bytes) is not a multiple of 4 KiB (4096 bytes)",
+				s, (unsigned long long)v);
+	if (v % TBCTL_SIZE_ALIGN)
+		return util_err(err, errlen, "size %s is not a multiple of 4 KiB (4096 bytes)", s);
+	*out = v;
+	return 0;
+}
+
+int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {
+		{ "", 1000000000ULL }, { "s", 1000000000ULL },
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "m", 60000000000ULL }, { "min", 60000000000ULL },
+		{ "h", 3600000000000ULL },
+	};
+	unsigned __int128 total, frac = 0, div = 1;
+	unsigned int nint, nfrac = 0, i;
+	const char *p = s;
+	uint64_t v;
+
+	if (parse_digits(&p, &v, &nint))
+		return util_err(err, errlen, "duration '%s' is too long", s);
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, nfrac++) {
+			if (nfrac >= 18)
+				continue;	/* below a nanosecond anyway */
+			frac = frac * 10 + (unsigned int)(*p - '0');
+			div *= 10;
+		}
+	}
+	if (!nint && !nfrac)
+		return util_err(err, errlen,
+				"invalid duration '%s' (e.g. 500ms, 10s, 2m; a plain number is seconds)", s);
+	for (i = 0; i < TBCTL_ARRAY_SIZE(units); i++)
+		if (!strcmp(p, units[i].suffix))
+			break;
+	if (i == TBCTL_ARRAY_SIZE(units))
+		return util_err(err, errlen,
+				"invalid duration '%s' (e.g. 500ms, 10s, 2m; a plain number is seconds)", s);
+	total = (unsigned __int128)v * units[i].ns + frac * units[i].ns / div;
+	if (total > UINT64_MAX)
+		return util_err(err, errlen, "duration '%s' is too long", s);
+	if (!total)
+		return util_err(err, errlen, "duration '%s' must be positive", s);
+	*ns = (uint64_t)total;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Keywords                                                                 */
+
+bool tbctl_matches(const char *word, const char *keyword)
+{
+	size_t len = strlen(word);
+
+	return len && len <= strlen(keyword) && !strncmp(word, keyword, len);
+}
+
+int tbctl_lookup(const char *word, const char *const *keywords)
+{
+	int found = -ENOENT;
+
+	for (int i = 0; keywords[i]; i++) {
+		if (!strcmp(word, keywords[i]))
+			return i;
+		if (tbctl_matches(word, keywords[i]))
+			found = found == -ENOENT ? i : -EINVAL;
+	}
+	return found;
+}
+
+const char *tbctl_human_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	unsigned int i = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && i + 1 < TBCTL_ARRAY_SIZE(units)) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[i]);
+	return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+
+static int getopt_value(struct tbctl_getopt *g, const struct tbctl_opt *o,
+			const char *inline_value, char *err, size_t errlen)
+{
+	if (o->has_arg == TBCTL_NO_ARG) {
+		if (inline_value)
+			return util_err(err, errlen, "option '%s' takes no value", g->opt);
+		g->arg = NULL;
+		return o->id;
+	}
+	if (inline_value) {
+		g->arg = inline_value;
+		return o->id;
+	}
+	if (g->ind >= g->argc || !strcmp(g->argv[g->ind], "--"))
+		return util_err(err, errlen, "option '%s' needs a value", g->opt);
+	g->arg = g->argv[g->ind++];
+	return o->id;
+}
+
+static int getopt_short(struct tbctl_getopt *g, const struct tbctl_opt *opts,
+			char *err, size_t errlen)
+{
+	char c = *g->cluster++;
+	const struct tbctl_opt *o;
+	const char *value = NULL;
+
+	snprintf(g->optbuf, sizeof(g->optbuf), "-%c", c);
+	g->opt = g->optbuf;
+	for (o = opts; o->id; o++)
+		if (o->letter && o->letter == c)
+			break;
+	if (!o->id) {
+		g->cluster = NULL;
+		return util_err(err, errlen, "unknown option '%s'", g->opt);
+	}
+	if (o->has_arg != TBCTL_NO_ARG && *g->cluster)
+		value = g->cluster;	/* "-ofile" */
+	if (value || !*g->cluster)
+		g->cluster = NULL;
+	return getopt_value(g, o, value, err, errlen);
+}
+
+int tbctl_getopt(struct tbctl_getopt *g, const struct tbctl_opt *opts,
+		 char *err, size_t errlen)
+{
+	const struct tbctl_opt *o;
+	const char *w, *eq;
+	size_t len;
+
+	if (g->cluster && *g->cluster)
+		return getopt_short(g, opts, err, errlen);
+	g->cluster = NULL;
+	if (g->ind >= g->argc)
+		return TBCTL_GETOPT_END;
+	w = g->argv[g->ind];
+	if (!strcmp(w, "--")) {
+		g->ind++;
+		g->dashdash = true;
+		return TBCTL_GETOPT_END;
+	}
+	if (w[0] != '-' || !w[1]) {
+		g->arg = w;
+		g->ind++;
+		return TBCTL_GETOPT_ARG;
+	}
+	g->ind++;
+	if (w[1] != '-') {
+		g->cluster = w + 1;
+		return getopt_short(g, opts, err, errlen);
+	}
+	eq = strchr(w + 2, '=');
+	len = eq ? (size_t)(eq - (w + 2)) : strlen(w + 2);
+	snprintf(g->optbuf, sizeof(g->optbuf), "--%.*s", (int)len, w + 2);
+	g->opt = g->optbuf;
+	for (o = opts; o->id; o++)
+		if (o->name && strlen(o->name) == len && !strncmp(o->name, w + 2, len))
+			break;
+	if (!o->id)
+		return util_err(err, errlen, "unknown option '%s'", g->opt);
+	return getopt_value(g, o, eq ? eq + 1 : NULL, err, errlen);
+}
+
+/* ------------------------------------------------------------------------ */
+/* String vectors                                                           */
+
+int tbctl_strv_push(char ***v, size_t *n, const char *s, size_t len)
+{
+	char **nv, *copy;
+
+	copy = strndup(s, len);
+	if (!copy)
+		return -ENOMEM;
+	nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv) {
+		free(copy);
+		return -ENOMEM;
+	}
+	nv[(*n)++] = copy;
+	*v = nv;
+	return 0;
+}
+
+void tbctl_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                    */
+
+int tbctl_tmp_create(const char *path, char **tmp_path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0, len;
+	const char *base = path + dirlen;
+	struct stat st;
+	mode_t mask;
+	char *tmp;
+	int fd;
+
+	*tmp_path = NULL;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
+	    (!stat(path, &st) && S_ISDIR(st.st_mode)))
+		return -EISDIR;
+	len = dirlen + strlen(base) + sizeof(".") + sizeof(".XXXXXX");
+	tmp = malloc(len);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, len, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		free(tmp);
+		return fd;
+	}
+	/* what open(O_CREAT, 0666) would have given, not mkstemp's 0600 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		/* not worth failing for */
+	}
+	*tmp_path = tmp;
+	return fd;
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                     */
+
+size_t tbctl_utf8_len(const unsigned char *s, size_t len)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* beyond U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+void tbctl_fputs_safe(FILE *f, const char *s, int width)
+{
+	int n = 0;
+
+	for (; *s; s++, n++)
+		putc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	for (; n < width; n++)
+		putc(' ', f);
+}
+
+void tbctl_json_str(FILE *f, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, n;
+
+	putc('"', f);
+	while (i < len) {
+		unsigned char c = s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\b':
+			fputs("\\b", f);
+			break;
+		case '\f':
+			fputs("\\f", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (c < 0x20) {
+				fprintf(f, "\\u%04x", c);
+				break;
+			}
+			n = tbctl_utf8_len(s + i, len - i);
+			if (!n) {
+				fputs("\\ufffd", f);
+				break;
+			}
+			fwrite(s + i, 1, n, f);
+			i += n;
+			continue;
+		}
+		i++;
+	}
+	putc('"', f);
+}
+
+void tbctl_json_double(FILE *f, double d)
+{
+	if (isnan(d))
+		fputs("\"NaN\"", f);
+	else if (isinf(d))
+		fputs(d < 0 ? "\"-Infinity\"" : "\"Infinity\"", f);
+	else
+		fprintf(f, "%.17g", d);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracebufctl helpers that do not touch the device: parsing of sizes,
+ * durations and keywords, the option iterator, string vectors, number
+ * formatting and the JSON writer.  Every function that can fail returns
+ * 0 or -errno; parsers that take an err buffer put one line (no
+ * "tracebufctl: " prefix, no newline) there on failure.
+ */
+#ifndef TBCTL_UTIL_H
+#define TBCTL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TBCTL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Buffer sizes are multiples of this (TRACEBUF_BUFFER_ALIGN). */
+#define TBCTL_SIZE_ALIGN	4096u
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                   */
+
+/*
+ * tbctl_parse_size() - "4096", "64K", "4M", "1G" (also KiB, MiB, GiB; K,
+ * M, G are binary multiples) into *out.  A size of 0, a number that
+ * overflows 64 bits, a trailing word other than the suffixes, or a size
+ * that is not a multiple of 4 KiB is -EINVAL.
+ */
+int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/*
+ * tbctl_parse_duration() - "500ms", "10s", "2m", "1h", "250us", "1.5s"
+ * into nanoseconds; a plain number is seconds.  0 or an overflow is
+ * -EINVAL.
+ */
+int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+
+/*
+ * tbctl_matches() - whether word is a non-empty prefix of keyword
+ * (iproute2's matches(), with the result the right way round).
+ */
+bool tbctl_matches(const char *word, const char *keyword);
+
+/*
+ * tbctl_lookup() - the index of the one keyword of which word is a prefix
+ * (an exact match wins), -ENOENT if none, -EINVAL if more than one.
+ * keywords ends with NULL.
+ */
+int tbctl_lookup(const char *word, const char *const *keywords);
+
+/* "1.5 MiB", "512 B": bytes for people, into buf; returns buf. */
+const char *tbctl_human_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+
+/* has_arg of struct tbctl_opt */
+#define TBCTL_NO_ARG		0
+#define TBCTL_REQ_ARG		1
+
+/*
+ * One option: its long name (NULL: none), its short letter (0: none) and
+ * its id, which tbctl_getopt() returns; ids are > TBCTL_GETOPT_ARG (a
+ * short option's letter is a fine id).  Tables end with { 0 }.
+ */
+struct tbctl_opt {
+	const char *name;
+	int letter;
+	int has_arg;
+	int id;
+};
+
+/*
+ * The iterator: set argc/argv and ind = 1 (argv[0] is the command), the
+ * rest zero.  Options and positional arguments may be mixed; "--" ends
+ * the options (dashdash is then set and ind is the word after it); "-"
+ * is a positional argument.
+ */
+struct tbctl_getopt {
+	int argc;
+	char **argv;
+	int ind;		/* next word */
+	const char *cluster;	/* rest of a "-abc" group */
+	const char *arg;	/* option value or positional argument */
+	const char *opt;	/* the option as written, for messages */
+	char optbuf[48];
+	bool dashdash;
+};
+
+#define TBCTL_GETOPT_END	0	/* no more words (or "--") */
+#define TBCTL_GETOPT_ARG	1	/* a positional argument: g->arg */
+
+/*
+ * tbctl_getopt() - the next option's id, TBCTL_GETOPT_ARG,
+ * TBCTL_GETOPT_END, or -EINVAL with err set (unknown option, missing
+ * value, value given to a flag).
+ */
+int tbctl_getopt(struct tbctl_getopt *g, const struct tbctl_opt *opts,
+		 char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------ */
+/* String vectors                                                           */
+
+/* Append a copy of the len bytes at s to *v (of *n entries). */
+int tbctl_strv_push(char ***v, size_t *n, const char *s, size_t len);
+void tbctl_strv_free(char **v, size_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                    */
+
+/*
+ * tbctl_tmp_create() - create ".NAME.XXXXXX" beside path (same
+ * directory, so rename() over path is atomic), close-on-exec, with the
+ * mode open(O_CREAT, 0666) would give.  Returns the fd and the name in
+ * *tmp_path (malloc'd), or -errno: -EISDIR if path is a directory.
+ */
+int tbctl_tmp_create(const char *path, char **tmp_path);
+
+/* ------------------------------------------------------------------------ */
+/* Text and JSON output                                                     */
+
+/*
+ * tbctl_fputs_safe() - s for a terminal or a line-based table: control
+ * characters (newlines, escapes...) become '?'; then spaces up to width
+ * columns (bytes).  For strings that come from providers.
+ */
+void tbctl_fputs_safe(FILE *f, const char *s, int width);
+
+/* Length of the valid UTF-8 sequence at s (len > 0 bytes), 0 if invalid. */
+size_t tbctl_utf8_len(const unsigned char *s, size_t len);
+
+/*
+ * tbctl_json_str() - len bytes at s as a JSON string, quotes included:
+ * '"', '\\' and control characters escaped, valid UTF-8 copied, every
+ * byte of an invalid sequence (overlong, surrogate, beyond U+10FFFF,
+ * truncated) replaced by U+FFFD.
+ */
+void tbctl_json_str(FILE *f, const char *s, size_t len);
+static inline void tbctl_json_cstr(FILE *f, const char *s)
+{
+	tbctl_json_str(f, s, s ? strlen(s) : 0);
+}
+
+/* A double as a JSON number; NaN and infinities (not JSON) as strings. */
+void tbctl_json_double(FILE *f, double d);
+
+#endif /* TBCTL_UTIL_H */
