@@ -705,6 +705,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		/* threads write their records again into the new durable */
 		atomic_fetch_add(&e->thread_epoch, 1);
 	}
+	h->stop_mark = 0;
 	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
 	atomic_store(&e->window_start, 0);
 	atomic_store(&e->window_dropped, 0);
@@ -745,7 +746,9 @@ int tracebuf_engine_stop(void)
 	uint32_t wrap, cw;
 
 	pthread_mutex_lock(&e->lock);
-	if (!e->base || e->never_started) {
+	/* stopped already: the header is final, and must stay as it is */
+	if (!e->base || e->never_started ||
+	    atomic_load(&e->state) == TRACEBUF_ENGINE_STOPPED) {
 		pthread_mutex_unlock(&e->lock);
 		return e->base ? 0 : -ENODEV;
 	}
@@ -775,6 +778,8 @@ int tracebuf_engine_stop(void)
 	if (e->mode == TRACEBUF_MODE_ONESHOT && e->durable_pos < e->durable_size)
 		tb_pad(e->durable + e->durable_pos / 8,
 		       e->durable_size - e->durable_pos);
+	/* the data ends above are final: say so, after them */
+	__atomic_store_n(&h->stop_mark, TRACEBUF_HEADER_STOP_MARK, __ATOMIC_RELEASE);
 	atomic_store(&e->state, TRACEBUF_ENGINE_STOPPED);
 	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
 	pthread_mutex_unlock(&e->lock);

@@ -521,6 +521,9 @@ static void tb_read_out(struct tracebuf_session *s, struct tb_tracee *t, bool fi
 		return;
 	t->results_written = true;
 	s->results_written = true;
+	/* gone without STOPPED, but it stopped writing first (it exited) */
+	if (!final && ok && h.stop_mark == TRACEBUF_HEADER_STOP_MARK)
+		final = true;
 	if (!ok && final)
 		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
 			"its buffer header does not check out: reading records", NULL);

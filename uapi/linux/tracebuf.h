@@ -225,7 +225,12 @@ struct tracebuf_pkt {
  *   durable = min(avail / 16, 1 MiB); durable += (avail - durable) & 15;
  *   rolling = (avail - durable) / 2.
  * The kernel writes magic, version, buffering_mode and the three sizes;
- * the provider owns every other field.
+ * the provider owns every other field.  stop_mark (not in Fuchsia's
+ * header, where it is reserved) is TRACEBUF_HEADER_STOP_MARK once the
+ * provider stopped writing and made the data ends final, 0 otherwise: a
+ * manager harvesting a provider that went away without sending STOPPED
+ * (it exited while tracing) may then read by the data ends instead of
+ * walking records.  Like every provider field it is a claim to check.
  */
 struct tracebuf_buffer_header {
 	__aligned_u64 magic;
@@ -239,8 +244,11 @@ struct tracebuf_buffer_header {
 	__aligned_u64 durable_data_end;
 	__aligned_u64 rolling_data_end[2];
 	__aligned_u64 num_records_dropped;
-	__aligned_u64 reserved[7];
+	__aligned_u64 stop_mark;
+	__aligned_u64 reserved[6];
 };
+
+#define TRACEBUF_HEADER_STOP_MARK	0x646570706f7473ULL	/* "stopped" */
 
 /* ---------------------------------------------------------------------- */
 /* ioctl arguments.  "In" fields are read by the kernel, "Out" written.   */

@@ -398,6 +398,30 @@ static void blob_records(void)
 	tracebuf_engine_detach();
 }
 
+/* A second stop (detach stops too) leaves the final header alone. */
+static void stop_twice_keeps_the_header(void)
+{
+	struct tracebuf_buffer_header before, *h;
+
+	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
+	for (uint64_t i = 0; i < 5000; i++)
+		TRACE_INSTANT("cat", "many", TA_U64("i", i));
+	h = g_buf;
+	T_ASSERT_EQ(0, tracebuf_engine_stop());
+	T_EXPECT(h->wrapped_count > 0);
+	T_EXPECT_EQ(h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
+	memcpy(&before, h, sizeof(before));
+	T_ASSERT_EQ(0, tracebuf_engine_stop());
+	T_EXPECT_MEM(&before, h, sizeof(before));
+	tracebuf_engine_detach();
+	T_EXPECT_MEM(&before, h, sizeof(before));
+	/* and a start clears the mark */
+	T_ASSERT_EQ(0, tracebuf_engine_attach(g_buf, 1 << 16, TRACEBUF_MODE_CIRCULAR, NULL));
+	T_ASSERT_EQ(0, tracebuf_engine_start(TRACEBUF_START_RETAIN, 0));
+	T_EXPECT_EQ(h->stop_mark, 0);
+	tracebuf_engine_detach();
+}
+
 static void nothing_before_start(void)
 {
 	struct tracebuf_engine_stats st;
@@ -421,6 +445,7 @@ static const struct t_test tests[] = {
 	T_TEST(many_threads_inline_koids),
 	T_TEST(drop_window_is_recorded),
 	T_TEST(blob_records),
+	T_TEST(stop_twice_keeps_the_header),
 	T_TEST(nothing_before_start),
 };
 

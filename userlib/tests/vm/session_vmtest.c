@@ -715,6 +715,44 @@ static void provider_killed_mid_stream(void)
 }
 
 /*
+ * A provider that exits while tracing (tracebuf_provider_destroy(), no
+ * STOPPED: it is not asked to stop) leaves a final header with its stop
+ * mark: read by its data ends, not harvested as a crash.
+ */
+static void provider_exits_while_tracing(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 5000, true), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
+		tracebuf_session_dispatch(s);
+		usleep(1000);
+	}
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_GONE);
+	T_EXPECT(!pi.crashed);
+	T_EXPECT_EQ(pi.bytes_rejected, 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 5000);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	trace_free(&tr);
+}
+
+/*
  * A manager (a child process) dies while a save is outstanding.  The
  * provider goes on writing, and a new session traces it fully.
  */
@@ -1014,6 +1052,7 @@ static const struct t_test tests[] = {
 	T_TEST(restart_clear_nondurable_circular),
 	T_TEST(restart_after_results),
 	T_TEST(provider_killed_mid_stream),
+	T_TEST(provider_exits_while_tracing),
 	T_TEST(manager_killed_mid_save),
 	T_TEST(several_providers_one_file),
 	T_TEST(late_joiner_waits_for_start),

@@ -103,7 +103,7 @@ static const char *path(const char *name)
 /* What a trace holds                                                     */
 
 struct kinds {
-	unsigned int infos, overflows, events;
+	unsigned int infos, sections, overflows, events;
 	char name[TRACEBUF_NAME_MAX + 1];	/* of the last provider info */
 	/* the example's events */
 	unsigned int submit, handle, read, write, produce, done;
@@ -147,6 +147,7 @@ static int read_trace(const char *file, struct kinds *k)
 					 (int)rec.meta.name.len, rec.meta.name.data);
 			}
 			k->overflows += rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_EVENT;
+			k->sections += rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_SECTION;
 			continue;
 		}
 		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
@@ -206,9 +207,10 @@ static int read_trace(const char *file, struct kinds *k)
 
 static void streaming_keeps_every_event(void)
 {
+	/* 1 ms per request: a half (32 KiB) fills in ~20 ms, saved in less */
 	const char *argv[] = { "tracebufctl", "record", "-q", "-m", "streaming",
-			       "-b", "128K", "-o", path("s.fxt"), "--",
-			       EX, "-t", "3", "-n", "300", "-w", "20",
+			       "-b", "64K", "-o", path("s.fxt"), "--",
+			       EX, "-t", "3", "-n", "300", "-w", "1000",
 			       NULL };
 	struct kinds k;
 
@@ -233,6 +235,9 @@ static void streaming_keeps_every_event(void)
 	T_EXPECT(k.counters >= 2 * REQUESTS);
 	T_EXPECT_EQ(k.done, 1);
 	T_EXPECT_EQ(k.overflows, 0);
+	/* a section record per streaming save and one for the rest */
+	T_EXPECT(k.sections >= 3);
+	printf("# %u provider sections\n", k.sections);
 }
 
 /* A small oneshot buffer keeps the first events and says it dropped. */
