@@ -13,6 +13,8 @@
 #                             then Debian's 6.1 kernel in QEMU
 #   make check-debug          the same suite on the debug kernel, with kmemleak
 #   make lint                 W=1 build, sparse, checkpatch --strict
+#   make demo                 the example traced in QEMU: trace.fxt and trace.json
+#                             here (scripts/demo.sh)
 #   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
 #                             (host only, ~1 min; scripts/bench.sh)
 #   make clean
@@ -75,6 +77,9 @@ lint:
 bench:
 	@scripts/bench.sh
 
+demo:
+	@VM_ARGS="$(VM_ARGS)" scripts/demo.sh --dest "$(CURDIR)"
+
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
@@ -84,4 +89,4 @@ clean:
 	$(MAKE) -C tools/tracebufctl clean
 	rm -rf .build
 
-.PHONY: all userlib tracebufctl module selftests check check-debug lint bench clean
+.PHONY: all userlib tracebufctl module selftests check check-debug lint bench demo clean
