@@ -407,7 +407,8 @@ static size_t tb_sanitize(uint8_t *buf, size_t len, uint64_t *rejected)
  * an unknown type field...) is removed, so that the file stays readable
  * after it, for this provider and every other.  Returns the bytes kept.
  */
-static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected)
+static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected,
+			  uint32_t *drop_windows)
 {
 	struct tracebuf_reader_record rec;
 	size_t off = 0, out = 0;
@@ -422,8 +423,15 @@ static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected)
 			*rejected += len - off;	/* no memory to check it */
 			break;
 		}
-		while ((ret = tracebuf_reader_next(r, &rec)) == 1)
+		while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
 			good = rec.offset + rec.size;
+			/* the engine's drop windows (event.c) */
+			if (rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT &&
+			    rec.event.type == TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE &&
+			    rec.event.category.len == 13 &&
+			    !memcmp(rec.event.category.data, "tracebuf:meta", 13))
+				(*drop_windows)++;
+		}
 		tracebuf_reader_close(r);
 		if (out != off && good)
 			memmove(buf + out, buf + off, good);
@@ -497,7 +505,8 @@ static int tb_emit(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	memcpy(s->scratch, t->map + off, (size_t)len);
 	kept = tb_sanitize(s->scratch, (size_t)len, &t->info.bytes_rejected);
-	kept = tb_validate(s->scratch, kept, &t->info.bytes_rejected);
+	kept = tb_validate(s->scratch, kept, &t->info.bytes_rejected,
+			   &t->info.drop_windows);
 	t->info.bytes_written += kept;
 	return tb_out_write(&s->out, s->scratch, kept);
 }

@@ -192,6 +192,7 @@ struct tracebuf_session_provider {
 	int error;			/* FAILED: why */
 	bool late;			/* joined after the session started */
 	bool crashed;			/* harvested without a final header */
+	uint32_t drop_windows;		/* "records dropped" events in its data */
 };
 
 struct tracebuf_session;

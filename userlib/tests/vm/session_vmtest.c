@@ -565,6 +565,8 @@ static void streaming_accounts_for_drops(void)
 	       pi.records_dropped, pi.saves, tr.meta_drops);
 	if (pi.records_dropped)
 		T_EXPECT(tr.meta_drops >= 1);
+	/* the session counted the same windows as the file holds */
+	T_EXPECT_EQ(pi.drop_windows, tr.meta_drops);
 	trace_free(&tr);
 }
 
