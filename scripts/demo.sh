@@ -53,7 +53,7 @@ mkdir -p "$PROGS"
 
 tb_log "building the module for $(basename "$KERNEL")"
 KO=$(tb_build_module "$KDIR" "$WORK")
-tb_log "building tracebufctl and tracebuf-example (static) into $PROGS"
+tb_log "building tracebufctl and a static tracebuf-example into $PROGS"
 make -C "$TB_ROOT/tools/tracebufctl" "$PROGS/tracebufctl" VMTEST_OUT="$PROGS" >&2 ||
 	tb_die "tracebufctl did not build"
 make -C "$TB_ROOT/examples" O="$PROGS" STATIC=1 >&2 || tb_die "the example did not build"

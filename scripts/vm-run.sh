@@ -180,10 +180,12 @@ copy_with_libs "$BUSYBOX"
 ln -s busybox "$STAGE/bin/sh"
 # bash, for test scripts that ask for it.
 [ -x /bin/bash ] && copy_with_libs /bin/bash
-# Test programs should be static, but dynamic ones get their libraries.
-for t in "${run[@]}"; do
-	copy_libs "$SHARE/tests/$t"
-done
+# Test programs should be static, but dynamic ones get their libraries;
+# so do the tools they run from the same directory (e.g. tracebufctl,
+# which needs libmnl).
+while IFS= read -r -d '' f; do
+	copy_libs "$f"
+done < <(find "$SHARE/tests" -maxdepth 1 -type f -perm -u+x -print0)
 install -m 755 "$TB_ROOT/scripts/vm-init.sh" "$STAGE/init"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$STAGE/etc/group"

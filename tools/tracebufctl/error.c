@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nl.h"
 #include "tracebufctl.h"
 
 void tbctl_err(const char *fmt, ...)
@@ -53,5 +54,21 @@ int tbctl_device_err(const struct tbctl_ctx *ctx, int err)
 		tbctl_err("%s: %s", dev, strerror(-err));
 		break;
 	}
+	return err;
+}
+
+int tbctl_nl_err(const struct tbctl_nl *nl, int err, const char *what)
+{
+	const char *ack = tbctl_nl_extack(nl);
+
+	if (err == -ENOENT && !nl)	/* from tbctl_nl_open() */
+		tbctl_err("cannot find the tracebuf generic netlink family: is the tracebuf module loaded?");
+	else if (err == -EPERM || err == -EACCES)	/* the kernel's words if any */
+		tbctl_err("permission denied: %s",
+			  *ack ? ack : "needs CAP_PERFMON or CAP_SYS_ADMIN (or the manager_gid group)");
+	else if (*ack)
+		tbctl_err("%s: %s (%s)", what, strerror(-err), ack);
+	else
+		tbctl_err("%s: %s", what, strerror(-err));
 	return err;
 }

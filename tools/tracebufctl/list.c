@@ -2,9 +2,9 @@
 /*
  * tracebufctl list: the registered providers.
  *
- * The transport (tbctl_providers_fetch(): the manager ioctls today,
- * genetlink later) fills struct tbctl_provider; the printers only see
- * that.
+ * The transport fills struct tbctl_provider and the printers only see
+ * that: the generic netlink dump (nl.c), or the manager ioctls
+ * (tbctl_providers_fetch()) where there is no netlink family.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 
 #include <tracebuf_manager.h>
 
+#include "nl.h"
 #include "tracebufctl.h"
 #include "util.h"
 
@@ -91,6 +92,11 @@ int tbctl_providers_fetch(const struct tbctl_ctx *ctx, struct tbctl_provider **o
 		p[i].buffer_size = info[i].buffer_size;
 		p[i].manager_id = info[i].manager_id;
 		p[i].mine = info[i].flags & TRACEBUF_INFO_F_MINE;
+		p[i].has_counters = true;
+		p[i].packets_sent = info[i].packets_sent;
+		p[i].packets_received = info[i].packets_received;
+		p[i].saves = info[i].saves;
+		/* records_dropped: only the netlink family reports it */
 		/* the kernel NUL-terminates; do not rely on it */
 		memcpy(p[i].name, info[i].name, sizeof(p[i].name) - 1);
 		p[i].name[sizeof(p[i].name) - 1] = '\0';
@@ -120,7 +126,20 @@ static void providers_print_json(FILE *f, const struct tbctl_provider *p, size_t
 			fprintf(f, "%u", p[i].manager_id);
 		else
 			fputs("null", f);
-		fprintf(f, ",\"mine\":%s,\"name\":", p[i].mine ? "true" : "false");
+		fprintf(f, ",\"mine\":%s", p[i].mine ? "true" : "false");
+		if (p[i].has_counters)
+			fprintf(f, ",\"packets_sent\":%llu,\"packets_received\":%llu,\"saves\":%llu",
+				(unsigned long long)p[i].packets_sent,
+				(unsigned long long)p[i].packets_received,
+				(unsigned long long)p[i].saves);
+		else
+			fputs(",\"packets_sent\":null,\"packets_received\":null,\"saves\":null", f);
+		fputs(",\"records_dropped\":", f);
+		if (p[i].has_dropped)
+			fprintf(f, "%llu", (unsigned long long)p[i].records_dropped);
+		else
+			fputs("null", f);
+		fputs(",\"name\":", f);
 		tbctl_json_cstr(f, p[i].name);
 		fputc('}', f);
 	}
@@ -149,6 +168,37 @@ void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bo
 	}
 }
 
+/*
+ * The providers for list: the generic netlink dump, unless -D names a
+ * device (the family has no notion of one).  The ioctl path is only the
+ * fallback for a module without the family (older than
+ * TRACEBUF_FEAT_GENL): everything else is reported, not retried.
+ * Errors are reported here.
+ */
+static int list_fetch(const struct tbctl_ctx *ctx, struct tbctl_provider **out)
+{
+	struct tbctl_nl *nl;
+	int n;
+
+	*out = NULL;
+	if (!ctx->device) {
+		n = tbctl_nl_open(&nl);
+		if (!n) {
+			n = tbctl_nl_provider_dump(nl, out);
+			if (n < 0)
+				tbctl_nl_err(nl, n, "provider dump");
+			tbctl_nl_close(nl);
+			return n;
+		}
+		if (n != -ENOENT)
+			return tbctl_nl_err(NULL, n, "generic netlink");
+	}
+	n = tbctl_providers_fetch(ctx, out);
+	if (n < 0)
+		return tbctl_device_err(ctx, n);
+	return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The command                                                              */
 
@@ -157,8 +207,13 @@ static void list_usage(FILE *f)
 	fprintf(f,
 		"Usage: " TBCTL_PROG " list [-j]\n"
 		"\n"
-		"List the providers registered on the device: id, pid, state, buffering\n"
-		"mode, buffer size, owning manager (* if it is this one) and name.\n"
+		"List the registered providers: id, pid, state, buffering mode, buffer\n"
+		"size, owning manager and name.  The JSON also has their counters\n"
+		"(packets sent and received, saves, records dropped; see 'stats').\n"
+		"\n"
+		"Read over generic netlink; with -D, or with a module that has no\n"
+		"netlink family, through the device's manager interface (no records\n"
+		"dropped there).\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json   a JSON array instead of the table\n"
@@ -199,9 +254,9 @@ int cmd_list(struct tbctl_ctx *ctx, int argc, char **argv)
 		snprintf(msg, sizeof(msg), "list: unexpected argument '%s'", argv[g.ind]);
 		return tbctl_usage_err("list", msg);
 	}
-	n = tbctl_providers_fetch(ctx, &p);
+	n = list_fetch(ctx, &p);
 	if (n < 0)
-		return tbctl_device_err(ctx, n);
+		return n;
 	tbctl_providers_print(stdout, p, (size_t)n, json);
 	free(p);
 	if (fflush(stdout)) {

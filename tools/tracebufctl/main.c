@@ -19,6 +19,8 @@ struct tbctl_cmd {
 static const struct tbctl_cmd tbctl_cmds[] = {
 	{ "record", cmd_record, "record providers into an FXT trace file" },
 	{ "list", cmd_list, "list the registered providers" },
+	{ "stats", cmd_stats, "print the providers' counters" },
+	{ "monitor", cmd_monitor, "print the registry's events as they happen" },
 	{ "categories", cmd_categories, "list the categories each provider published" },
 	{ "dump", cmd_dump, "print the records of an FXT file, one per line" },
 	{ "convert", cmd_convert, "convert an FXT file to Chrome trace-event JSON" },
@@ -37,8 +39,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -D, --device PATH   the tracebuf device (default " TBCTL_DEVICE ")\n"
-		"  -j, --json          JSON output (list, categories)\n"
+		"  -D, --device PATH   the tracebuf device (default " TBCTL_DEVICE "); list\n"
+		"                      then reads it instead of the netlink family\n"
+		"  -j, --json          JSON output (list, stats, monitor, categories)\n"
 		"  -V, --version       print the version and exit\n"
 		"  -h, --help          print this help and exit\n"
 		"\n"

@@ -705,17 +705,17 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 			w = len;
 	}
 	if (r->nprov) {
-		fprintf(stderr, "%-*s %8s  %-11s %10s %8s %10s\n", w, "PROVIDER", "PID",
-			"STATE", "BYTES", "SAVES", "DROPPED");
+		fprintf(stderr, "%-*s %8s  %-11s %10s %8s %10s %8s\n", w, "PROVIDER",
+			"PID", "STATE", "BYTES", "SAVES", "DROPPED", "WINDOWS");
 	}
 	for (int i = 0; i < r->nprov; i++) {
 		const struct tracebuf_session_provider *p = &r->prov[i];
 
 		tbctl_fputs_safe(stderr, p->name, w);
-		fprintf(stderr, " %8u  %-11s %10llu %8llu %10llu", p->pid,
+		fprintf(stderr, " %8u  %-11s %10llu %8llu %10llu %8u", p->pid,
 			tbctl_tracee_state_name(p->state),
 			(unsigned long long)p->bytes_written, (unsigned long long)p->saves,
-			(unsigned long long)p->records_dropped);
+			(unsigned long long)p->records_dropped, p->drop_windows);
 		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
 			fprintf(stderr, "  (%s)", strerror(-p->error));
 		else if (p->crashed)

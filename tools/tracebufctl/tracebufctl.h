@@ -5,8 +5,9 @@
  *	tracebufctl [GLOBAL OPTIONS] COMMAND [OPTIONS]
  *
  * One file per command (record.c, list.c, categories.c, dump.c,
- * convert.c), main.c for the global options and the dispatch, error.c
- * for error reporting, util.c for what needs no device.
+ * convert.c, monitor.c, stats.c), main.c for the global options and the
+ * dispatch, error.c for error reporting, util.c for what needs no device,
+ * nl.c for the generic netlink transport (list, stats, monitor).
  *
  * Conventions.  Functions return 0 (or a count) and -errno.  A command
  * function, cmd_<name>(), returns the exit status (0, or the status of
@@ -51,6 +52,16 @@ int tbctl_usage_err(const char *cmd, const char *msg);
  */
 int tbctl_device_err(const struct tbctl_ctx *ctx, int err);
 
+struct tbctl_nl;
+
+/*
+ * Report err (-errno) from the generic netlink transport (nl.h) in words,
+ * with the kernel's extended ack message when nl has one; what names the
+ * request ("provider dump").  -ENOENT from tbctl_nl_open() is the missing
+ * family.  Returns err.
+ */
+int tbctl_nl_err(const struct tbctl_nl *nl, int err, const char *what);
+
 /* ------------------------------------------------------------------------ */
 /* Commands                                                                 */
 
@@ -59,6 +70,8 @@ int cmd_list(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_categories(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_monitor(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv);
 
 /* ------------------------------------------------------------------------ */
 /* record: its options, parsed without side effects (record.c)              */
@@ -124,13 +137,19 @@ struct tbctl_provider {
 	uint32_t mode;			/* TRACEBUF_MODE_*, 0 if none */
 	uint64_t buffer_size;
 	uint32_t manager_id;		/* 0 if none */
-	bool mine;
+	bool mine;			/* owned by the manager that listed it */
+	bool has_counters;		/* the next three are known */
+	bool has_dropped;		/* records_dropped is known (a buffer) */
+	uint64_t packets_sent;		/* accepted from the provider */
+	uint64_t packets_received;	/* queued to it */
+	uint64_t saves;			/* BUFFER_SAVED accepted for it */
+	uint64_t records_dropped;	/* as its buffer header claims */
 	char name[TRACEBUF_NAME_MAX + 1];
 };
 
 /*
  * tbctl_providers_fetch() - every provider visible to a manager, by id,
- * through the ioctl interface (a netlink one can replace it).
+ * through the ioctl interface (list's fallback: see list.c).
  * Return: the count and a malloc'd array in *out, or -errno (device
  * errors not yet reported).
  */
@@ -138,6 +157,28 @@ int tbctl_providers_fetch(const struct tbctl_ctx *ctx, struct tbctl_provider **o
 
 /* The table, or a JSON array. */
 void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json);
+
+/* ------------------------------------------------------------------------ */
+/* stats and monitor: their output, apart from the transport                */
+
+/*
+ * tbctl_stats_select() - keep in p[0..*n) the providers that one of the
+ * words names: a word of digits only is an id, any other a name.
+ * Return: 0, or -ENOENT with the index of a word that named none in
+ * *unmatched.  No words: every provider is kept.
+ */
+int tbctl_stats_select(struct tbctl_provider *p, size_t *n, char *const *words,
+		       size_t nwords, size_t *unmatched);
+
+/* stats: the counters table, or a JSON array. */
+void tbctl_stats_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json);
+
+/*
+ * One event line of monitor: "new|change|del id ID pid PID name NAME
+ * state STATE manager ID|- [mode MODE buffer BYTES]", or one JSON object.
+ * cmd is TRACEBUF_CMD_PROVIDER_NEW, _CHANGE or _DEL.
+ */
+void tbctl_event_print(FILE *f, uint8_t cmd, const struct tbctl_provider *p, bool json);
 
 /* "started", "streaming", ...; "?" for what this tool does not know. */
 const char *tbctl_state_name(uint32_t state);

@@ -3,10 +3,11 @@
 #
 # tracebufctl as a user meets it, on a host without the tracebuf module:
 # help and usage errors, record/list/categories failing cleanly without
-# the device, convert and dump on a sample trace (build/tests/mkfxt), the
-# JSON checked by python3's json module when there is one and always by
-# build/tests/jsoncheck.  Prints KTAP ("TAP version 13", "1..N",
-# "ok N name", "# Totals: ..."); exit status 0 iff every test passed.
+# the device, stats/monitor without the netlink family, convert and dump
+# on a sample trace (build/tests/mkfxt), the JSON checked by python3's
+# json module when there is one and always by build/tests/jsoncheck.
+# Prints KTAP ("TAP version 13", "1..N", "ok N name", "# Totals: ...");
+# exit status 0 iff every test passed.
 #
 #   TBCTL=path/to/tracebufctl tests/cli_test.sh   (default: ./tracebufctl)
 set -u
@@ -37,7 +38,9 @@ test_help_everywhere() {
 	for args in "--help" "-h" "help" "help --help" "record --help" "record -h" \
 		    "list --help" "list -h" "categories --help" "dump --help" "dump -h" \
 		    "convert --help" "convert -h" "help record" "help conv" "rec -h" \
-		    "-j list --help" "record -c x -h"; do
+		    "-j list --help" "record -c x -h" "monitor --help" "monitor -h" \
+		    "help monitor" "mon -h" "-j monitor --help" "stats --help" "stats -h" \
+		    "help stats" "st -h" "stats -j app 1 --help"; do
 		# shellcheck disable=SC2086 # word splitting wanted
 		expect_usage $args || return 1
 	done
@@ -58,10 +61,10 @@ test_missing_command() {
 test_unknown_command() {
 	t_run frobnicate
 	expect_error "unknown command 'frobnicate' (see 'tracebufctl --help')" || return 1
-	t_run monitor
-	expect_error "unknown command 'monitor'" || return 1
-	t_run stats
-	expect_error "unknown command 'stats'"
+	t_run statistics
+	expect_error "unknown command 'statistics'" || return 1
+	t_run monitors
+	expect_error "unknown command 'monitors'"
 }
 
 test_ambiguous_command() {
@@ -71,7 +74,7 @@ test_ambiguous_command() {
 
 test_unknown_options() {
 	local cmd
-	for cmd in record list categories dump convert; do
+	for cmd in record list categories dump convert monitor stats; do
 		t_run "$cmd" --frob
 		expect_error "$cmd: unknown option '--frob' (see 'tracebufctl $cmd --help')" ||
 			return 1
@@ -154,6 +157,33 @@ test_list_and_categories_without_module() {
 	expect_error "$NODEV_MSG" || return 1
 	t_run "${NODEV[@]}" categories
 	expect_error "$NODEV_MSG"
+}
+
+test_monitor_usage_errors() {
+	t_run monitor extra
+	expect_error "monitor: unexpected argument 'extra' (see 'tracebufctl monitor --help')" ||
+		return 1
+	t_run monitor -- extra
+	expect_error "monitor: unexpected argument 'extra'" || return 1
+	t_run monitor --json=yes
+	expect_error "monitor: option '--json' takes no value" || return 1
+	t_run stats -jx
+	expect_error "stats: unknown option '-x' (see 'tracebufctl stats --help')" || return 1
+	[ -z "$OUT" ] || fail "stdout: $OUT"
+}
+
+# Without the module there is no family: one line, nothing on stdout.
+test_monitor_and_stats_without_module() {
+	local args msg="cannot find the tracebuf generic netlink family: is the tracebuf module loaded?"
+	# with the module loaded, the family exists: nothing to test here
+	[ ! -e /dev/tracebuf ] || return 0
+	for args in "monitor" "monitor -j" "-j monitor" "stats" "stats -j" "stats app" \
+		    "stats 1 2" "-D /dev/null stats"; do
+		# shellcheck disable=SC2086 # word splitting wanted
+		t_run $args
+		expect_error "$msg" || return 1
+		[ -z "$OUT" ] || fail "'$args': stdout: $OUT" || return 1
+	done
 }
 
 # mkfxt into $TMP/w/s.fxt; sets RECORDS EVENTS FIRST
@@ -253,6 +283,8 @@ TESTS=(
 	test_record_missing_device
 	test_record_bad_output
 	test_list_and_categories_without_module
+	test_monitor_usage_errors
+	test_monitor_and_stats_without_module
 	test_convert_json_loads
 	test_dump_line_count
 	test_stdin

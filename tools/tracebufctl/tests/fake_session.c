@@ -221,7 +221,8 @@ int tracebuf_manager_list(struct tracebuf_manager *m, struct tracebuf_provider_i
 		return -ENOMEM;
 	p[0] = (struct tracebuf_provider_info){ .id = 1, .pid = 10,
 		.state = TRACEBUF_STATE_STARTED, .mode = TRACEBUF_MODE_STREAMING,
-		.buffer_size = 1 << 20, .manager_id = 4 };
+		.buffer_size = 1 << 20, .manager_id = 4, .packets_sent = 9,
+		.packets_received = 8, .saves = 1 };
 	strcpy((char *)p[0].name, "app");
 	p[1] = (struct tracebuf_provider_info){ .id = 2, .pid = 20,
 		.state = TRACEBUF_STATE_REGISTERED };
