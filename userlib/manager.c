@@ -384,8 +384,7 @@ static size_t tb_sanitize(uint8_t *buf, size_t len, uint64_t *rejected)
 			continue;
 		}
 		type = (unsigned int)(h & 15);
-		words = type == TRACEBUF_LIB_FXT_RECORD_LARGE ?
-			(h >> 4) & 0xffffffffull : (h >> 4) & 0xfff;
+		words = tracebuf_fxt_record_words(h);
 		if (!words || words > (len - off) / 8)
 			break;
 		if (type == TRACEBUF_LIB_FXT_RECORD_METADATA) {
@@ -442,9 +441,7 @@ static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected,
 		/* skip the bad record: tb_sanitize() vouched for its size */
 		memcpy(&h, buf + off, 8);
 		h = tracebuf_fxt_le64(h);
-		h = (h & 15) == TRACEBUF_LIB_FXT_RECORD_LARGE ?
-		    (h >> 4) & 0xffffffffull : (h >> 4) & 0xfff;
-		h *= 8;
+		h = tracebuf_fxt_record_words(h) * 8;
 		if (!h || h > len - off)
 			h = len - off;
 		*rejected += h;

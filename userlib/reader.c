@@ -591,8 +591,7 @@ TRACEBUF_API int tracebuf_reader_next(struct tracebuf_reader *r,
 		return fail(r, -EBADMSG, "%zu trailing bytes are not a record", avail);
 	h = load(r, r->pos);
 	type = (unsigned int)tracebuf_fxt_get(h, 0, 3);
-	words = type == TRACEBUF_LIB_FXT_RECORD_LARGE ? tracebuf_fxt_get(h, 4, 35) :
-							tracebuf_fxt_get(h, 4, 15);
+	words = tracebuf_fxt_record_words(h);
 	if (!words)
 		return fail(r, -EBADMSG, h ? "record of size 0" : "zero word instead of a record");
 	if (words > avail / 8)
@@ -782,8 +781,7 @@ TRACEBUF_API long tracebuf_fxt_walk(const void *buf, size_t len, size_t *valid)
 
 		memcpy(&h, p + off, sizeof(h));
 		h = tracebuf_fxt_le64(h);
-		words = tracebuf_fxt_get(h, 0, 3) == TRACEBUF_LIB_FXT_RECORD_LARGE ?
-			tracebuf_fxt_get(h, 4, 35) : tracebuf_fxt_get(h, 4, 15);
+		words = tracebuf_fxt_record_words(h);
 		if (!words || words > (len - off) / 8)
 			break;
 		off += (size_t)words * 8;

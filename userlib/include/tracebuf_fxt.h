@@ -194,6 +194,14 @@ static inline uint64_t tracebuf_fxt_get(uint64_t word, unsigned int lo,
 	return (word >> lo) & mask;
 }
 
+/* A record's size in words, from its header word (type 15: [4..35]). */
+static inline uint64_t tracebuf_fxt_record_words(uint64_t header)
+{
+	return tracebuf_fxt_get(header, 0, 3) == TRACEBUF_LIB_FXT_RECORD_LARGE ?
+	       tracebuf_fxt_get(header, 4, 35) :
+	       tracebuf_fxt_get(header, 4, 15);
+}
+
 /* bytes rounded up to a multiple of 8: the size of a stream. */
 static inline size_t tracebuf_fxt_pad(size_t bytes)
 {
