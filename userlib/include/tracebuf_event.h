@@ -177,32 +177,18 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 			 TRACEBUF_LIB_SITE_DISABLED, 0)
 
 /*
- * The general event macro.  args[0] is a placeholder so an empty
- * argument list is valid C; it is skipped.
+ * A site that is not disabled: enabled, or looked up now (the first time
+ * after a start or stop) and found enabled.
  */
+#define TRACEBUF_LIB_SITE_READY(site, args, nargs)			\
+	(atomic_load_explicit(&(site)->state, memory_order_relaxed) ==	\
+	 TRACEBUF_LIB_SITE_ENABLED ||					\
+	 __tracebuf_site_lookup((site), (args), (nargs)) ==		\
+	 TRACEBUF_LIB_SITE_ENABLED)
+
+/* The general event macro: TRACEBUF_LIB_EVENT_AT, timestamped now. */
 #define TRACEBUF_LIB_EVENT(evtype, cat, nm, extra_word, ...)		\
-	do {								\
-		static struct tracebuf_site __tb_site =			\
-			TRACEBUF_LIB_SITE_INIT(evtype, cat, nm);	\
-		if (TRACEBUF_LIB_SITE_ON(&__tb_site)) {			\
-			const struct tracebuf_fxt_arg __tb_args[] =	\
-				{ { .type = 0 }, __VA_ARGS__ };		\
-			const unsigned int __tb_n =			\
-				sizeof(__tb_args) / sizeof(__tb_args[0]) - 1; \
-			_Static_assert(sizeof(__tb_args) / sizeof(__tb_args[0]) - 1 <= \
-				       TRACEBUF_LIB_MAX_ARGS,		\
-				       "at most 15 arguments");		\
-			if (atomic_load_explicit(&__tb_site.state,	\
-						 memory_order_relaxed) == \
-			    TRACEBUF_LIB_SITE_ENABLED ||			\
-			    __tracebuf_site_lookup(&__tb_site, __tb_args + 1, \
-						   __tb_n) ==		\
-			    TRACEBUF_LIB_SITE_ENABLED)			\
-				__tracebuf_emit(&__tb_site, __tb_args + 1, \
-						__tb_n, tracebuf_ticks(), \
-						(extra_word));		\
-		}							\
-	} while (0)
+	TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, tracebuf_ticks(), extra_word, __VA_ARGS__)
 
 #define TRACEBUF_LIB_INSTANT(cat, nm, ...)				\
 	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, nm, 0, __VA_ARGS__)
@@ -229,7 +215,11 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 #define TRACEBUF_LIB_FLOW_END(cat, nm, id, ...)				\
 	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_END, cat, nm, id, __VA_ARGS__)
 
-/* Like TRACEBUF_LIB_EVENT with the timestamp given. */
+/*
+ * An event with the timestamp given (evaluated only when the site is
+ * enabled).  args[0] is a placeholder so an empty argument list is valid
+ * C; it is skipped.
+ */
 #define TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, ticks, extra_word, ...)	\
 	do {								\
 		static struct tracebuf_site __tb_site =			\
@@ -242,12 +232,7 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 			_Static_assert(sizeof(__tb_args) / sizeof(__tb_args[0]) - 1 <= \
 				       TRACEBUF_LIB_MAX_ARGS,		\
 				       "at most 15 arguments");		\
-			if (atomic_load_explicit(&__tb_site.state,	\
-						 memory_order_relaxed) == \
-			    TRACEBUF_LIB_SITE_ENABLED ||			\
-			    __tracebuf_site_lookup(&__tb_site, __tb_args + 1, \
-						   __tb_n) ==		\
-			    TRACEBUF_LIB_SITE_ENABLED)			\
+			if (TRACEBUF_LIB_SITE_READY(&__tb_site, __tb_args + 1, __tb_n)) \
 				__tracebuf_emit(&__tb_site, __tb_args + 1, \
 						__tb_n, (ticks), (extra_word)); \
 		}							\
@@ -315,11 +300,7 @@ static inline void __tracebuf_scope_begin(struct tracebuf_scope *s,
 		static struct tracebuf_site __tb_site =			\
 			TRACEBUF_LIB_SITE_INIT(TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, nm); \
 		if (TRACEBUF_LIB_SITE_ON(&__tb_site) &&			\
-		    (atomic_load_explicit(&__tb_site.state,		\
-					  memory_order_relaxed) ==	\
-		     TRACEBUF_LIB_SITE_ENABLED ||			\
-		     __tracebuf_site_lookup(&__tb_site, NULL, 0) ==	\
-		     TRACEBUF_LIB_SITE_ENABLED))				\
+		    TRACEBUF_LIB_SITE_READY(&__tb_site, NULL, 0))		\
 			__tracebuf_blob(&__tb_site, (blob_type), (data), (len)); \
 	} while (0)
 
