@@ -127,23 +127,28 @@ static void providers_print_json(FILE *f, const struct tbctl_provider *p, size_t
 		else
 			fputs("null", f);
 		fprintf(f, ",\"mine\":%s", p[i].mine ? "true" : "false");
-		if (p[i].has_counters)
-			fprintf(f, ",\"packets_sent\":%llu,\"packets_received\":%llu,\"saves\":%llu",
-				(unsigned long long)p[i].packets_sent,
-				(unsigned long long)p[i].packets_received,
-				(unsigned long long)p[i].saves);
-		else
-			fputs(",\"packets_sent\":null,\"packets_received\":null,\"saves\":null", f);
-		fputs(",\"records_dropped\":", f);
-		if (p[i].has_dropped)
-			fprintf(f, "%llu", (unsigned long long)p[i].records_dropped);
-		else
-			fputs("null", f);
+		tbctl_json_counters(f, &p[i]);
 		fputs(",\"name\":", f);
 		tbctl_json_cstr(f, p[i].name);
 		fputc('}', f);
 	}
 	fputs("]\n", f);
+}
+
+/* The counters of a provider object, null where unknown (list, stats, monitor). */
+void tbctl_json_counters(FILE *f, const struct tbctl_provider *p)
+{
+	if (p->has_counters)
+		fprintf(f, ",\"packets_sent\":%llu,\"packets_received\":%llu,\"saves\":%llu",
+			(unsigned long long)p->packets_sent,
+			(unsigned long long)p->packets_received, (unsigned long long)p->saves);
+	else
+		fputs(",\"packets_sent\":null,\"packets_received\":null,\"saves\":null", f);
+	fputs(",\"records_dropped\":", f);
+	if (p->has_dropped)
+		fprintf(f, "%llu", (unsigned long long)p->records_dropped);
+	else
+		fputs("null", f);
 }
 
 void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json)

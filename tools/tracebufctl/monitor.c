@@ -51,17 +51,7 @@ static void event_print_json(FILE *f, uint8_t cmd, const struct tbctl_provider *
 	else
 		fputs("null", f);
 	fprintf(f, ",\"buffer_size\":%llu", (unsigned long long)p->buffer_size);
-	if (p->has_counters)
-		fprintf(f, ",\"packets_sent\":%llu,\"packets_received\":%llu,\"saves\":%llu",
-			(unsigned long long)p->packets_sent,
-			(unsigned long long)p->packets_received, (unsigned long long)p->saves);
-	else
-		fputs(",\"packets_sent\":null,\"packets_received\":null,\"saves\":null", f);
-	fputs(",\"records_dropped\":", f);
-	if (p->has_dropped)
-		fprintf(f, "%llu", (unsigned long long)p->records_dropped);
-	else
-		fputs("null", f);
+	tbctl_json_counters(f, p);
 	fputs("}\n", f);
 }
 

@@ -79,18 +79,7 @@ static void stats_print_json(FILE *f, const struct tbctl_provider *p, size_t n)
 		tbctl_json_cstr(f, p[i].name);
 		fputs(",\"state\":", f);
 		tbctl_json_cstr(f, tbctl_state_name(p[i].state));
-		if (p[i].has_counters)
-			fprintf(f, ",\"packets_sent\":%llu,\"packets_received\":%llu,\"saves\":%llu",
-				(unsigned long long)p[i].packets_sent,
-				(unsigned long long)p[i].packets_received,
-				(unsigned long long)p[i].saves);
-		else
-			fputs(",\"packets_sent\":null,\"packets_received\":null,\"saves\":null", f);
-		fputs(",\"records_dropped\":", f);
-		if (p[i].has_dropped)
-			fprintf(f, "%llu", (unsigned long long)p[i].records_dropped);
-		else
-			fputs("null", f);
+		tbctl_json_counters(f, &p[i]);
 		fprintf(f, ",\"buffer_size\":%llu}", (unsigned long long)p[i].buffer_size);
 	}
 	fputs("]\n", f);

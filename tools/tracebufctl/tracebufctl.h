@@ -155,6 +155,9 @@ struct tbctl_provider {
  */
 int tbctl_providers_fetch(const struct tbctl_ctx *ctx, struct tbctl_provider **out);
 
+/* ,"packets_sent":..,"packets_received":..,"saves":..,"records_dropped":.. */
+void tbctl_json_counters(FILE *f, const struct tbctl_provider *p);
+
 /* The table, or a JSON array. */
 void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json);
 

@@ -32,152 +32,7 @@
 #include <tracebuf_provider.h>
 
 #include "../json.h"
-
-#define NOBODY		65534
-
-static char g_dir[PATH_MAX];	/* where the programs are */
-static char g_out[PATH_MAX];	/* a scratch directory */
-
-static const char *tbctl_path(void)
-{
-	static char buf[PATH_MAX + 32];
-
-	snprintf(buf, sizeof(buf), "%s/tracebufctl", g_dir);
-	return buf;
-}
-
-/* A path in the scratch directory; each call's string lives on. */
-static const char *path(const char *name)
-{
-	static char buf[16][PATH_MAX + 64];
-	static int i;
-
-	i = (i + 1) % 16;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", g_out, name);
-	return buf[i];
-}
-
-/* Drop root for nobody, without capabilities; 0 or -1. */
-static int become(uid_t uid)
-{
-	if (!uid)
-		return 0;
-	return setgroups(0, NULL) || setgid(uid) || setuid(uid) ? -1 : 0;
-}
-
-/*
- * Run tracebufctl with args (argv[0] is "tracebufctl") as uid; its stdout
- * into out, its stderr into err (either may be NULL); its exit status.
- */
-static int run(const char *const *argv, char *out, size_t outlen, char *err, size_t errlen,
-	       uid_t uid)
-{
-	int ofd, efd, status;
-	pid_t pid;
-	ssize_t n;
-
-	ofd = open(path("stdout"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	efd = open(path("stderr"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (ofd < 0 || efd < 0)
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		if (become(uid))
-			_exit(126);
-		execv(tbctl_path(), (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (out) {
-		n = pread(ofd, out, outlen - 1, 0);
-		out[n > 0 ? n : 0] = 0;
-	}
-	if (err) {
-		n = pread(efd, err, errlen - 1, 0);
-		err[n > 0 ? n : 0] = 0;
-		if (*err)
-			printf("# %s %s: %s", argv[0], argv[1], err);
-	}
-	close(ofd);
-	close(efd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* stderr is exactly one line "tracebufctl: ...". */
-static bool one_error_line(const char *err)
-{
-	const char *nl = strchr(err, '\n');
-
-	return !strncmp(err, "tracebufctl: ", 13) && nl && !nl[1];
-}
-
-/* ---------------------------------------------------------------------- */
-/* A provider of our own                                                  */
-
-struct held {
-	pid_t pid;
-	int done_fd;		/* close it: the provider goes */
-};
-
-/* A libtracebuf provider named name in a child, registered on return. */
-static int hold_provider(const char *name, struct held *h)
-{
-	int p[2], q[2];
-	char c;
-
-	if (pipe2(p, O_CLOEXEC) || pipe2(q, O_CLOEXEC))
-		return -1;
-	fflush(stdout);
-	h->pid = fork();
-	if (!h->pid) {
-		struct tracebuf_provider_config cfg = {
-			.size = sizeof(cfg), .name = name,
-			.flags = TRACEBUF_LIB_PROVIDER_THREAD,
-		};
-		struct tracebuf_provider *prov;
-
-		/*
-		 * Only our ends: another provider's end inherited here
-		 * would keep it alive after its release.
-		 */
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != p[1] && fd != q[0])
-				close(fd);
-		if (tracebuf_provider_create(&cfg, &prov))
-			_exit(1);
-		c = 'k';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		while (read(q[0], &c, 1) > 0)
-			;
-		tracebuf_provider_destroy(prov);
-		_exit(0);
-	}
-	close(p[1]);
-	close(q[0]);
-	if (h->pid < 0 || read(p[0], &c, 1) != 1)
-		return -1;
-	close(p[0]);
-	h->done_fd = q[1];
-	return 0;
-}
-
-/* Let it go, and wait until it has. */
-static void release_provider(struct held *h)
-{
-	if (h->done_fd >= 0)
-		close(h->done_fd);
-	h->done_fd = -1;
-	if (h->pid > 0)
-		waitpid(h->pid, NULL, 0);
-	h->pid = 0;
-}
+#include "vmtest.h"
 
 /* ---------------------------------------------------------------------- */
 /* JSON                                                                   */
@@ -233,7 +88,7 @@ static void list_json_shows_our_provider(void)
 	struct held h;
 	struct json *v;
 
-	T_ASSERT_EQ(hold_provider("nl-held", &h), 0);
+	T_ASSERT_EQ(hold_provider("nl-held", NULL, 0, &h), 0);
 	T_EXPECT_EQ(run(listj, out, sizeof(out), NULL, 0, 0), 0);
 	v = parse(out);
 	p = find_named(v, "nl-held");
@@ -277,8 +132,8 @@ static void stats_shows_filters_and_refuses(void)
 	struct held h, other;
 	struct json *v;
 
-	T_ASSERT_EQ(hold_provider("nl-stats", &h), 0);
-	T_ASSERT_EQ(hold_provider("nl-other", &other), 0);
+	T_ASSERT_EQ(hold_provider("nl-stats", NULL, 0, &h), 0);
+	T_ASSERT_EQ(hold_provider("nl-other", NULL, 0, &other), 0);
 	/* a trace of it: its counters move */
 	T_EXPECT_EQ(run(rec, NULL, 0, err, sizeof(err), 0), 0);
 
@@ -368,7 +223,7 @@ static int mon_start(struct mon *m, bool json, uid_t uid)
 		dup2(p[1], 1);
 		if (become(uid))
 			_exit(126);
-		execv(tbctl_path(), (char *const *)argv);
+		execv(prog_path("tracebufctl"), (char *const *)argv);
 		_exit(127);
 	}
 	close(p[1]);
@@ -449,7 +304,7 @@ static void monitor_follows_a_provider(void)
 	struct mon m;
 
 	T_ASSERT_EQ(mon_start(&m, false, 0), 0);
-	if (hold_provider("nl-mon", &h)) {
+	if (hold_provider("nl-mon", NULL, 0, &h)) {
 		T_FAIL("no provider");
 		mon_stop(&m);
 		return;
@@ -482,7 +337,7 @@ static void monitor_json_lines(void)
 
 	T_ASSERT_EQ(mon_start(&m, true, 0), 0);
 	snprintf(name, sizeof(name), "nl-json");
-	if (hold_provider(name, &h)) {
+	if (hold_provider(name, NULL, 0, &h)) {
 		T_FAIL("no provider");
 		mon_stop(&m);
 		return;
@@ -543,20 +398,4 @@ static const struct t_test tests[] = {
 	T_TEST(unprivileged_is_refused),
 };
 
-int main(int argc, char **argv)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	(void)argc;
-	if (n <= 0)
-		snprintf(self, sizeof(self), "%s", argv[0]);
-	else
-		self[n] = 0;
-	snprintf(g_dir, sizeof(g_dir), "%s", dirname(self));
-	snprintf(g_out, sizeof(g_out), "/tmp/netlink_vmtest.XXXXXX");
-	if (!mkdtemp(g_out))
-		return 1;
-	chmod(g_out, 0755);
-	return t_run(tests, sizeof(tests) / sizeof(tests[0]));
-}
+VMTEST_MAIN(tests)

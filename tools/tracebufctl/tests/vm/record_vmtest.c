@@ -30,74 +30,11 @@
 #include <tracebuf_reader.h>
 
 #include "../json.h"
+#include "vmtest.h"
 
 #define REQUESTS	300
-#define NOBODY		65534
-
-static char g_dir[PATH_MAX];	/* where the programs are */
-static char g_out[PATH_MAX];	/* a scratch directory */
-
-/* Run argv (argv[0] a program in g_dir), capture stderr; its exit status. */
-static int run(const char *const *argv, char *err, size_t errlen, uid_t uid)
-{
-	char prog[PATH_MAX + 64];
-	int pipefd[2];
-	pid_t pid;
-	int status;
-	ssize_t n = 0, r;
-
-	snprintf(prog, sizeof(prog), "%s/%s", g_dir, argv[0]);
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (err)
-			dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
-			_exit(126);
-		execv(prog, (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	if (err && errlen)
-		err[0] = 0;
-	while (err && (size_t)n < errlen - 1 &&
-	       (r = read(pipefd[0], err + n, errlen - 1 - (size_t)n)) > 0)
-		n += r;
-	if (err && errlen)
-		err[n] = 0;
-	close(pipefd[0]);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (err && *err)
-		printf("# %s: %s", argv[0], err);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* The example, by its path: COMMAND is not looked up in $PATH here. */
-static const char *ex_path(void)
-{
-	static char buf[PATH_MAX + 32];
-
-	snprintf(buf, sizeof(buf), "%s/tracebuf-example", g_dir);
-	return buf;
-}
-
-#define EX ex_path()
-
-/* A path in the scratch directory; each call's string lives on. */
-static const char *path(const char *name)
-{
-	static char buf[64][PATH_MAX + 64];
-	static int i;
-
-	i = (i + 1) % 64;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", g_out, name);
-	return buf[i];
-}
+#define EX prog_path("tracebuf-example")
 
 /* ---------------------------------------------------------------------- */
 /* What a trace holds                                                     */
@@ -214,7 +151,7 @@ static void streaming_keeps_every_event(void)
 			       NULL };
 	struct kinds k;
 
-	T_ASSERT_EQ(run(argv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(argv, NULL, 0, NULL, 0, 0), 0);
 	T_ASSERT_EQ(read_trace(path("s.fxt"), &k), 0);
 	T_EXPECT_EQ(k.infos, 1);
 	T_EXPECT(!strcmp(k.name, "tracebuf-example"));
@@ -248,7 +185,7 @@ static void oneshot_keeps_the_first(void)
 			       EX, "-n", "300", "-w", "0", NULL };
 	struct kinds k;
 
-	T_ASSERT_EQ(run(argv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(argv, NULL, 0, NULL, 0, 0), 0);
 	T_ASSERT_EQ(read_trace(path("o.fxt"), &k), 0);
 	T_EXPECT_EQ(k.infos, 1);
 	T_EXPECT(k.submit > 0 && k.submit < REQUESTS);
@@ -264,7 +201,7 @@ static void circular_keeps_the_last(void)
 			       EX, "-n", "300", "-w", "0", NULL };
 	struct kinds k;
 
-	T_ASSERT_EQ(run(argv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(argv, NULL, 0, NULL, 0, 0), 0);
 	T_ASSERT_EQ(read_trace(path("c.fxt"), &k), 0);
 	T_EXPECT_EQ(k.infos, 1);
 	T_EXPECT(k.handle > 0 && k.handle < REQUESTS);
@@ -278,7 +215,7 @@ static void command_exit_status_passes_through(void)
 	struct stat st;
 
 	/* the example's own exit status for bad arguments */
-	T_EXPECT_EQ(run(argv, NULL, 0, 0), 2);
+	T_EXPECT_EQ(run(argv, NULL, 0, NULL, 0, 0), 2);
 	/* the trace of a run that ended that way is still written */
 	T_EXPECT_EQ(stat(path("x.fxt"), &st), 0);
 }
@@ -296,9 +233,9 @@ static void late_provider_joins(void)
 	rec = fork();
 	T_ASSERT(rec >= 0);
 	if (!rec)
-		_exit(run(argv, NULL, 0, 0));
+		_exit(run(argv, NULL, 0, NULL, 0, 0));
 	usleep(1000 * 1000);
-	T_ASSERT_EQ(run(ex, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(ex, NULL, 0, NULL, 0, 0), 0);
 	T_ASSERT_EQ(waitpid(rec, &(int){ 0 }, 0), rec);
 	T_ASSERT_EQ(read_trace(path("l.fxt"), &k), 0);
 	T_EXPECT(!strcmp(k.name, "late-one"));
@@ -320,8 +257,8 @@ static void convert_gives_valid_json(void)
 	struct stat st;
 	int fd;
 
-	T_ASSERT_EQ(run(rec, NULL, 0, 0), 0);
-	T_ASSERT_EQ(run(conv, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(rec, NULL, 0, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(conv, NULL, 0, NULL, 0, 0), 0);
 	fd = open(path("j.json"), O_RDONLY);
 	T_ASSERT(fd >= 0 && !fstat(fd, &st));
 	text = malloc((size_t)st.st_size + 1);
@@ -350,66 +287,6 @@ static void convert_gives_valid_json(void)
 	free(text);
 }
 
-/* A provider of our own, alive while list and categories run. */
-static pid_t hold_provider(int *done_fd)
-{
-	static const struct tracebuf_known_category known[] = {
-		{ "vm:cat", "a category for the listing" },
-	};
-	int p[2], q[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p) || pipe(q))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		struct tracebuf_provider_config cfg = {
-			.size = sizeof(cfg), .name = "held-provider",
-			.flags = TRACEBUF_LIB_PROVIDER_THREAD,
-			.known = known, .nknown = 1,
-		};
-		struct tracebuf_provider *prov;
-
-		close(p[0]);
-		close(q[1]);
-		if (tracebuf_provider_create(&cfg, &prov))
-			_exit(1);
-		c = 'k';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		while (read(q[0], &c, 1) > 0)
-			;
-		tracebuf_provider_destroy(prov);
-		_exit(0);
-	}
-	close(p[1]);
-	close(q[0]);
-	if (pid < 0 || read(p[0], &c, 1) != 1)
-		return -1;
-	close(p[0]);
-	*done_fd = q[1];
-	return pid;
-}
-
-static int run_out(const char *const *argv, char *out, size_t outlen)
-{
-	int fd = open(path("stdout"), O_RDWR | O_CREAT | O_TRUNC, 0600), saved, ret;
-	ssize_t n;
-
-	saved = dup(1);
-	fflush(stdout);
-	dup2(fd, 1);
-	ret = run(argv, NULL, 0, 0);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	n = pread(fd, out, outlen - 1, 0);
-	out[n > 0 ? n : 0] = 0;
-	close(fd);
-	return ret;
-}
-
 static void list_and_categories_show_providers(void)
 {
 	const char *list[] = { "tracebufctl", "list", NULL };
@@ -417,23 +294,24 @@ static void list_and_categories_show_providers(void)
 	const char *cats[] = { "tracebufctl", "categories", NULL };
 	static char out[65536];
 	char err[256];
+	static const struct tracebuf_known_category known[] = {
+		{ "vm:cat", "a category for the listing" },
+	};
+	struct held h;
 	struct json *v;
-	int done_fd = -1;
-	pid_t pid = hold_provider(&done_fd);
 
-	T_ASSERT(pid > 0);
-	T_EXPECT_EQ(run_out(list, out, sizeof(out)), 0);
+	T_ASSERT_EQ(hold_provider("held-provider", known, 1, &h), 0);
+	T_EXPECT_EQ(run(list, out, sizeof(out), NULL, 0, 0), 0);
 	T_EXPECT(strstr(out, "held-provider") != NULL);
-	T_EXPECT_EQ(run_out(listj, out, sizeof(out)), 0);
+	T_EXPECT_EQ(run(listj, out, sizeof(out), NULL, 0, 0), 0);
 	v = json_parse(out, strlen(out), err, sizeof(err));
 	T_EXPECT(v && v->type == JSON_ARRAY && v->n >= 1);
 	json_free(v);
 	T_EXPECT(strstr(out, "held-provider") != NULL);
-	T_EXPECT_EQ(run_out(cats, out, sizeof(out)), 0);
+	T_EXPECT_EQ(run(cats, out, sizeof(out), NULL, 0, 0), 0);
 	T_EXPECT(strstr(out, "vm:cat") != NULL);
 	T_EXPECT(strstr(out, "a category for the listing") != NULL);
-	close(done_fd);
-	waitpid(pid, NULL, 0);
+	release_provider(&h);
 }
 
 static void unprivileged_is_refused(void)
@@ -444,9 +322,9 @@ static void unprivileged_is_refused(void)
 	char err[512];
 	struct stat st;
 
-	T_EXPECT(run(list, err, sizeof(err), NOBODY) != 0);
+	T_EXPECT(run(list, NULL, 0, err, sizeof(err), NOBODY) != 0);
 	T_EXPECT(strstr(err, "permission denied") != NULL);
-	T_EXPECT(run(rec, err, sizeof(err), NOBODY) != 0);
+	T_EXPECT(run(rec, NULL, 0, err, sizeof(err), NOBODY) != 0);
 	T_EXPECT(strstr(err, "permission denied") != NULL);
 	T_EXPECT(stat("/tmp/nobody.fxt", &st) != 0);
 }
@@ -462,11 +340,11 @@ static void bad_sizes_are_refused(void)
 	char err[512];
 	struct stat st;
 
-	T_EXPECT(run(odd, err, sizeof(err), 0) != 0);
+	T_EXPECT(run(odd, NULL, 0, err, sizeof(err), 0) != 0);
 	T_EXPECT(strchr(err, '\n') == strrchr(err, '\n'));	/* one line */
-	T_EXPECT(run(huge, err, sizeof(err), 0) != 0);
+	T_EXPECT(run(huge, NULL, 0, err, sizeof(err), 0) != 0);
 	T_EXPECT(strstr(err, "max_buffer_size") != NULL || strstr(err, "large") != NULL);
-	T_EXPECT(run(mode, err, sizeof(err), 0) != 0);
+	T_EXPECT(run(mode, NULL, 0, err, sizeof(err), 0) != 0);
 	T_EXPECT(stat(path("bad.fxt"), &st) != 0);
 }
 
@@ -481,18 +359,18 @@ static void corrupt_file_is_refused(void)
 	struct stat st;
 	int fd;
 
-	T_ASSERT_EQ(run(rec, NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(rec, NULL, 0, NULL, 0, 0), 0);
 	T_ASSERT_EQ(stat(path("t.fxt"), &st), 0);
 	/* cut the last record in half */
 	T_ASSERT_EQ(truncate(path("t.fxt"), st.st_size - 4), 0);
-	T_EXPECT(run(conv, NULL, 0, 0) != 0);
+	T_EXPECT(run(conv, NULL, 0, NULL, 0, 0) != 0);
 	T_EXPECT(stat(path("t.json"), &st) != 0);
-	T_EXPECT(run_out(dump, out, sizeof(out)) != 0);
+	T_EXPECT(run(dump, out, sizeof(out), NULL, 0, 0) != 0);
 	fd = open(path("t.fxt"), O_WRONLY);
 	T_ASSERT(fd >= 0);
 	T_ASSERT_EQ(pwrite(fd, "garbage!", 8, 0), 8);	/* no magic record */
 	close(fd);
-	T_EXPECT(run(conv, NULL, 0, 0) != 0);
+	T_EXPECT(run(conv, NULL, 0, NULL, 0, 0) != 0);
 	T_EXPECT(stat(path("t.json"), &st) != 0);
 }
 
@@ -509,20 +387,4 @@ static const struct t_test tests[] = {
 	T_TEST(corrupt_file_is_refused),
 };
 
-int main(int argc, char **argv)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	(void)argc;
-	if (n <= 0)
-		snprintf(self, sizeof(self), "%s", argv[0]);
-	else
-		self[n] = 0;
-	snprintf(g_dir, sizeof(g_dir), "%s", dirname(self));
-	snprintf(g_out, sizeof(g_out), "/tmp/record_vmtest.XXXXXX");
-	if (!mkdtemp(g_out))
-		return 1;
-	chmod(g_out, 0755);
-	return t_run(tests, sizeof(tests) / sizeof(tests[0]));
-}
+VMTEST_MAIN(tests)
