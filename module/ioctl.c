@@ -292,8 +292,10 @@ static int tracebuf_ioctl_set_eventfd(struct tracebuf_file *tf,
 	if (args.flags)
 		return -EINVAL;
 	if (role == TRACEBUF_ROLE_PROVIDER)
-		return tracebuf_notify_set_eventfd(&tf->provider->notify, args.fd);
-	return tracebuf_notify_set_eventfd(&tf->manager->notify, args.fd);
+		return tracebuf_notify_set_eventfd(&tf->provider->notify, args.fd,
+						   &tf->provider->in_len);
+	return tracebuf_notify_set_eventfd(&tf->manager->notify, args.fd,
+					   &tf->manager->inbox_len);
 }
 
 static int tracebuf_ioctl_get_config(struct tracebuf_provider *p,

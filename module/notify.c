@@ -29,8 +29,15 @@ void tracebuf_notify_signal(struct tracebuf_notify *n)
 		tracebuf_eventfd_signal(n->eventfd);
 }
 
-/* fd -1 unregisters; any other fd must be an eventfd and replaces the old. */
-int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd)
+/*
+ * fd -1 unregisters; any other fd must be an eventfd and replaces the old.
+ * @queued ([L]) counts the messages already waiting: a new eventfd is
+ * signalled once for them, or a side that binds it after its first
+ * message was queued (a provider right after REGISTER) would never learn
+ * of that message.
+ */
+int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd,
+				const unsigned int *queued)
 {
 	struct eventfd_ctx *ctx = NULL, *old;
 
@@ -45,6 +52,8 @@ int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd)
 	mutex_lock(&tracebuf_lock);
 	old = n->eventfd;
 	n->eventfd = ctx;
+	if (ctx && *queued)
+		tracebuf_eventfd_signal(ctx);
 	mutex_unlock(&tracebuf_lock);
 
 	if (old)

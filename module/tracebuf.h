@@ -185,7 +185,8 @@ struct tracebuf_provider {
 /* notify.c */
 void tracebuf_notify_init(struct tracebuf_notify *n);
 void tracebuf_notify_signal(struct tracebuf_notify *n);
-int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd);
+int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd,
+				const unsigned int *queued);
 void tracebuf_notify_release(struct tracebuf_notify *n);
 
 /* buf.c */

@@ -2,8 +2,9 @@
 /*
  * tracebuf notifications: poll() and blocking read() woken by a message
  * queued from another thread or process, interruptible waits, the
- * eventfd of each side (one count per message, replace, unregister,
- * reference held by the kernel), and MSG_REGISTRY for watchers.
+ * eventfd of each side (one count per message, one when bound while
+ * messages wait, replace, unregister, reference held by the kernel), and
+ * MSG_REGISTRY for watchers.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -307,11 +308,45 @@ TEST_F(notify, replacing_eventfd_moves_notifications)
 				    TRACEBUF_MODE_STREAMING, 65536, NULL,
 				    &self->p.buf_fd));
 	EXPECT_EQ(1ULL, tb_efd_count(self->efd));
+	/* nothing waits when the new one is bound: it is not signalled */
+	EXPECT_EQ(1, tb_drain(self->p.prov, sizeof(struct tracebuf_pkt)));
 	ASSERT_EQ(0, set_eventfd(self->p.prov, self->efd2));
+	EXPECT_EQ(0ULL, tb_efd_count(self->efd2));
 	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id,
 			       TRACEBUF_START_RETAIN, NULL));
 	EXPECT_EQ(0ULL, tb_efd_count(self->efd));
 	EXPECT_EQ(1ULL, tb_efd_count(self->efd2));
+}
+
+/*
+ * Bound while messages wait (a provider binds its eventfd right after
+ * REGISTER, and a quick manager may have initialized and started it
+ * already): signalled once at once, then once per message again.
+ */
+TEST_F(notify, provider_eventfd_bound_late_is_signalled)
+{
+	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
+				    TRACEBUF_MODE_STREAMING, 65536, NULL,
+				    &self->p.buf_fd));
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id,
+			       TRACEBUF_START_RETAIN, NULL));
+	ASSERT_EQ(0, set_eventfd(self->p.prov, self->efd));
+	EXPECT_EQ(1ULL, tb_efd_count(self->efd));
+	ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+	EXPECT_EQ(1ULL, tb_efd_count(self->efd));
+	EXPECT_EQ(3, tb_drain(self->p.prov, sizeof(struct tracebuf_pkt)));
+}
+
+TEST_F(notify, manager_eventfd_bound_late_is_signalled)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	ASSERT_EQ(0, provider_alert(self->p.prov, "early"));
+	ASSERT_EQ(0, set_eventfd(self->p.mgr, self->efd));
+	EXPECT_EQ(1ULL, tb_efd_count(self->efd));
+	EXPECT_EQ(1, tb_drain(self->p.mgr, sizeof(struct tracebuf_mgr_msg)));
+	/* bound again on an empty inbox: quiet */
+	ASSERT_EQ(0, set_eventfd(self->p.mgr, self->efd2));
+	EXPECT_EQ(0ULL, tb_efd_count(self->efd2));
 }
 
 TEST_F(notify, minus_one_unregisters)

@@ -94,7 +94,8 @@
  * MSG_REGISTRY never fail (MSG_REGISTRY is coalesced: at most one waits).
  * A side learns that its inbox is not empty through poll() (EPOLLIN) and
  * through the eventfd it registered with TRACEBUF_IOC_SET_EVENTFD, which
- * is signalled once per message.
+ * is signalled once per message (and once when it is registered while
+ * messages wait, so nothing queued before it goes unnoticed).
  *
  * read() returns whole records only: a count smaller than one record
  * fails with EINVAL; an empty inbox blocks (interruptibly), or fails
@@ -335,7 +336,8 @@ struct tracebuf_attach_args {
 
 /*
  * TRACEBUF_IOC_SET_EVENTFD: either role.  fd -1 unregisters; another fd
- * replaces the previous one.  The reference is dropped on close.
+ * replaces the previous one, and is signalled at once if messages are
+ * waiting in the inbox.  The reference is dropped on close.
  * EBADF: fd is not open.  EINVAL: not an eventfd, no role, flags.
  */
 struct tracebuf_eventfd_args {
