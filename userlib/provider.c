@@ -256,7 +256,11 @@ static int64_t tb_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A trace is running: serve messages until START arrives or time is up. */
+/*
+ * A trace is running: serve messages until START arrives or time is up.
+ * Dispatch before the first wait: a quick manager's INITIALIZE and START
+ * may have been queued before the eventfd was bound.
+ */
 static void tb_wait_start(struct tracebuf_provider *p, uint32_t timeout_ms)
 {
 	struct pollfd pfd = { .fd = p->efd, .events = POLLIN };
@@ -264,13 +268,14 @@ static void tb_wait_start(struct tracebuf_provider *p, uint32_t timeout_ms)
 	struct tracebuf_engine_stats st;
 
 	for (;;) {
-		int64_t left = end - tb_now_ms();
+		int64_t left;
 
+		tracebuf_provider_dispatch(p);
 		tracebuf_engine_stats(&st);
+		left = end - tb_now_ms();
 		if (st.state == TRACEBUF_ENGINE_STARTED || left <= 0)
 			return;
-		if (poll(&pfd, 1, (int)left) > 0)
-			tracebuf_provider_dispatch(p);
+		poll(&pfd, 1, (int)left);
 	}
 }
 
@@ -349,7 +354,10 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 				    TRACEBUF_REGISTER_F_SYNC : 0, &p->id, &status);
 	if (ret)
 		goto out_close_fd;
-	/* a message queued before this one is found by the dispatch below */
+	/*
+	 * Messages queued before this (a manager may initialize and start
+	 * us right after REGISTER) are found by the dispatch below.
+	 */
 	ret = tracebuf_sys_set_eventfd(p->fd, p->efd);
 	if (ret)
 		goto out_close_fd;

@@ -25,7 +25,7 @@ static char g_dir[PATH_MAX];	/* where the programs are */
 static char g_out[PATH_MAX];	/* a scratch directory */
 
 /* A program beside this test; each call's string lives on. */
-static const char *prog_path(const char *name)
+static inline const char *prog_path(const char *name)
 {
 	static char buf[8][PATH_MAX + 64];
 	static int i;
@@ -36,7 +36,7 @@ static const char *prog_path(const char *name)
 }
 
 /* A path in the scratch directory; each call's string lives on. */
-static const char *path(const char *name)
+static inline const char *path(const char *name)
 {
 	static char buf[64][PATH_MAX + 64];
 	static int i;
@@ -47,7 +47,7 @@ static const char *path(const char *name)
 }
 
 /* Drop root for nobody, without capabilities; 0 or -1. */
-static int become(uid_t uid)
+static inline int become(uid_t uid)
 {
 	if (!uid)
 		return 0;
@@ -59,7 +59,7 @@ static int become(uid_t uid)
  * out and its stderr into err, each left to this test's own when NULL;
  * its exit status.  What it wrote to err is logged.
  */
-static int run(const char *const *argv, char *out, size_t outlen, char *err, size_t errlen,
+static inline int run(const char *const *argv, char *out, size_t outlen, char *err, size_t errlen,
 	       uid_t uid)
 {
 	int ofd, efd, status;
@@ -121,7 +121,7 @@ struct held {
  * A libtracebuf provider named name, publishing known[0..nknown), in a
  * child; registered on return.  0 or -1.
  */
-static int hold_provider(const char *name, const struct tracebuf_known_category *known,
+static inline int hold_provider(const char *name, const struct tracebuf_known_category *known,
 			 size_t nknown, struct held *h)
 {
 	int p[2], q[2];
