@@ -71,7 +71,9 @@ static void tracebuf_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct tracebuf_start_args) != TRACEBUF_START_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_target_args) != TRACEBUF_TARGET_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_send_args) != TRACEBUF_MGR_SEND_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_tracing_args) != TRACEBUF_TRACING_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tracebuf_tracing_args) != TRACEBUF_TRACING_SIZE_VER1);
+	BUILD_BUG_ON(offsetof(struct tracebuf_tracing_args, names_ptr) !=
+		     TRACEBUF_TRACING_SIZE_VER0);
 }
 
 /*
@@ -165,7 +167,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	args.features = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
 			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
 			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
-			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING;
+			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
+			TRACEBUF_FEAT_TRACING_NAMES;
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -500,16 +503,22 @@ static int tracebuf_ioctl_set_tracing(struct tracebuf_manager *m,
 				      unsigned int cmd, void __user *uarg)
 {
 	struct tracebuf_tracing_args args;
+	struct tracebuf_cats *names;
 	int ret;
 
 	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_SET_TRACING, args, uarg);
 	if (ret)
 		return ret;
-	if (args.flags || args.tracing > 1)
+	if (args.flags || args.tracing > 1 ||
+	    (!args.tracing && (args.names_size || args.names_count)))
 		return -EINVAL;
-	mutex_lock(&tracebuf_lock);
-	m->tracing = args.tracing;
-	mutex_unlock(&tracebuf_lock);
+	/* provider names have the length limit of categories */
+	BUILD_BUG_ON(TRACEBUF_NAME_MAX != TRACEBUF_CATEGORY_MAX);
+	names = tracebuf_cats_from_user(args.names_ptr, args.names_size,
+					args.names_count, false);
+	if (IS_ERR(names))
+		return PTR_ERR(names);
+	tracebuf_manager_set_tracing(m, args.tracing, names);
 	return 0;
 }
 

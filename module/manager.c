@@ -75,7 +75,28 @@ void tracebuf_manager_registry_changed(struct tracebuf_provider *p)
 	}
 }
 
-/* REGISTER's hint: does a manager that sees @p have a trace running? */
+/* Is @name in @names (NULL: every name is)? */
+static bool tracebuf_names_have(const struct tracebuf_cats *names,
+				const char *name)
+{
+	u32 off = 0;
+
+	if (!names)
+		return true;
+	while (off < names->size) {
+		const char *n = names->data + off;
+
+		if (!strcmp(n, name))
+			return true;
+		off += strlen(n) + 1;
+	}
+	return false;
+}
+
+/*
+ * REGISTER's hint: does a manager that sees @p have a trace running that
+ * wants @p's name?
+ */
 bool tracebuf_trace_running_for(struct tracebuf_provider *p)
 {
 	struct tracebuf_manager *m;
@@ -83,9 +104,24 @@ bool tracebuf_trace_running_for(struct tracebuf_provider *p)
 	lockdep_assert_held(&tracebuf_lock);
 
 	list_for_each_entry(m, &tracebuf_managers, link)
-		if ((m->active || m->tracing) && tracebuf_manager_sees(m, p))
+		if ((m->active || m->tracing) && tracebuf_manager_sees(m, p) &&
+		    tracebuf_names_have(m->tracing_names, p->name))
 			return true;
 	return false;
+}
+
+/* MGR_SET_TRACING; takes over the caller's reference to @names. */
+void tracebuf_manager_set_tracing(struct tracebuf_manager *m, bool tracing,
+				  struct tracebuf_cats *names)
+{
+	struct tracebuf_cats *old;
+
+	mutex_lock(&tracebuf_lock);
+	m->tracing = tracing;
+	old = m->tracing_names;
+	m->tracing_names = names;
+	mutex_unlock(&tracebuf_lock);
+	tracebuf_cats_put(old);
 }
 
 /* Remove a message; the provider reference it held is dropped. */
@@ -157,6 +193,7 @@ void tracebuf_manager_release(struct tracebuf_manager *m)
 	}
 	mutex_unlock(&tracebuf_lock);
 
+	tracebuf_cats_put(m->tracing_names);
 	put_pid_ns(m->pid_ns);
 	kfree(m);
 }

@@ -130,6 +130,7 @@ struct tracebuf_manager {
 						 * STARTED
 						 */
 	bool tracing;				/* [L] MGR_SET_TRACING */
+	struct tracebuf_cats *tracing_names;	/* [L] its names; NULL: all */
 	struct tracebuf_msg_node registry_node;	/* [L] queued at most once */
 	struct tracebuf_notify notify;
 };
@@ -239,6 +240,8 @@ int tracebuf_manager_push(struct tracebuf_manager *m,
 			  struct tracebuf_msg_node *node);
 void tracebuf_manager_registry_changed(struct tracebuf_provider *p);
 bool tracebuf_trace_running_for(struct tracebuf_provider *p);
+void tracebuf_manager_set_tracing(struct tracebuf_manager *m, bool tracing,
+				  struct tracebuf_cats *names);
 int tracebuf_manager_list(struct tracebuf_manager *m,
 			  struct tracebuf_list_args *args,
 			  void __user *uinfo);

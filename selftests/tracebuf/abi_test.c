@@ -145,9 +145,12 @@ TB_OFF(tracebuf_mgr_send_args, provider_id, 0);
 TB_OFF(tracebuf_mgr_send_args, flags, 4);
 TB_OFF(tracebuf_mgr_send_args, pkt, 8);
 
-TB_SIZE(tracebuf_tracing_args, TRACEBUF_TRACING_SIZE_VER0);
+TB_SIZE(tracebuf_tracing_args, TRACEBUF_TRACING_SIZE_VER1);
 TB_OFF(tracebuf_tracing_args, tracing, 0);
 TB_OFF(tracebuf_tracing_args, flags, 4);
+TB_OFF(tracebuf_tracing_args, names_ptr, TRACEBUF_TRACING_SIZE_VER0);
+TB_OFF(tracebuf_tracing_args, names_size, 16);
+TB_OFF(tracebuf_tracing_args, names_count, 20);
 
 TB_SIZE(tracebuf_mgr_msg, 24);
 TB_OFF(tracebuf_mgr_msg, provider_id, 0);
@@ -166,7 +169,7 @@ TB_CMD(TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, 0x13, _IOC_WRITE,
        TRACEBUF_KNOWN_SIZE_VER0);
 TB_CMD(TRACEBUF_IOC_MGR_GET_CATEGORIES, 0x26, _IOC_READ | _IOC_WRITE,
        TRACEBUF_GET_KNOWN_SIZE_VER0);
-TB_CMD(TRACEBUF_IOC_MGR_SET_TRACING, 0x27, _IOC_WRITE, TRACEBUF_TRACING_SIZE_VER0);
+TB_CMD(TRACEBUF_IOC_MGR_SET_TRACING, 0x27, _IOC_WRITE, TRACEBUF_TRACING_SIZE_VER1);
 TB_CMD(TRACEBUF_IOC_REGISTER, 0x01, _IOC_READ | _IOC_WRITE,
        TRACEBUF_REGISTER_SIZE_VER0);
 TB_CMD(TRACEBUF_IOC_ATTACH, 0x02, _IOC_READ | _IOC_WRITE,
@@ -227,7 +230,8 @@ static void tb_check_version(struct __test_metadata *_metadata,
 	const __u64 feats = TRACEBUF_FEAT_EVENTFD | TRACEBUF_FEAT_WATCH |
 			    TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
 			    TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
-			    TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING;
+			    TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
+			    TRACEBUF_FEAT_TRACING_NAMES;
 	long long val;
 
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);

@@ -556,6 +556,17 @@ static int tb_set_tracing(int fd, __u32 tracing, __u32 flags)
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_SET_TRACING, &a);
 }
 
+/* MGR_SET_TRACING with a list of provider names. */
+static int tb_set_tracing_names(int fd, __u32 tracing, const struct tb_cats *names)
+{
+	struct tracebuf_tracing_args a = {
+		.tracing = tracing, .names_ptr = (__u64)(uintptr_t)names->buf,
+		.names_size = names->size, .names_count = names->count,
+	};
+
+	return tb_ioctl(fd, TRACEBUF_IOC_MGR_SET_TRACING, &a);
+}
+
 /* A manager that runs a trace, with no provider started yet. */
 TEST_F(sync, tracing_manager_status_started)
 {
@@ -584,6 +595,100 @@ TEST_F(sync, set_tracing_refuses_bad_input)
 	EXPECT_EQ(-EINVAL, tb_set_tracing(self->p.mgr, 1, 1));
 	/* a provider's file */
 	EXPECT_EQ(-EINVAL, tb_set_tracing(self->p.prov, 1, 0));
+	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+/* A trace of some providers by name tells only those to wait. */
+TEST_F(sync, tracing_names_status_started_when_listed)
+{
+	struct tb_cats names;
+
+	ASSERT_EQ(0, tb_cats_build(&names, "other", "sync-late", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(TRACEBUF_REGISTER_STARTED,
+		  tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+TEST_F(sync, tracing_names_status_zero_when_not_listed)
+{
+	struct tb_cats names;
+
+	ASSERT_EQ(0, tb_cats_build(&names, "sync-lat", "sync-late-", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+/* The list applies to a manager with a provider started, too. */
+TEST_F(sync, tracing_names_apply_to_started_providers)
+{
+	struct tb_cats names;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	ASSERT_EQ(0, tb_cats_build(&names, "sync-first", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+/* Setting it again (without names) replaces the list. */
+TEST_F(sync, tracing_names_replaced)
+{
+	struct tb_cats names;
+
+	ASSERT_EQ(0, tb_cats_build(&names, "other", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	EXPECT_EQ(TRACEBUF_REGISTER_STARTED,
+		  tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+/* A caller built against ABI 1.2 passes the 8-byte struct: no names. */
+TEST_F(sync, set_tracing_ver0_size_still_works)
+{
+	struct { __u32 tracing, flags; } a = { .tracing = 1 };
+
+	EXPECT_EQ(0, tb_ioctl(self->p.mgr, _IOC(_IOC_WRITE, TRACEBUF_IOC_MAGIC,
+						_IOC_NR(TRACEBUF_IOC_MGR_SET_TRACING),
+						TRACEBUF_TRACING_SIZE_VER0), &a));
+	EXPECT_EQ(TRACEBUF_REGISTER_STARTED,
+		  tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
+}
+
+TEST_F(sync, set_tracing_refuses_bad_names)
+{
+	struct tracebuf_tracing_args a = { .tracing = 1 };
+	char longname[TRACEBUF_NAME_MAX + 2];
+	struct tb_cats names;
+
+	ASSERT_EQ(0, tb_cats_build(&names, "a", "b", NULL));
+	/* names while not tracing */
+	EXPECT_EQ(-EINVAL, tb_set_tracing_names(self->p.mgr, 0, &names));
+	/* the count does not match the list */
+	names.count = 3;
+	EXPECT_EQ(-EINVAL, tb_set_tracing_names(self->p.mgr, 1, &names));
+	names.count = 2;
+	/* no NUL at the end */
+	names.size--;
+	EXPECT_EQ(-EINVAL, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	ASSERT_EQ(0, tb_cats_build(&names, longname, NULL));
+	EXPECT_EQ(-ENAMETOOLONG, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	/* size without a count, a count without a size */
+	a.names_size = 2;
+	EXPECT_EQ(-EINVAL, tb_ioctl(self->p.mgr, TRACEBUF_IOC_MGR_SET_TRACING, &a));
+	a.names_size = 0;
+	a.names_count = 1;
+	EXPECT_EQ(-EINVAL, tb_ioctl(self->p.mgr, TRACEBUF_IOC_MGR_SET_TRACING, &a));
+	a.names_count = TRACEBUF_CATEGORIES_MAX + 1;
+	a.names_size = 2 * (TRACEBUF_CATEGORIES_MAX + 1);
+	EXPECT_EQ(-E2BIG, tb_ioctl(self->p.mgr, TRACEBUF_IOC_MGR_SET_TRACING, &a));
+	/* nothing was set */
 	EXPECT_EQ(0U, tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
 }
 

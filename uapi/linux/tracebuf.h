@@ -132,7 +132,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	2
+#define TRACEBUF_ABI_MINOR	3
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -290,6 +290,7 @@ struct tracebuf_version_args {
 							 * family below
 							 */
 #define TRACEBUF_FEAT_SET_TRACING	_BITULL(7)	/* MGR_SET_TRACING */
+#define TRACEBUF_FEAT_TRACING_NAMES	_BITULL(8)	/* its VER1 name list */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -315,7 +316,8 @@ struct tracebuf_register_args {
 /*
  * status bit, only with F_SYNC: a manager that can see this provider runs
  * a trace (TRACEBUF_IOC_MGR_SET_TRACING) or has a provider in STARTING or
- * STARTED; wait for START before writing records.
+ * STARTED, and its list of provider names, if it gave one, holds this
+ * provider's; wait for START before writing records.
  */
 #define TRACEBUF_REGISTER_STARTED	_BITUL(0)
 
@@ -507,14 +509,29 @@ struct tracebuf_mgr_send_args {
  * (REGISTER with F_SYNC) is the session's state, not its providers': a
  * provider that registers while a session runs, even one with no
  * provider started yet, is told to wait for its START.  Cleared when the
- * manager's file is closed.  EINVAL: tracing not 0 or 1, flags.
+ * manager's file is closed.
+ *
+ * VER1: the names of the providers the session traces, as a category
+ * list (names_count NUL-terminated names of 1..TRACEBUF_NAME_MAX bytes,
+ * back to back, names_size bytes in all; none: every provider).  Only a
+ * provider whose name is listed is told to wait, so a trace of some
+ * providers does not hold up the start of the others.  The list applies
+ * to this manager's started providers too (TRACEBUF_FEAT_TRACING_NAMES).
+ *
+ * EINVAL: tracing not 0 or 1, flags, names with tracing 0, a malformed
+ * list.  E2BIG: more than TRACEBUF_CATEGORIES_MAX names.  ENAMETOOLONG:
+ * a name over TRACEBUF_NAME_MAX.
  */
 struct tracebuf_tracing_args {
 	__u32 tracing;			/* In: 0 or 1 */
 	__u32 flags;			/* In: 0 */
+	__aligned_u64 names_ptr;	/* In: VER1, the names */
+	__u32 names_size;		/* In: VER1, bytes, NULs included */
+	__u32 names_count;		/* In: VER1 */
 };
 
 #define TRACEBUF_TRACING_SIZE_VER0	8
+#define TRACEBUF_TRACING_SIZE_VER1	24
 
 /* ---------------------------------------------------------------------- */
 /* Manager inbox records, read with read() on a manager file.             */
