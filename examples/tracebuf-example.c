@@ -19,8 +19,8 @@
  *     done:stop" can use.
  *
  * Run it under tracebufctl, which starts the trace before this process
- * registers; TRACEBUF_LIB_PROVIDER_WAIT_START makes tracebuf_provider_create()
- * return only once this provider is started, so no early event is lost:
+ * registers; tracebuf_provider_create() then returns only once this
+ * provider is started, so no early event is lost:
  *
  *   tracebufctl record -m streaming -o trace.fxt -- ./tracebuf-example
  *
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	};
 	struct tracebuf_provider_config cfg = {
 		.size = sizeof(cfg), .name = "tracebuf-example",
-		.flags = TRACEBUF_LIB_PROVIDER_THREAD | TRACEBUF_LIB_PROVIDER_WAIT_START,
+		.flags = TRACEBUF_LIB_PROVIDER_THREAD,
 		.known = known, .nknown = sizeof(known) / sizeof(known[0]),
 	};
 	unsigned long threads = 3, requests = 2000, v;

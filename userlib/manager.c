@@ -216,6 +216,8 @@ struct tracebuf_session {
 	uint32_t cats_size, cats_count;
 	char *extra;				/* the latest start's additional */
 	uint32_t extra_size, extra_count;
+	char *names;				/* cfg.providers, for the kernel */
+	uint32_t names_size, names_count;
 	bool write_results;			/* of the stop under way */
 	bool results_written;			/* by any read-out so far */
 	struct tb_out out;
@@ -1036,6 +1038,9 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	}
 	ret = tb_cats_append(&s->cats, &s->cats_size, &s->cats_count,
 			     cfg->categories, cfg->ncategories);
+	if (!ret)
+		ret = tb_cats_append(&s->names, &s->names_size, &s->names_count,
+				     cfg->providers, cfg->nproviders);
 	if (ret)
 		goto out_free;
 	for (size_t i = 0; i < cfg->noverrides && !ret; i++) {
@@ -1077,6 +1082,7 @@ out_close:
 	return ret;
 out_free:
 	free(s->cats);
+	free(s->names);
 	free(s->out.buf);
 	free(s);
 	return ret;
@@ -1116,8 +1122,8 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 	/* whoever registered since is traced too */
 	tracebuf_session_dispatch(s);
 	s->state = TB_S_STARTING;
-	/* who registers from now on with WAIT_START waits for its START */
-	tracebuf_sys_set_tracing(s->m->fd, 1);
+	/* a provider of ours that registers from now on waits for its START */
+	tracebuf_sys_set_tracing(s->m->fd, 1, s->names, s->names_size, s->names_count);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
 		if (t->info.state == TRACEBUF_LIB_TRACEE_INITIALIZED ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STOPPED)
@@ -1137,7 +1143,7 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 	tracebuf_session_dispatch(s);
 	s->state = TB_S_STOPPING;
 	s->write_results = write_results;
-	tracebuf_sys_set_tracing(s->m->fd, 0);
+	tracebuf_sys_set_tracing(s->m->fd, 0, NULL, 0, 0);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING &&
 		    t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
@@ -1232,6 +1238,7 @@ TRACEBUF_API int tracebuf_session_destroy(struct tracebuf_session *s)
 	/* providers still ours get MANAGER_GONE */
 	tracebuf_manager_close(s->m);
 	free(s->cats);
+	free(s->names);
 	free(s->extra);
 	free(s->scratch);
 	free(s->out.buf);

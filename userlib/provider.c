@@ -350,8 +350,8 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 	tracebuf_engine_set_timebase(ver.tsc_khz != 0, ver.tsc_khz * 1000);
 
 	ret = tracebuf_sys_register(p->fd, cfg->name, strlen(cfg->name),
-				    cfg->flags & TRACEBUF_LIB_PROVIDER_WAIT_START ?
-				    TRACEBUF_REGISTER_F_SYNC : 0, &p->id, &status);
+				    cfg->flags & TRACEBUF_LIB_PROVIDER_NO_WAIT ?
+				    0 : TRACEBUF_REGISTER_F_SYNC, &p->id, &status);
 	if (ret)
 		goto out_close_fd;
 	/*

@@ -211,11 +211,21 @@ int tracebuf_sys_get_known(int fd, uint32_t id, void *buf, uint32_t *size,
 	return ret;
 }
 
-int tracebuf_sys_set_tracing(int fd, uint32_t tracing)
+int tracebuf_sys_set_tracing(int fd, uint32_t tracing, const char *names,
+			     uint32_t size, uint32_t count)
 {
-	struct tracebuf_tracing_args a = { .tracing = tracing };
+	struct tracebuf_tracing_args a = {
+		.tracing = tracing, .names_ptr = (uintptr_t)names,
+		.names_size = size, .names_count = count,
+	};
 	int ret = tb_ioctl(fd, TRACEBUF_IOC_MGR_SET_TRACING, &a);
 
+	/* a kernel before ABI 1.3 knows no names: every provider waits */
+	if (ret == -E2BIG && count) {
+		a.names_ptr = 0;
+		a.names_size = a.names_count = 0;
+		ret = tb_ioctl(fd, TRACEBUF_IOC_MGR_SET_TRACING, &a);
+	}
 	return ret == -ENOTTY ? 0 : ret;
 }
 

@@ -50,7 +50,8 @@ int tracebuf_sys_mgr_send(int fd, uint32_t id, const struct tracebuf_pkt *pkt);
 int tracebuf_sys_get_known(int fd, uint32_t id, void *buf, uint32_t *size,
 			   uint32_t *count);
 /* an older module without MGR_SET_TRACING: 0, nothing done */
-int tracebuf_sys_set_tracing(int fd, uint32_t tracing);
+int tracebuf_sys_set_tracing(int fd, uint32_t tracing, const char *names,
+			     uint32_t size, uint32_t count);
 ssize_t tracebuf_sys_read_msgs(int fd, struct tracebuf_mgr_msg *msgs, size_t n);
 
 #endif /* TRACEBUF_SYSCALL_H */

@@ -34,8 +34,17 @@
 extern "C" {
 #endif
 
-#define TRACEBUF_LIB_PROVIDER_WAIT_START	(1u << 0)	/* if a trace runs,
-							 * return once started
+/*
+ * By default, a provider that registers while a trace that wants it runs
+ * (a manager traces every provider, or this provider's name) waits in
+ * tracebuf_provider_create() until it is started, at most
+ * start_timeout_ms: its first events are not lost.  A trace of other
+ * providers does not hold it up.  NO_WAIT returns at once instead; events
+ * written before the START arrives are then not recorded (and an end
+ * whose begin was not recorded is not recorded either).
+ */
+#define TRACEBUF_LIB_PROVIDER_NO_WAIT		(1u << 0)	/* do not wait for
+							 * the start
 							 */
 #define TRACEBUF_LIB_PROVIDER_THREAD		(1u << 1)	/* dispatch on a
 							 * library thread
@@ -52,7 +61,7 @@ struct tracebuf_provider_config {
 	size_t size;			/* sizeof(struct tracebuf_provider_config) */
 	const char *name;		/* 1..100 bytes */
 	uint32_t flags;			/* TRACEBUF_LIB_PROVIDER_* */
-	uint32_t start_timeout_ms;	/* WAIT_START: 0 means 5000 */
+	uint32_t start_timeout_ms;	/* waiting to start: 0 means 5000 */
 	const struct tracebuf_known_category *known;
 	size_t nknown;
 	const char *device;		/* NULL: /dev/tracebuf */

@@ -175,7 +175,7 @@ static int child_start(struct child *ch, const struct child_opts *o)
 	close(rsp[1]);
 	ch->cmd = cmd[1];
 	ch->rsp = rsp[0];
-	/* registered (and with WAIT_START, started) */
+	/* registered (and, if a trace wanted it, started) */
 	return read(ch->rsp, &ok, 1) == 1 && ok == 'k' ? 0 : -1;
 }
 
@@ -866,15 +866,14 @@ static void several_providers_one_file(void)
 }
 
 /*
- * A provider that registers while the trace runs joins it; with
- * WAIT_START, tracebuf_provider_create() returns once it is started, so
+ * A provider that registers while the trace runs joins it;
+ * tracebuf_provider_create() returns once it is started (the default), so
  * the events it writes at once are not lost.
  */
 static void late_joiner_waits_for_start(void)
 {
 	struct child_opts a = { .name = "early", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
-	struct child_opts b = { .name = "late", .flags = TRACEBUF_LIB_PROVIDER_THREAD |
-						       TRACEBUF_LIB_PROVIDER_WAIT_START };
+	struct child_opts b = { .name = "late", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
 	struct tracebuf_session_provider pi;
 	struct tracebuf_session *s;
 	struct child ch[2];

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 {
 	unsigned int procs = 1, count = 100;
 	const char *name = "seq";
-	uint32_t flags = TRACEBUF_LIB_PROVIDER_WAIT_START;
+	uint32_t flags = 0;
 	bool slow = false;
 	int barrier[2], opt, failed = 0;
 	pid_t *pids;
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 			name = optarg;
 			break;
 		case 'W':
-			flags &= ~TRACEBUF_LIB_PROVIDER_WAIT_START;
+			flags |= TRACEBUF_LIB_PROVIDER_NO_WAIT;
 			break;
 		case 's':
 			slow = true;
