@@ -13,9 +13,10 @@ set -euo pipefail
 # selftests; libmnl-dev: genetlink client code; sparse, perl,
 # linux-source-6.1 (checkpatch.pl, kselftest headers): lint and selftests;
 # xz-utils: the source and debug-kernel tarballs; pkgconf: the libtracebuf
-# install test.  gcc's ASan and UBSan runtimes (libasan8, libubsan1) come
-# with gcc.
-PACKAGES=(make gcc libc6-dev perl xz-utils cpio busybox-static
+# install test; g++ and clang: the public headers are checked as C++ and
+# with clang (userlib/tests/headers_test.sh, cxx_test.cpp).  gcc's ASan and
+# UBSan runtimes (libasan8, libubsan1) come with gcc.
+PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-multilib libmnl-dev sparse pkgconf)
 

@@ -39,7 +39,7 @@
 #include "internal.h"
 
 struct tracebuf_engine_hot __tracebuf_hot;
-_Thread_local struct tracebuf_thread __tracebuf_self
+__thread struct tracebuf_thread __tracebuf_self
 	__attribute__((tls_model("initial-exec")));
 
 static struct tracebuf_engine tb_engine = {

@@ -279,7 +279,7 @@ TRACEBUF_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 	struct tracebuf_fxt_event ev = { 0 };
 	struct tracebuf_fxt_event_shape shape;
 	unsigned int state;
-	bool fixed = true;
+	bool fixed = true, strings = false;
 
 	pthread_mutex_lock(&e->lock);
 	state = atomic_load(&site->state);
@@ -304,9 +304,12 @@ TRACEBUF_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 		shaped[i] = args[i];
 		shaped[i].name = index ? tracebuf_fxt_str_index(index) : args[i].name;
 		site->arg_header[i] = tb_arg_header(&args[i], index);
+		if (args[i].type == TRACEBUF_LIB_FXT_ARG_STRING)
+			strings = true;
 		if (!index || args[i].type == TRACEBUF_LIB_FXT_ARG_STRING)
 			fixed = false;
 	}
+	site->strings = strings;
 	if (site->category_ref.index == 0 && site->category_ref.len)
 		fixed = false;
 	if (site->name_ref.index == 0 && site->name_ref.len)
@@ -336,7 +339,7 @@ out_unlock:
  * fit the table, a thread with inline koids, a site looked up for the
  * first time by this thread.
  */
-TRACEBUF_API void __tracebuf_emit_slow(struct tracebuf_site *site,
+TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int type,
 				       const struct tracebuf_fxt_arg *args,
 				       unsigned int nargs, uint64_t ticks,
 				       uint64_t extra)
@@ -349,12 +352,13 @@ TRACEBUF_API void __tracebuf_emit_slow(struct tracebuf_site *site,
 	uint64_t *p;
 	int size;
 
-	if (nargs > TRACEBUF_LIB_MAX_ARGS || nargs != site->nargs)
-		return;
+	/* a scoped duration's end has no arguments */
+	if (nargs > TRACEBUF_LIB_MAX_ARGS || (nargs && nargs != site->nargs))
+		return false;
 	/* Register before taking a chunk, so the thread ref is known. */
 	if (t->epoch != atomic_load(&e->thread_epoch) &&
 	    tracebuf_engine_register_thread(t))
-		return;
+		return false;
 	ref = t->thread_ref;
 	for (unsigned int i = 0; i < nargs; i++) {
 		uint16_t index = (uint16_t)tracebuf_fxt_get(site->arg_header[i], 16, 31);
@@ -363,7 +367,7 @@ TRACEBUF_API void __tracebuf_emit_slow(struct tracebuf_site *site,
 		if (index)
 			named[i].name = tracebuf_fxt_str_index(index);
 	}
-	ev.type = site->type;
+	ev.type = type;
 	ev.ticks = ticks;
 	ev.thread = ref ? tracebuf_fxt_thread_index((uint8_t)ref) :
 		    tracebuf_fxt_thread_inline(t->pid, t->tid);
@@ -374,16 +378,19 @@ TRACEBUF_API void __tracebuf_emit_slow(struct tracebuf_site *site,
 	ev.extra = extra;
 	size = tracebuf_fxt_event_size(&ev);
 	if (size < 0)
-		return;
+		return false;
 	p = tracebuf_record_reserve(t, (size_t)size);
 	if (!p)
-		return;
+		return false;
 	/* the durable buffer was cleared meanwhile: the refs are stale */
-	if (t->thread_ref != ref)
+	if (t->thread_ref != ref) {
 		tracebuf_fxt_pad_write(p, (size_t)size);
-	else
-		tracebuf_fxt_event_write(p, (size_t)size, &ev);
+		tracebuf_record_commit(t, p + size / 8);
+		return false;
+	}
+	tracebuf_fxt_event_write(p, (size_t)size, &ev);
 	tracebuf_record_commit(t, p + size / 8);
+	return true;
 }
 
 TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,

@@ -27,14 +27,39 @@
 #ifndef TRACEBUF_ENGINE_H
 #define TRACEBUF_ENGINE_H
 
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
+
+/*
+ * Atomics that C and C++ share.  C11 has _Atomic; C++ has no such type
+ * qualifier, so there the same fields are plain, aligned to their size
+ * as C aligns them (an _Atomic 64-bit integer is 8-aligned even on
+ * i386), and accessed with the compiler builtins C11's atomics are made
+ * of.  Only the inline functions of these headers touch them from C++
+ * (tests/cxx_test.cpp checks that both languages lay them out alike).
+ */
+#ifdef __cplusplus
+#define TRACEBUF_LIB_ATOMIC(type)	alignas(sizeof(type)) type
+#define TRACEBUF_LIB_LOAD(obj, order)	__atomic_load_n((obj), (order))
+#define TRACEBUF_LIB_STORE(obj, v, order) __atomic_store_n((obj), (v), (order))
+#define TRACEBUF_LIB_EXTERN_C		extern "C" {
+#define TRACEBUF_LIB_EXTERN_C_END	}
+#else
+#include <stdatomic.h>
+#include <stdbool.h>
+#define TRACEBUF_LIB_ATOMIC(type)	_Atomic(type)
+#define TRACEBUF_LIB_LOAD(obj, order)	atomic_load_explicit((obj), (memory_order)(order))
+#define TRACEBUF_LIB_STORE(obj, v, order) \
+	atomic_store_explicit((obj), (v), (memory_order)(order))
+#define TRACEBUF_LIB_EXTERN_C
+#define TRACEBUF_LIB_EXTERN_C_END
+#endif
+
+TRACEBUF_LIB_EXTERN_C
 
 /* The hot path's symbols are exported but internal (__tracebuf_*). */
 #define TRACEBUF_HOT_API __attribute__((visibility("default")))
@@ -54,17 +79,24 @@
  * saw writing == 0 with acquire.
  */
 struct tracebuf_thread {
-	_Atomic(uint64_t *) pos;	/* next free word of the chunk */
-	_Atomic(uint64_t *) end;	/* end of the chunk */
-	atomic_uint writing;		/* owner: 1 while writing a record */
-	atomic_uint closed;		/* closer: give the chunk up */
-	atomic_ullong tag;		/* TRACEBUF_CHUNK_TAG() */
-	atomic_ullong chunk_len;	/* bytes of the chunk, for accounting */
+	TRACEBUF_LIB_ATOMIC(uint64_t *) pos;	/* next free word of the chunk */
+	TRACEBUF_LIB_ATOMIC(uint64_t *) end;	/* end of the chunk */
+	TRACEBUF_LIB_ATOMIC(uint32_t) writing;	/* owner: 1 while writing a record */
+	TRACEBUF_LIB_ATOMIC(uint32_t) closed;	/* closer: give the chunk up */
+	TRACEBUF_LIB_ATOMIC(uint64_t) tag;	/* TRACEBUF_CHUNK_TAG() */
+	TRACEBUF_LIB_ATOMIC(uint64_t) chunk_len; /* bytes of the chunk, for accounting */
 	uint32_t epoch;			/* engine epoch of registration */
 	uint32_t thread_ref;		/* 1..255, 0 for inline koids */
 	uint64_t pid, tid;		/* koids when inline */
 	uint64_t chunk_ticks;		/* when the last chunk was taken */
 	uint32_t chunk_want;		/* bytes of the next chunk */
+	/*
+	 * Duration begins (TRACE_DURATION_BEGIN) this thread recorded and
+	 * not yet ended, in tracing epoch begin_epoch: an end is recorded
+	 * only when its begin was.
+	 */
+	uint32_t begin_depth;
+	uint32_t begin_epoch;
 	struct tracebuf_thread *next;	/* engine's list, under its lock */
 	bool registered;
 } __attribute__((aligned(64)));
@@ -74,13 +106,14 @@ struct tracebuf_thread {
  * written only when tracing starts, stops or switches halves.
  */
 struct tracebuf_engine_hot {
-	atomic_uint epoch;		/* bumped by every start */
-	atomic_uint strong_fence;	/* no membarrier: owners fence */
-	atomic_uint use_tsc;		/* ticks are TSC, else ns */
+	TRACEBUF_LIB_ATOMIC(uint32_t) epoch;	/* bumped by every start and stop */
+	TRACEBUF_LIB_ATOMIC(uint32_t) strong_fence; /* no membarrier: owners fence */
+	TRACEBUF_LIB_ATOMIC(uint32_t) use_tsc;	/* ticks are TSC, else ns */
 };
 
+/* __thread, not _Thread_local: C++ gets no TLS wrapper function for it. */
 TRACEBUF_HOT_API extern struct tracebuf_engine_hot __tracebuf_hot;
-TRACEBUF_HOT_API extern _Thread_local struct tracebuf_thread __tracebuf_self
+TRACEBUF_HOT_API extern __thread struct tracebuf_thread __tracebuf_self
 	__attribute__((tls_model("initial-exec")));
 
 TRACEBUF_HOT_API uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t,
@@ -91,8 +124,8 @@ TRACEBUF_HOT_API uint64_t __tracebuf_ticks_slow(void);
 static inline uint64_t tracebuf_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(atomic_load_explicit(&__tracebuf_hot.use_tsc,
-						  memory_order_relaxed), 1))
+	if (__builtin_expect(TRACEBUF_LIB_LOAD(&__tracebuf_hot.use_tsc,
+					       __ATOMIC_RELAXED), 1))
 		return __rdtsc();
 #endif
 	return __tracebuf_ticks_slow();
@@ -109,16 +142,15 @@ static inline uint64_t *tracebuf_record_reserve(struct tracebuf_thread *t,
 {
 	uint64_t *p, *end;
 
-	atomic_store_explicit(&t->writing, 1, memory_order_relaxed);
-	if (__builtin_expect(atomic_load_explicit(&__tracebuf_hot.strong_fence,
-						  memory_order_relaxed), 0))
-		atomic_thread_fence(memory_order_seq_cst);
+	TRACEBUF_LIB_STORE(&t->writing, 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(TRACEBUF_LIB_LOAD(&__tracebuf_hot.strong_fence,
+					       __ATOMIC_RELAXED), 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	else
-		atomic_signal_fence(memory_order_seq_cst);
-	p = atomic_load_explicit(&t->pos, memory_order_relaxed);
-	end = atomic_load_explicit(&t->end, memory_order_relaxed);
-	if (__builtin_expect(atomic_load_explicit(&t->closed,
-						  memory_order_relaxed) ||
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p = TRACEBUF_LIB_LOAD(&t->pos, __ATOMIC_RELAXED);
+	end = TRACEBUF_LIB_LOAD(&t->end, __ATOMIC_RELAXED);
+	if (__builtin_expect(TRACEBUF_LIB_LOAD(&t->closed, __ATOMIC_RELAXED) ||
 			     (size_t)((char *)end - (char *)p) < bytes, 0))
 		return __tracebuf_reserve_slow(t, bytes);
 	return p;
@@ -128,8 +160,10 @@ static inline uint64_t *tracebuf_record_reserve(struct tracebuf_thread *t,
 static inline void tracebuf_record_commit(struct tracebuf_thread *t,
 					  uint64_t *next)
 {
-	atomic_store_explicit(&t->pos, next, memory_order_relaxed);
-	atomic_store_explicit(&t->writing, 0, memory_order_release);
+	TRACEBUF_LIB_STORE(&t->pos, next, __ATOMIC_RELAXED);
+	TRACEBUF_LIB_STORE(&t->writing, 0, __ATOMIC_RELEASE);
 }
+
+TRACEBUF_LIB_EXTERN_C_END
 
 #endif /* TRACEBUF_ENGINE_H */

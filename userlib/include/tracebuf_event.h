@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libtracebuf: writing events.
+ * libtracebuf: writing events, from C11 or C++17 and later.
  *
  *	TRACEBUF_LIB_INSTANT("net", "packet", TA_U32("len", n));
  *	TRACEBUF_LIB_DURATION("render", "frame");	// ends with the scope
@@ -9,13 +9,40 @@
  * Every macro owns a static call site (struct tracebuf_site) that caches
  * whether its category is enabled, and once enabled the interned strings
  * and the record's header word.  Disabled, a macro costs one load and one
- * branch.  Enabled, it reserves space in the calling thread's chunk and
- * stores the words: no lock, no system call, no allocation.  The caches
- * are reset when tracing starts or stops, as Fuchsia does.
+ * branch and evaluates none of its arguments (but at its first use after
+ * a start or stop, when the site is looked up).  Enabled, it reserves space
+ * in the calling thread's chunk and stores the words: no lock, no system
+ * call, no allocation.  The caches are reset when tracing starts or
+ * stops, as Fuchsia does.
  *
- * Category and event names, and argument names, must be string literals
- * (or strings that live as long as the program).  String argument values
- * are copied into the record.  At most 15 arguments.
+ * Names.  Category and event names must be string literals (or strings
+ * that live as long as the program and never change: the call site keeps
+ * them).  Argument names must be string literals; anything else fails to
+ * compile with "argument names must be string literals".  At most 15
+ * arguments.
+ *
+ * Values are evaluated when the event is recorded and copied into the
+ * record, string values (TA_STR) whole.
+ *
+ * Durations.
+ *  - TRACEBUF_LIB_DURATION (TRACE_DURATION) declares a duration that ends
+ *    with the enclosing block: in C through a cleanup, in C++ as an RAII
+ *    object.  Its arguments are evaluated and taken when it begins.  With
+ *    number, pointer, koid and bool arguments only, their values are kept
+ *    and one duration-complete event is recorded when it ends.  With a
+ *    string argument, a duration-begin event holding the arguments is
+ *    recorded when it begins and a duration-end event when it ends, so the
+ *    string is read once, at the beginning.
+ *  - It is a declaration.  In C it must stand in a block: as the body of
+ *    an unbraced if, for or while it fails to compile, with an error that
+ *    names tracebuf_duration_needs_a_block.  In C++ it may be such a body
+ *    (then it ends at once).  Any number of them may share a line.
+ *  - TRACEBUF_LIB_DURATION_BEGIN and _END pair up on one thread.  An end
+ *    whose begin was not recorded (tracing started in between, or the
+ *    begin was dropped) is not recorded either, so a trace never holds an
+ *    end without its begin.
+ *  - A duration that spans a stop or a restart of tracing ends unrecorded
+ *    (a scoped one with a string argument leaves its begin).
  *
  * Unless TRACEBUF_LIB_NO_SHORT_NAMES is defined, Fuchsia-style short names
  * are defined too: TRACE_INSTANT, TRACE_DURATION, TA_I32, ...
@@ -23,14 +50,20 @@
 #ifndef TRACEBUF_EVENT_H
 #define TRACEBUF_EVENT_H
 
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <tracebuf_engine.h>
 #include <tracebuf_fxt.h>
+
+#ifdef __cplusplus
+#define TRACEBUF_LIB_STATIC_ASSERT	static_assert
+#else
+#define TRACEBUF_LIB_STATIC_ASSERT	_Static_assert
+#endif
+
+TRACEBUF_LIB_EXTERN_C
 
 /* Call-site states: DISABLED is 0 so the disabled test is one branch. */
 #define TRACEBUF_LIB_SITE_DISABLED	0u
@@ -40,13 +73,15 @@
 #define TRACEBUF_LIB_MAX_ARGS		15
 
 /*
- * A call site.  Statically initialized by the macros; the rest is filled
- * under the engine's lock by __tracebuf_site_lookup().
+ * A call site.  Statically initialized by the macros (constant
+ * initialization in C++ too); the rest is filled under the engine's lock
+ * by __tracebuf_site_lookup().
  */
 struct tracebuf_site {
-	atomic_uint state;		/* TRACEBUF_LIB_SITE_* */
+	TRACEBUF_LIB_ATOMIC(uint32_t) state;	/* TRACEBUF_LIB_SITE_* */
 	uint8_t type;			/* TRACEBUF_LIB_FXT_EVENT_* */
 	bool fast;			/* header and arg words precomputed */
+	bool strings;			/* a string argument */
 	uint8_t nargs;
 	uint32_t size;			/* bytes, with an indexed thread */
 	uint64_t header;		/* event header, thread ref 0 */
@@ -56,16 +91,26 @@ struct tracebuf_site {
 	struct tracebuf_fxt_str category_ref;
 	struct tracebuf_fxt_str name_ref;
 	struct tracebuf_site *next;	/* all sites looked up */
+#ifdef __cplusplus
+	constexpr tracebuf_site(uint8_t evtype, const char *cat, const char *nm) noexcept
+		: state(TRACEBUF_LIB_SITE_UNKNOWN), type(evtype), fast(false),
+		  strings(false), nargs(0), size(0), header(0), arg_header(),
+		  category(cat), name(nm), category_ref(), name_ref(), next(nullptr)
+	{
+	}
+#endif
 };
 
-#define TRACEBUF_LIB_SITE_INIT(evtype, cat, nm)				\
-	{ .state = TRACEBUF_LIB_SITE_UNKNOWN, .type = (evtype),		\
-	  .category = (cat), .name = (nm) }
+/* A scoped duration (TRACEBUF_LIB_DURATION), ended by __tracebuf_scope_end(). */
+#define TRACEBUF_LIB_SCOPE_OFF		0u	/* nothing to record at the end */
+#define TRACEBUF_LIB_SCOPE_COMPLETE	1u	/* one complete event at the end */
+#define TRACEBUF_LIB_SCOPE_BEGUN	2u	/* begin recorded: the end at the end */
 
-/* A scoped duration, ended by __tracebuf_scope_end(). */
 struct tracebuf_scope {
+	uint32_t mode;			/* TRACEBUF_LIB_SCOPE_* */
+	uint32_t epoch;			/* tracing epoch it began in */
 	struct tracebuf_site *site;
-	uint64_t start;			/* 0: nothing to write */
+	uint64_t start;
 	uint32_t nargs;
 	struct tracebuf_fxt_arg args[TRACEBUF_LIB_MAX_ARGS];
 };
@@ -75,34 +120,15 @@ TRACEBUF_HOT_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 						     unsigned int nargs);
 TRACEBUF_HOT_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,
 				      const void *data, size_t len);
-TRACEBUF_HOT_API void __tracebuf_emit_slow(struct tracebuf_site *site,
+/* An event of @site's with the given type; true if it was recorded. */
+TRACEBUF_HOT_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int type,
 					   const struct tracebuf_fxt_arg *args,
 					   unsigned int nargs, uint64_t ticks,
 					   uint64_t extra);
 
-/* Arguments.  Names are string literals. */
-#define TRACEBUF_LIB_ARG_(t, n, member, v)				\
-	{ .type = TRACEBUF_LIB_FXT_ARG_##t,				\
-	  .name = { .data = (n), .len = sizeof(n) - 1 }, .member = (v) }
-#define TRACEBUF_LIB_ARG_NULL(n)					\
-	{ .type = TRACEBUF_LIB_FXT_ARG_NULL,				\
-	  .name = { .data = (n), .len = sizeof(n) - 1 } }
-#define TRACEBUF_LIB_ARG_INT32(n, v)	TRACEBUF_LIB_ARG_(INT32, n, i32, (int32_t)(v))
-#define TRACEBUF_LIB_ARG_UINT32(n, v)	TRACEBUF_LIB_ARG_(UINT32, n, u32, (uint32_t)(v))
-#define TRACEBUF_LIB_ARG_INT64(n, v)	TRACEBUF_LIB_ARG_(INT64, n, i64, (int64_t)(v))
-#define TRACEBUF_LIB_ARG_UINT64(n, v)	TRACEBUF_LIB_ARG_(UINT64, n, u64, (uint64_t)(v))
-#define TRACEBUF_LIB_ARG_DOUBLE(n, v)	TRACEBUF_LIB_ARG_(DOUBLE, n, dbl, (double)(v))
-#define TRACEBUF_LIB_ARG_POINTER(n, v)	TRACEBUF_LIB_ARG_(POINTER, n, ptr, (uint64_t)(uintptr_t)(v))
-#define TRACEBUF_LIB_ARG_KOID(n, v)	TRACEBUF_LIB_ARG_(KOID, n, koid, (uint64_t)(v))
-#define TRACEBUF_LIB_ARG_BOOL(n, v)	TRACEBUF_LIB_ARG_(BOOL, n, b, (bool)(v))
-#define TRACEBUF_LIB_ARG_STRING(n, v)					\
-	TRACEBUF_LIB_ARG_(STRING, n, str, __tracebuf_str(v))
-
 static inline struct tracebuf_fxt_str __tracebuf_str(const char *s)
 {
-	struct tracebuf_fxt_str r = { .data = s ? s : "", .len = s ? strlen(s) : 0 };
-
-	return r;
+	return s ? tracebuf_fxt_str_inline(s, strlen(s)) : tracebuf_fxt_str_empty();
 }
 
 /* Store one argument precomputed by the site; returns the next word. */
@@ -138,11 +164,12 @@ static inline uint64_t *__tracebuf_put_arg(uint64_t *p, uint64_t header,
 }
 
 /*
- * Write one event for an enabled (or not yet looked up) site.  The fast
- * case is a reservation, a few stores and a commit; strings copied into
- * the record, inline koids and first use go through the slow path.
+ * Write one event for an enabled (or not yet looked up) site; true if it
+ * was recorded.  The fast case is a reservation, a few stores and a
+ * commit; strings copied into the record, inline koids and first use go
+ * through the slow path.
  */
-static inline void __tracebuf_emit(struct tracebuf_site *site,
+static inline bool __tracebuf_emit(struct tracebuf_site *site,
 				   const struct tracebuf_fxt_arg *args,
 				   unsigned int nargs, uint64_t ticks,
 				   uint64_t extra)
@@ -150,13 +177,11 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 	struct tracebuf_thread *t = &__tracebuf_self;
 	uint64_t *p;
 
-	if (__builtin_expect(!site->fast || !t->thread_ref, 0)) {
-		__tracebuf_emit_slow(site, args, nargs, ticks, extra);
-		return;
-	}
+	if (__builtin_expect(!site->fast || !t->thread_ref, 0))
+		return __tracebuf_emit_slow(site, site->type, args, nargs, ticks, extra);
 	p = tracebuf_record_reserve(t, site->size);
 	if (!p)
-		return;
+		return false;
 	*p++ = site->header | (uint64_t)t->thread_ref << 24;
 	*p++ = ticks;
 	for (unsigned int i = 0; i < nargs; i++)
@@ -164,16 +189,51 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 	if (tracebuf_fxt_event_has_extra(site->type))
 		*p++ = extra;
 	tracebuf_record_commit(t, p);
+	return true;
 }
 
-#define TRACEBUF_LIB_CAT_(a, b)	a##b
-#define TRACEBUF_LIB_CAT(a, b)	TRACEBUF_LIB_CAT_(a, b)
-#define TRACEBUF_LIB_UNIQ(name)	TRACEBUF_LIB_CAT(name, __LINE__)
+/* Bumped by every start and stop: what was begun before is not continued. */
+static inline uint32_t __tracebuf_epoch(void)
+{
+	return TRACEBUF_LIB_LOAD(&__tracebuf_hot.epoch, __ATOMIC_RELAXED);
+}
+
+/* A duration begin, counted on its thread when recorded. */
+static inline bool __tracebuf_emit_begin(struct tracebuf_site *site,
+					 const struct tracebuf_fxt_arg *args,
+					 unsigned int nargs, uint64_t ticks,
+					 uint64_t extra)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+	uint32_t epoch = __tracebuf_epoch();
+
+	if (!__tracebuf_emit(site, args, nargs, ticks, extra))
+		return false;
+	if (t->begin_epoch != epoch) {
+		t->begin_epoch = epoch;
+		t->begin_depth = 0;
+	}
+	t->begin_depth++;
+	return true;
+}
+
+/* A duration end, only when this thread recorded a begin it did not end. */
+static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
+				       const struct tracebuf_fxt_arg *args,
+				       unsigned int nargs, uint64_t ticks,
+				       uint64_t extra)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+
+	if (t->begin_epoch != __tracebuf_epoch() || !t->begin_depth)
+		return false;
+	t->begin_depth--;
+	return __tracebuf_emit(site, args, nargs, ticks, extra);
+}
 
 /* The one-load-one-branch test every macro starts with. */
 #define TRACEBUF_LIB_SITE_ON(site)					\
-	__builtin_expect(atomic_load_explicit(&(site)->state,		\
-					      memory_order_relaxed) !=	\
+	__builtin_expect(TRACEBUF_LIB_LOAD(&(site)->state, __ATOMIC_RELAXED) != \
 			 TRACEBUF_LIB_SITE_DISABLED, 0)
 
 /*
@@ -181,10 +241,186 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
  * after a start or stop) and found enabled.
  */
 #define TRACEBUF_LIB_SITE_READY(site, args, nargs)			\
-	(atomic_load_explicit(&(site)->state, memory_order_relaxed) ==	\
+	(TRACEBUF_LIB_LOAD(&(site)->state, __ATOMIC_RELAXED) ==		\
 	 TRACEBUF_LIB_SITE_ENABLED ||					\
 	 __tracebuf_site_lookup((site), (args), (nargs)) ==		\
 	 TRACEBUF_LIB_SITE_ENABLED)
+
+/* Scoped durations: the end, at the end of the block or of the object. */
+static inline void __tracebuf_scope_end(struct tracebuf_scope *s)
+{
+	if (__builtin_expect(s->mode == TRACEBUF_LIB_SCOPE_OFF, 1) ||
+	    s->epoch != __tracebuf_epoch())
+		return;
+	if (s->mode == TRACEBUF_LIB_SCOPE_COMPLETE)
+		__tracebuf_emit(s->site, s->args, s->nargs, s->start, tracebuf_ticks());
+	else
+		__tracebuf_emit_slow(s->site, TRACEBUF_LIB_FXT_EVENT_DURATION_END, NULL, 0,
+				     tracebuf_ticks(), 0);
+}
+
+/* The beginning, for a site that is not disabled; s->mode is OFF. */
+static inline void __tracebuf_scope_begin(struct tracebuf_scope *s,
+					  struct tracebuf_site *site,
+					  const struct tracebuf_fxt_arg *args,
+					  unsigned int nargs)
+{
+	if (!TRACEBUF_LIB_SITE_READY(site, args, nargs))
+		return;
+	s->site = site;
+	s->epoch = __tracebuf_epoch();
+	if (__builtin_expect(site->strings, 0)) {
+		/* the strings are read now, and only now */
+		if (__tracebuf_emit_slow(site, TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, args,
+					 nargs, tracebuf_ticks(), 0))
+			s->mode = TRACEBUF_LIB_SCOPE_BEGUN;
+		return;
+	}
+	memcpy(s->args, args, nargs * sizeof(args[0]));
+	s->nargs = nargs;
+	s->start = tracebuf_ticks();
+	s->mode = TRACEBUF_LIB_SCOPE_COMPLETE;
+}
+
+TRACEBUF_LIB_EXTERN_C_END
+
+/* ------------------------------------------------------------------------ */
+/* The macros                                                               */
+
+#define TRACEBUF_LIB_CAT_(a, b)	a##b
+#define TRACEBUF_LIB_CAT(a, b)	TRACEBUF_LIB_CAT_(a, b)
+
+#ifdef __cplusplus
+namespace tracebuf {
+
+/* An argument's name: a string literal, whose length is its size - 1. */
+template <size_t N>
+constexpr struct tracebuf_fxt_str arg_name(const char (&s)[N]) noexcept
+{
+	return tracebuf_fxt_str{ s, N - 1, 0 };
+}
+
+template <typename T>
+struct tracebuf_fxt_str arg_name(T) noexcept
+{
+	static_assert(sizeof(T) == 0, "argument names must be string literals");
+	return tracebuf_fxt_str();
+}
+
+/* An argument, built in place (C++17 cannot designate a union member). */
+template <typename V>
+inline struct tracebuf_fxt_arg arg(unsigned int type, struct tracebuf_fxt_str name,
+				   V tracebuf_fxt_arg::*member, V value) noexcept
+{
+	struct tracebuf_fxt_arg a;
+
+	a.type = type;
+	a.name = name;
+	a.*member = value;
+	return a;
+}
+
+/* TRACEBUF_LIB_DURATION: begins if its site is enabled, ends when destroyed. */
+class scoped_duration {
+public:
+	template <typename Begin>
+	scoped_duration(struct tracebuf_site *site, Begin begin) noexcept
+	{
+		s_.mode = TRACEBUF_LIB_SCOPE_OFF;
+		if (TRACEBUF_LIB_SITE_ON(site))
+			begin(&s_, site);
+	}
+	~scoped_duration()
+	{
+		__tracebuf_scope_end(&s_);
+	}
+	scoped_duration(const scoped_duration &) = delete;
+	scoped_duration &operator=(const scoped_duration &) = delete;
+
+private:
+	struct tracebuf_scope s_;
+};
+
+} /* namespace tracebuf */
+
+#define TRACEBUF_LIB_SITE_DEFINE(var, evtype, cat, nm)			\
+	static struct tracebuf_site var((evtype), (cat), (nm))
+#define TRACEBUF_LIB_ARG_(t, n, member, ctype, value)			\
+	::tracebuf::arg<ctype>(TRACEBUF_LIB_FXT_ARG_##t, ::tracebuf::arg_name(n), \
+			       &tracebuf_fxt_arg::member, (value))
+#define TRACEBUF_LIB_ARG_NONE_	tracebuf_fxt_arg()
+#else
+#define TRACEBUF_LIB_SITE_DEFINE(var, evtype, cat, nm)			\
+	static struct tracebuf_site var = {				\
+		.state = TRACEBUF_LIB_SITE_UNKNOWN, .type = (evtype),	\
+		.category = (cat), .name = (nm) }
+/*
+ * An argument, designated in place.  __builtin_constant_p() holds for a
+ * string literal and not for a variable, so a name that is not a literal
+ * fails the assertion.
+ */
+#define TRACEBUF_LIB_ARG_(t, n, member, ctype, value)			\
+	{ .type = TRACEBUF_LIB_FXT_ARG_##t,				\
+	  .name = { .data = (n), .len = sizeof(struct {			\
+			_Static_assert(__builtin_constant_p(n),		\
+				       "argument names must be string literals"); \
+			char c; }) * 0 + sizeof(n) - 1 },		\
+	  .member = (value) }
+#define TRACEBUF_LIB_ARG_NONE_	{ .type = 0 }
+#endif
+
+/* Arguments.  Names are string literals. */
+#define TRACEBUF_LIB_ARG_NULL(n)	TRACEBUF_LIB_ARG_(NULL, n, u64, uint64_t, 0)
+#define TRACEBUF_LIB_ARG_INT32(n, v)					\
+	TRACEBUF_LIB_ARG_(INT32, n, i32, int32_t, (int32_t)(v))
+#define TRACEBUF_LIB_ARG_UINT32(n, v)					\
+	TRACEBUF_LIB_ARG_(UINT32, n, u32, uint32_t, (uint32_t)(v))
+#define TRACEBUF_LIB_ARG_INT64(n, v)					\
+	TRACEBUF_LIB_ARG_(INT64, n, i64, int64_t, (int64_t)(v))
+#define TRACEBUF_LIB_ARG_UINT64(n, v)					\
+	TRACEBUF_LIB_ARG_(UINT64, n, u64, uint64_t, (uint64_t)(v))
+#define TRACEBUF_LIB_ARG_DOUBLE(n, v)					\
+	TRACEBUF_LIB_ARG_(DOUBLE, n, dbl, double, (double)(v))
+#define TRACEBUF_LIB_ARG_POINTER(n, v)					\
+	TRACEBUF_LIB_ARG_(POINTER, n, ptr, uint64_t, (uint64_t)(uintptr_t)(v))
+#define TRACEBUF_LIB_ARG_KOID(n, v)					\
+	TRACEBUF_LIB_ARG_(KOID, n, koid, uint64_t, (uint64_t)(v))
+#define TRACEBUF_LIB_ARG_BOOL(n, v)	TRACEBUF_LIB_ARG_(BOOL, n, b, bool, (bool)(v))
+#define TRACEBUF_LIB_ARG_STRING(n, v)					\
+	TRACEBUF_LIB_ARG_(STRING, n, str, struct tracebuf_fxt_str, __tracebuf_str(v))
+
+/*
+ * The argument array of a macro: a placeholder first, so that an empty
+ * list is valid C, then the arguments (at most 15).
+ */
+#define TRACEBUF_LIB_ARGS_(var, ...)					\
+	const struct tracebuf_fxt_arg var[] = {				\
+		TRACEBUF_LIB_ARG_NONE_, __VA_ARGS__ };			\
+	TRACEBUF_LIB_STATIC_ASSERT(sizeof(var) / sizeof(var[0]) - 1 <=	\
+				   TRACEBUF_LIB_MAX_ARGS, "at most 15 arguments")
+#define TRACEBUF_LIB_NARGS_(var)	((unsigned int)(sizeof(var) / sizeof(var[0]) - 1))
+
+/*
+ * An event with the timestamp given (evaluated only when the site is
+ * enabled), written by @emit (__tracebuf_emit or its begin and end
+ * variants).
+ */
+#define TRACEBUF_LIB_EVENT_EMIT_(emit, evtype, cat, nm, ticks, extra_word, ...) \
+	do {								\
+		TRACEBUF_LIB_SITE_DEFINE(__tb_site, evtype, cat, nm);	\
+		if (TRACEBUF_LIB_SITE_ON(&__tb_site)) {			\
+			TRACEBUF_LIB_ARGS_(__tb_args, __VA_ARGS__);	\
+			if (TRACEBUF_LIB_SITE_READY(&__tb_site, __tb_args + 1, \
+						    TRACEBUF_LIB_NARGS_(__tb_args))) \
+				emit(&__tb_site, __tb_args + 1,		\
+				     TRACEBUF_LIB_NARGS_(__tb_args), (ticks), \
+				     (extra_word));			\
+		}							\
+	} while (0)
+
+#define TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, ticks, extra_word, ...)	\
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit, evtype, cat, nm, ticks, extra_word, \
+				 __VA_ARGS__)
 
 /* The general event macro: TRACEBUF_LIB_EVENT_AT, timestamped now. */
 #define TRACEBUF_LIB_EVENT(evtype, cat, nm, extra_word, ...)		\
@@ -195,9 +431,13 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 #define TRACEBUF_LIB_COUNTER(cat, nm, id, ...)				\
 	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_COUNTER, cat, nm, id, __VA_ARGS__)
 #define TRACEBUF_LIB_DURATION_BEGIN(cat, nm, ...)			\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, cat, nm, 0, __VA_ARGS__)
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit_begin,			\
+				 TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, cat, nm, \
+				 tracebuf_ticks(), 0, __VA_ARGS__)
 #define TRACEBUF_LIB_DURATION_END(cat, nm, ...)				\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_DURATION_END, cat, nm, 0, __VA_ARGS__)
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit_end,			\
+				 TRACEBUF_LIB_FXT_EVENT_DURATION_END, cat, nm,	\
+				 tracebuf_ticks(), 0, __VA_ARGS__)
 /* A complete duration with explicit start ticks (tracebuf_ticks()). */
 #define TRACEBUF_LIB_DURATION_COMPLETE(cat, nm, start_ticks, ...)	\
 	TRACEBUF_LIB_EVENT_AT(TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, cat, nm, \
@@ -215,80 +455,54 @@ static inline void __tracebuf_emit(struct tracebuf_site *site,
 #define TRACEBUF_LIB_FLOW_END(cat, nm, id, ...)				\
 	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_END, cat, nm, id, __VA_ARGS__)
 
-/*
- * An event with the timestamp given (evaluated only when the site is
- * enabled).  args[0] is a placeholder so an empty argument list is valid
- * C; it is skipped.
- */
-#define TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, ticks, extra_word, ...)	\
-	do {								\
-		static struct tracebuf_site __tb_site =			\
-			TRACEBUF_LIB_SITE_INIT(evtype, cat, nm);	\
-		if (TRACEBUF_LIB_SITE_ON(&__tb_site)) {			\
-			const struct tracebuf_fxt_arg __tb_args[] =	\
-				{ { .type = 0 }, __VA_ARGS__ };		\
-			const unsigned int __tb_n =			\
-				sizeof(__tb_args) / sizeof(__tb_args[0]) - 1; \
-			_Static_assert(sizeof(__tb_args) / sizeof(__tb_args[0]) - 1 <= \
-				       TRACEBUF_LIB_MAX_ARGS,		\
-				       "at most 15 arguments");		\
-			if (TRACEBUF_LIB_SITE_READY(&__tb_site, __tb_args + 1, __tb_n)) \
-				__tracebuf_emit(&__tb_site, __tb_args + 1, \
-						__tb_n, (ticks), (extra_word)); \
-		}							\
-	} while (0)
-
 /* Is @cat enabled?  One load and one branch once looked up. */
 #define TRACEBUF_LIB_ENABLED(cat)					\
 	__extension__ ({						\
-		static struct tracebuf_site __tb_site =			\
-			TRACEBUF_LIB_SITE_INIT(TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, ""); \
-		unsigned int __tb_s = atomic_load_explicit(&__tb_site.state, \
-							   memory_order_relaxed); \
+		TRACEBUF_LIB_SITE_DEFINE(__tb_site, TRACEBUF_LIB_FXT_EVENT_INSTANT, \
+					 cat, "");			\
+		unsigned int __tb_s = TRACEBUF_LIB_LOAD(&__tb_site.state, \
+							__ATOMIC_RELAXED); \
 		__builtin_expect(__tb_s != TRACEBUF_LIB_SITE_DISABLED, 0) && \
 		(__tb_s == TRACEBUF_LIB_SITE_ENABLED ||			\
 		 __tracebuf_site_lookup(&__tb_site, NULL, 0) ==		\
 		 TRACEBUF_LIB_SITE_ENABLED);				\
 	})
 
-/* Scoped duration: a complete event written when the scope ends. */
-static inline void __tracebuf_scope_end(struct tracebuf_scope *s)
-{
-	if (__builtin_expect(s->start != 0, 0))
-		__tracebuf_emit(s->site, s->args, s->nargs, s->start,
-				tracebuf_ticks());
-}
-
-static inline void __tracebuf_scope_begin(struct tracebuf_scope *s,
-					  const struct tracebuf_fxt_arg *args,
-					  unsigned int nargs)
-{
-	if (atomic_load_explicit(&s->site->state, memory_order_relaxed) !=
-	    TRACEBUF_LIB_SITE_ENABLED &&
-	    __tracebuf_site_lookup(s->site, args, nargs) !=
-	    TRACEBUF_LIB_SITE_ENABLED)
-		return;
-	memcpy(s->args, args, nargs * sizeof(args[0]));
-	s->nargs = nargs;
-	s->start = tracebuf_ticks();
-}
-
+/* A scoped duration; see "Durations" at the top. */
 #define TRACEBUF_LIB_DURATION(cat, nm, ...)				\
-	static struct tracebuf_site TRACEBUF_LIB_UNIQ(__tb_dsite) =	\
-		TRACEBUF_LIB_SITE_INIT(TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, \
-				       cat, nm);			\
-	__attribute__((cleanup(__tracebuf_scope_end)))			\
-	struct tracebuf_scope TRACEBUF_LIB_UNIQ(__tb_scope);		\
-	TRACEBUF_LIB_UNIQ(__tb_scope).site = &TRACEBUF_LIB_UNIQ(__tb_dsite); \
-	TRACEBUF_LIB_UNIQ(__tb_scope).start = 0;			\
-	if (TRACEBUF_LIB_SITE_ON(&TRACEBUF_LIB_UNIQ(__tb_dsite))) {	\
-		const struct tracebuf_fxt_arg __tb_args[] =		\
-			{ { .type = 0 }, __VA_ARGS__ };			\
-		_Static_assert(sizeof(__tb_args) / sizeof(__tb_args[0]) - 1 <= \
-			       TRACEBUF_LIB_MAX_ARGS, "at most 15 arguments"); \
-		__tracebuf_scope_begin(&TRACEBUF_LIB_UNIQ(__tb_scope), __tb_args + 1, \
-				       sizeof(__tb_args) / sizeof(__tb_args[0]) - 1); \
+	TRACEBUF_LIB_DURATION_(TRACEBUF_LIB_CAT(__tb_scope_, __COUNTER__), \
+			       cat, nm, __VA_ARGS__)
+
+#ifdef __cplusplus
+#define TRACEBUF_LIB_DURATION_(var, cat, nm, ...)			\
+	::tracebuf::scoped_duration var(				\
+		[]() noexcept -> struct tracebuf_site * {		\
+			TRACEBUF_LIB_SITE_DEFINE(__tb_site,		\
+				TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, cat, nm); \
+			return &__tb_site;				\
+		}(),							\
+		[&](struct tracebuf_scope *__tb_s, struct tracebuf_site *__tb_sp) noexcept { \
+			TRACEBUF_LIB_ARGS_(__tb_args, __VA_ARGS__);	\
+			__tracebuf_scope_begin(__tb_s, __tb_sp, __tb_args + 1, \
+					       TRACEBUF_LIB_NARGS_(__tb_args)); \
+		})
+#else
+/* Its name is what a compiler shows when the macro is not in a block. */
+typedef struct tracebuf_scope tracebuf_duration_needs_a_block;
+#define TRACEBUF_LIB_DURATION_(var, cat, nm, ...)			\
+	tracebuf_duration_needs_a_block var				\
+		__attribute__((cleanup(__tracebuf_scope_end)));		\
+	var.mode = TRACEBUF_LIB_SCOPE_OFF;				\
+	{								\
+		TRACEBUF_LIB_SITE_DEFINE(__tb_site,			\
+			TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, cat, nm); \
+		if (TRACEBUF_LIB_SITE_ON(&__tb_site)) {			\
+			TRACEBUF_LIB_ARGS_(__tb_args, __VA_ARGS__);	\
+			__tracebuf_scope_begin(&var, &__tb_site, __tb_args + 1, \
+					       TRACEBUF_LIB_NARGS_(__tb_args)); \
+		}							\
 	}
+#endif
 
 /*
  * A blob record named nm, of type blob_type (TRACEBUF_LIB_FXT_BLOB_*), with
@@ -297,8 +511,8 @@ static inline void __tracebuf_scope_begin(struct tracebuf_scope *s,
  */
 #define TRACEBUF_LIB_BLOB(cat, nm, blob_type, data, len)		\
 	do {								\
-		static struct tracebuf_site __tb_site =			\
-			TRACEBUF_LIB_SITE_INIT(TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, nm); \
+		TRACEBUF_LIB_SITE_DEFINE(__tb_site, TRACEBUF_LIB_FXT_EVENT_INSTANT, \
+					 cat, nm);			\
 		if (TRACEBUF_LIB_SITE_ON(&__tb_site) &&			\
 		    TRACEBUF_LIB_SITE_READY(&__tb_site, NULL, 0))		\
 			__tracebuf_blob(&__tb_site, (blob_type), (data), (len)); \

@@ -18,139 +18,17 @@
 #include <tracebuf_reader.h>
 
 #include "../engine.h"
+#include "memtrace.h"
 
-#define EV_MAX 4096
-
-static void *g_buf;
-
-struct ev {
-	unsigned int type;
-	char cat[64], name[64];
-	uint64_t ticks, extra, pid, tid;
-	unsigned int nargs;
-	struct tracebuf_reader_arg args[TRACEBUF_LIB_FXT_ARGS_MAX];
-	char strval[64];
-};
-
-static struct ev g_ev[EV_MAX];
-static unsigned int g_nev;
-static uint8_t *g_out;		/* the collected trace; g_ev points into it */
-/* blob records with a name (padding has none) */
-static unsigned int g_nblobs, g_blob_type;
-static char g_blob_name[64], g_blob_payload[64];
-
-static int setup(uint32_t mode, size_t size, const char *cats, size_t cats_size,
-		 unsigned int ncats)
-{
-	g_buf = aligned_alloc(4096, size);
-	if (!g_buf)
-		return -1;
-	tracebuf_engine_format(g_buf, size, mode);
-	if (tracebuf_engine_attach(g_buf, size, mode, NULL) ||
-	    tracebuf_event_set_categories(cats, cats_size, ncats) ||
-	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR))
-		return -1;
-	return 0;
-}
-
-static void append(uint8_t **out, size_t *len, const void *p, size_t n)
-{
-	*out = realloc(*out, *len + n);
-	memcpy(*out + *len, p, n);
-	*len += n;
-}
-
-/* Stop and lay the buffer out as a manager's final collection does. */
+/* mt_collect(), failing the test on a reader error. */
 static int collect(void)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
-	struct tracebuf_buffer_header *h;
-	struct tracebuf_reader *r;
-	struct tracebuf_reader_record rec;
-	uint8_t *out = NULL;
-	uint64_t words[8];
+	const char *where = "";
+	int ret = mt_collect(&where);
 
-	free(g_out);
-	size_t len = 0;
-	uint32_t wc;
-	int ret;
-
-	tracebuf_engine_stop();
-	h = e->hdr;
-	wc = h->wrapped_count;
-	tracebuf_fxt_magic_write(words, sizeof(words));
-	append(&out, &len, words, 8);
-	ret = tracebuf_fxt_provider_info_write(words, sizeof(words), 1, "test", 4);
-	append(&out, &len, words, (size_t)ret);
-	append(&out, &len, e->durable, h->durable_data_end);
-	if (e->mode == TRACEBUF_MODE_ONESHOT) {
-		append(&out, &len, e->rolling[0], h->rolling_data_end[0]);
-	} else {
-		if (wc > 0)
-			append(&out, &len, e->rolling[(wc - 1) & 1],
-			       h->rolling_data_end[(wc - 1) & 1]);
-		append(&out, &len, e->rolling[wc & 1], h->rolling_data_end[wc & 1]);
-	}
-
-	g_nev = 0;
-	g_nblobs = 0;
-	ret = tracebuf_reader_open_mem(out, len, TRACEBUF_LIB_READER_STRICT, &r);
-	if (ret)
-		return ret;
-	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
-		struct ev *v;
-
-		if (rec.type == TRACEBUF_LIB_FXT_RECORD_BLOB && rec.blob.name.len) {
-			g_nblobs++;
-			g_blob_type = rec.blob.type;
-			snprintf(g_blob_name, sizeof(g_blob_name), "%.*s",
-				 (int)rec.blob.name.len, rec.blob.name.data);
-			snprintf(g_blob_payload, sizeof(g_blob_payload), "%.*s",
-				 (int)rec.blob.payload.len, rec.blob.payload.data);
-		}
-		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT || g_nev == EV_MAX)
-			continue;
-		v = &g_ev[g_nev++];
-		memset(v, 0, sizeof(*v));
-		v->type = rec.event.type;
-		snprintf(v->cat, sizeof(v->cat), "%.*s", (int)rec.event.category.len,
-			 rec.event.category.data);
-		snprintf(v->name, sizeof(v->name), "%.*s", (int)rec.event.name.len,
-			 rec.event.name.data);
-		v->ticks = rec.event.ticks;
-		v->extra = rec.event.extra;
-		v->pid = rec.event.process_koid;
-		v->tid = rec.event.thread_koid;
-		v->nargs = rec.nargs;
-		memcpy(v->args, rec.args, sizeof(rec.args));
-		for (unsigned int i = 0; i < rec.nargs; i++)
-			if (rec.args[i].type == TRACEBUF_LIB_FXT_ARG_STRING)
-				snprintf(v->strval, sizeof(v->strval), "%.*s",
-					 (int)rec.args[i].str.len, rec.args[i].str.data);
-	}
 	if (ret < 0)
-		T_FAIL("reader: %s at %zu", tracebuf_reader_error(r),
-		       tracebuf_reader_error_offset(r));
-	tracebuf_reader_close(r);
-	g_out = out;
+		T_FAIL("reader: %s", where);
 	return ret;
-}
-
-static const struct ev *find(const char *name)
-{
-	for (unsigned int i = 0; i < g_nev; i++)
-		if (!strcmp(g_ev[i].name, name))
-			return &g_ev[i];
-	return NULL;
-}
-
-static unsigned int count(const char *name)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < g_nev; i++)
-		n += !strcmp(g_ev[i].name, name);
-	return n;
 }
 
 static void every_event_type(void)
@@ -167,10 +45,10 @@ static void every_event_type(void)
 		{ "flow_step", TRACEBUF_LIB_FXT_EVENT_FLOW_STEP, 9 },
 		{ "flow_end", TRACEBUF_LIB_FXT_EVENT_FLOW_END, 9 },
 	};
-	const struct ev *v;
+	const struct mt_ev *v;
 	uint64_t start;
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
 	TRACE_INSTANT("cat", "instant");
 	TRACE_COUNTER("cat", "counter", 7, TA_I64("value", -5));
 	TRACE_DURATION_BEGIN("cat", "begin");
@@ -190,7 +68,7 @@ static void every_event_type(void)
 	T_ASSERT_EQ(0, collect());
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		v = find(want[i].name);
+		v = mt_find(want[i].name);
 		if (!v) {
 			T_FAIL("no event %s", want[i].name);
 			continue;
@@ -201,21 +79,21 @@ static void every_event_type(void)
 		T_EXPECT_EQ((uint64_t)getpid(), v->pid);
 		T_EXPECT_EQ((uint64_t)syscall(SYS_gettid), v->tid);
 	}
-	v = find("counter");
+	v = mt_find("counter");
 	T_ASSERT(v);
 	T_EXPECT_EQ(1u, v->nargs);
 	T_EXPECT_EQ(-5, v->args[0].i64);
-	v = find("complete");
+	v = mt_find("complete");
 	T_ASSERT(v);
 	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
 	T_EXPECT_EQ(start, v->ticks);
 	T_EXPECT(v->extra >= start);
-	v = find("scoped");
+	v = mt_find("scoped");
 	T_ASSERT(v);
 	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
 	T_EXPECT(v->extra >= v->ticks);
-	T_EXPECT(v->extra >= find("inside")->ticks);
-	T_EXPECT(v->ticks <= find("inside")->ticks);
+	T_EXPECT(v->extra >= mt_find("inside")->ticks);
+	T_EXPECT(v->ticks <= mt_find("inside")->ticks);
 	T_EXPECT_EQ(3u, v->args[0].u32);
 	tracebuf_engine_detach();
 }
@@ -223,16 +101,16 @@ static void every_event_type(void)
 static void every_argument_type(void)
 {
 	char dyn[32] = "copied";
-	const struct ev *v;
+	const struct mt_ev *v;
 	int x;
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 20, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 20, NULL, 0, 0));
 	TRACE_INSTANT("cat", "args", TA_NULL("n"), TA_I32("i32", -32), TA_U32("u32", 32),
 		      TA_I64("i64", -64), TA_U64("u64", UINT64_MAX), TA_DOUBLE("d", 2.5),
 		      TA_STR("s", dyn), TA_PTR("p", &x), TA_KOID("k", 77), TA_BOOL("b", 1));
 	strcpy(dyn, "overwritten");
 	T_ASSERT_EQ(0, collect());
-	v = find("args");
+	v = mt_find("args");
 	T_ASSERT(v);
 	T_ASSERT_EQ(10u, v->nargs);
 	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_ARG_NULL, v->args[0].type);
@@ -252,16 +130,16 @@ static void every_argument_type(void)
 
 static void fifteen_arguments(void)
 {
-	const struct ev *v;
+	const struct mt_ev *v;
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
 	TRACE_INSTANT("cat", "fifteen", TA_U32("a0", 0), TA_U32("a1", 1), TA_U32("a2", 2),
 		      TA_U32("a3", 3), TA_U32("a4", 4), TA_U32("a5", 5), TA_U32("a6", 6),
 		      TA_U32("a7", 7), TA_U32("a8", 8), TA_U32("a9", 9), TA_U32("a10", 10),
 		      TA_U32("a11", 11), TA_U32("a12", 12), TA_U32("a13", 13),
 		      TA_U64("a14", 14));
 	T_ASSERT_EQ(0, collect());
-	v = find("fifteen");
+	v = mt_find("fifteen");
 	T_ASSERT(v);
 	T_ASSERT_EQ(15u, v->nargs);
 	for (unsigned int i = 0; i < 14; i++)
@@ -274,7 +152,7 @@ static void categories_select_events(void)
 {
 	static const char cats[] = "net\0gfx*\0";
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 16, cats, sizeof(cats) - 1, 2));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, cats, sizeof(cats) - 1, 2));
 	T_EXPECT(TRACE_ENABLED("net"));
 	T_EXPECT(TRACE_ENABLED("gfx"));
 	T_EXPECT(TRACE_ENABLED("gfx:detail"));
@@ -284,9 +162,9 @@ static void categories_select_events(void)
 	TRACE_INSTANT("gfx:frame", "in_gfx");
 	TRACE_INSTANT("disk", "in_disk");
 	T_ASSERT_EQ(0, collect());
-	T_EXPECT_EQ(1u, count("in_net"));
-	T_EXPECT_EQ(1u, count("in_gfx"));
-	T_EXPECT_EQ(0u, count("in_disk"));
+	T_EXPECT_EQ(1u, mt_count("in_net"));
+	T_EXPECT_EQ(1u, mt_count("in_gfx"));
+	T_EXPECT_EQ(0u, mt_count("in_disk"));
 	tracebuf_engine_detach();
 }
 
@@ -295,7 +173,7 @@ static void site_cache_follows_start_and_stop(void)
 {
 	static const char other[] = "other\0";
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
 	for (int round = 0; round < 4; round++) {
 		bool on = round == 0 || round == 3;
 
@@ -313,7 +191,7 @@ static void site_cache_follows_start_and_stop(void)
 		TRACE_INSTANT("loop", "looped", TA_I32("round", round));
 	}
 	T_ASSERT_EQ(0, collect());
-	T_EXPECT_EQ(2u, count("looped"));
+	T_EXPECT_EQ(2u, mt_count("looped"));
 	tracebuf_engine_detach();
 }
 
@@ -335,17 +213,17 @@ static void many_threads_inline_koids(void)
 	pthread_t th[N];
 	unsigned int ok = 0;
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 4 << 20, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 4 << 20, NULL, 0, 0));
 	atomic_store(&g_go, 1);
 	for (int i = 0; i < N; i++) {
 		T_ASSERT_EQ(0, pthread_create(&th[i], NULL, one_event, NULL));
 		pthread_join(th[i], NULL);
 	}
 	T_ASSERT_EQ(0, collect());
-	T_EXPECT_EQ((unsigned int)N, count("from_thread"));
-	for (unsigned int i = 0; i < g_nev; i++)
-		if (!strcmp(g_ev[i].name, "from_thread") &&
-		    g_ev[i].tid == g_ev[i].args[0].u64 && g_ev[i].pid == (uint64_t)getpid())
+	T_EXPECT_EQ((unsigned int)N, mt_count("from_thread"));
+	for (unsigned int i = 0; i < mt_nev; i++)
+		if (!strcmp(mt_ev[i].name, "from_thread") &&
+		    mt_ev[i].tid == mt_ev[i].args[0].u64 && mt_ev[i].pid == (uint64_t)getpid())
 			ok++;
 	T_EXPECT_EQ((unsigned int)N, ok);
 	tracebuf_engine_detach();
@@ -356,10 +234,10 @@ static void drop_window_is_recorded(void)
 {
 	struct tracebuf_engine_stats st;
 	struct tracebuf_save_req req;
-	const struct ev *v;
+	const struct mt_ev *v;
 	int i;
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_STREAMING, 64 << 10, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_STREAMING, 64 << 10, NULL, 0, 0));
 	for (i = 0; i < 20000; i++)
 		TRACE_INSTANT("cat", "fill", TA_I32("i", i));
 	tracebuf_engine_stats(&st);
@@ -370,13 +248,13 @@ static void drop_window_is_recorded(void)
 							    req.durable_data_end));
 	TRACE_INSTANT("cat", "after");
 	T_ASSERT_EQ(0, collect());
-	v = find("records dropped");
+	v = mt_find("records dropped");
 	T_ASSERT(v);
 	T_EXPECT(!strcmp(v->cat, "tracebuf:meta"));
 	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
 	T_EXPECT_EQ(st.dropped, v->args[0].u64);
 	T_EXPECT(v->extra >= v->ticks);
-	T_EXPECT_EQ(1u, count("after"));
+	T_EXPECT_EQ(1u, mt_count("after"));
 	tracebuf_engine_detach();
 }
 
@@ -385,16 +263,16 @@ static void blob_records(void)
 {
 	static const char big[TRACEBUF_LIB_FXT_BLOB_SIZE_MAX + 1];
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, "on", 3, 1));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, "on", 3, 1));
 	TRACE_BLOB("on", "config", TRACEBUF_LIB_FXT_BLOB_DATA, "key=value", 9);
 	TRACE_BLOB("off", "hidden", TRACEBUF_LIB_FXT_BLOB_DATA, "no", 2);
 	/* too large for a blob record: nothing, no crash */
 	TRACE_BLOB("on", "huge", TRACEBUF_LIB_FXT_BLOB_DATA, big, sizeof(big));
 	T_ASSERT_EQ(0, collect());
-	T_EXPECT_EQ(g_nblobs, 1);
-	T_EXPECT_EQ(g_blob_type, TRACEBUF_LIB_FXT_BLOB_DATA);
-	T_EXPECT(!strcmp(g_blob_name, "config"));
-	T_EXPECT(!strcmp(g_blob_payload, "key=value"));
+	T_EXPECT_EQ(mt_nblobs, 1);
+	T_EXPECT_EQ(mt_blob_type, TRACEBUF_LIB_FXT_BLOB_DATA);
+	T_EXPECT(!strcmp(mt_blob_name, "config"));
+	T_EXPECT(!strcmp(mt_blob_payload, "key=value"));
 	tracebuf_engine_detach();
 }
 
@@ -403,10 +281,10 @@ static void stop_twice_keeps_the_header(void)
 {
 	struct tracebuf_buffer_header before, *h;
 
-	T_ASSERT_EQ(0, setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
 	for (uint64_t i = 0; i < 5000; i++)
 		TRACE_INSTANT("cat", "many", TA_U64("i", i));
-	h = g_buf;
+	h = mt_buf;
 	T_ASSERT_EQ(0, tracebuf_engine_stop());
 	T_EXPECT(h->wrapped_count > 0);
 	T_EXPECT_EQ(h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
@@ -416,7 +294,7 @@ static void stop_twice_keeps_the_header(void)
 	tracebuf_engine_detach();
 	T_EXPECT_MEM(&before, h, sizeof(before));
 	/* and a start clears the mark */
-	T_ASSERT_EQ(0, tracebuf_engine_attach(g_buf, 1 << 16, TRACEBUF_MODE_CIRCULAR, NULL));
+	T_ASSERT_EQ(0, tracebuf_engine_attach(mt_buf, 1 << 16, TRACEBUF_MODE_CIRCULAR, NULL));
 	T_ASSERT_EQ(0, tracebuf_engine_start(TRACEBUF_START_RETAIN, 0));
 	T_EXPECT_EQ(h->stop_mark, 0);
 	tracebuf_engine_detach();
@@ -426,9 +304,10 @@ static void nothing_before_start(void)
 {
 	struct tracebuf_engine_stats st;
 
-	g_buf = aligned_alloc(4096, 1 << 16);
-	tracebuf_engine_format(g_buf, 1 << 16, TRACEBUF_MODE_ONESHOT);
-	T_ASSERT_EQ(0, tracebuf_engine_attach(g_buf, 1 << 16, TRACEBUF_MODE_ONESHOT, NULL));
+	free(mt_buf);
+	mt_buf = aligned_alloc(4096, 1 << 16);
+	tracebuf_engine_format(mt_buf, 1 << 16, TRACEBUF_MODE_ONESHOT);
+	T_ASSERT_EQ(0, tracebuf_engine_attach(mt_buf, 1 << 16, TRACEBUF_MODE_ONESHOT, NULL));
 	T_EXPECT(!TRACE_ENABLED("cat"));
 	TRACE_INSTANT("cat", "early");
 	tracebuf_engine_stats(&st);
@@ -436,7 +315,104 @@ static void nothing_before_start(void)
 	tracebuf_engine_detach();
 }
 
+/* A scoped duration takes its arguments when it begins. */
+static void duration_takes_arguments_at_its_start(void)
+{
+	char what[16] = "before";
+	int n = 1;
+	const struct mt_ev *v;
+
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
+	{
+		TRACE_DURATION("cat", "num", TA_I32("n", n));
+		n = 2;
+	}
+	{
+		TRACE_DURATION("cat", "str", TA_STR("what", what), TA_I32("n", n));
+		strcpy(what, "after");
+		TRACE_INSTANT("cat", "inside");
+	}
+	T_ASSERT_EQ(0, collect());
+	v = mt_find("num");
+	T_ASSERT(v);
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, v->type);
+	T_EXPECT_EQ(v->args[0].i32, 1);
+	/* with a string: a begin with the arguments, then an end */
+	T_EXPECT_EQ(2u, mt_count("str"));
+	v = mt_find("str");
+	T_ASSERT(v);
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, v->type);
+	T_EXPECT(!strcmp(v->strval, "before"));
+	T_EXPECT_EQ(v->args[1].i32, 2);
+	T_EXPECT(v < mt_find("inside"));
+	T_EXPECT_EQ((unsigned int)TRACEBUF_LIB_FXT_EVENT_DURATION_END, mt_ev[mt_nev - 1].type);
+	T_EXPECT(!strcmp(mt_ev[mt_nev - 1].name, "str"));
+	mt_detach();
+}
+
+/* Several scoped durations on one line, each its own. */
+static void durations_share_a_line(void)
+{
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
+	{ TRACE_DURATION("cat", "one"); TRACE_DURATION("cat", "two", TA_I32("x", 1)); }
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(1u, mt_count("one"));
+	T_EXPECT_EQ(1u, mt_count("two"));
+	T_EXPECT(mt_find("two") < mt_find("one"));
+	mt_detach();
+}
+
+/* An end whose begin was not recorded is not recorded either. */
+static void end_without_begin_is_dropped(void)
+{
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
+	mt_stop();
+	TRACE_DURATION_BEGIN("cat", "early");		/* not tracing */
+	T_ASSERT_EQ(0, mt_restart(TRACEBUF_START_CLEAR_ENTIRE));
+	TRACE_DURATION_BEGIN("cat", "outer");
+	TRACE_DURATION_BEGIN("cat", "inner");
+	TRACE_DURATION_END("cat", "inner");
+	TRACE_DURATION_END("cat", "outer");
+	TRACE_DURATION_END("cat", "early");		/* its begin is not there */
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(2u, mt_count("outer"));
+	T_EXPECT_EQ(2u, mt_count("inner"));
+	T_EXPECT_EQ(0u, mt_count("early"));
+	/* begun before a restart: its end is not recorded after it */
+	T_ASSERT_EQ(0, mt_restart(TRACEBUF_START_CLEAR_ENTIRE));
+	TRACE_DURATION_BEGIN("cat", "spans");
+	mt_stop();
+	T_ASSERT_EQ(0, mt_restart(TRACEBUF_START_CLEAR_ENTIRE));
+	TRACE_DURATION_END("cat", "spans");
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(0u, mt_count("spans"));
+	mt_detach();
+}
+
+/* A scoped duration across a restart is not written (its refs are stale). */
+static void scoped_duration_across_restart_is_dropped(void)
+{
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 16, NULL, 0, 0));
+	{
+		TRACE_DURATION("cat", "spans", TA_I32("x", 1));
+		TRACE_DURATION("cat", "spans_str", TA_STR("s", "x"));
+		mt_stop();
+		T_ASSERT_EQ(0, mt_restart(TRACEBUF_START_CLEAR_ENTIRE));
+		TRACE_INSTANT("cat", "new_strings", TA_I32("y", 2));
+	}
+	/* a strict reader: every ref resolves */
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(1u, mt_count("new_strings"));
+	T_EXPECT_EQ(0u, mt_count("spans"));
+	T_EXPECT_EQ(0u, mt_count("spans_str"));
+	mt_detach();
+}
+
 static const struct t_test tests[] = {
+	T_TEST(duration_takes_arguments_at_its_start),
+	T_TEST(durations_share_a_line),
+	T_TEST(end_without_begin_is_dropped),
+	T_TEST(scoped_duration_across_restart_is_dropped),
 	T_TEST(every_event_type),
 	T_TEST(every_argument_type),
 	T_TEST(fifteen_arguments),

@@ -2,7 +2,8 @@
 /*
  * A recording that can be trusted, in the test VM: a provider started
  * under "tracebufctl record" loses none of its first events by default,
- * and a trace of other providers does not hold it up.
+ * a trace of other providers does not hold it up, and one that does not
+ * wait never leaves a duration end without its begin.
  *
  * tracebufctl and tb-seqprov are expected beside this program.
  */
@@ -42,6 +43,33 @@ static void default_provider_keeps_its_first_events(void)
 		}
 	}
 	printf("# %u runs, %u incomplete\n", runs, bad);
+	T_EXPECT_EQ(bad, 0);
+}
+
+/*
+ * With TRACEBUF_LIB_PROVIDER_NO_WAIT the first events may be lost, but a
+ * duration end is never recorded without its begin.
+ */
+static void no_wait_provider_records_no_orphan_end(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-b", "64K", "-o",
+			       path("n.fxt"), "--", SEQ, "-W", "-n", "100", NULL };
+	unsigned int bad = 0, partial = 0, runs = 50;
+
+	alarm(T_TIMEOUT * 2);
+	for (unsigned int i = 0; i < runs; i++) {
+		struct seq_result res = { 0 };
+		int rc = run(argv, NULL, 0, NULL, 0, 0);
+
+		if (rc || seq_check(path("n.fxt"), "seq", 1, 100, &res) || res.orphan_ends) {
+			if (bad++ < 3)
+				printf("# run %u: exit %d, %" PRIu64 " orphan ends\n", i, rc,
+				       res.orphan_ends);
+		}
+		partial += res.complete != 1;
+	}
+	printf("# %u runs, %u with an orphan end, %u missing first events\n", runs, bad,
+	       partial);
 	T_EXPECT_EQ(bad, 0);
 }
 
@@ -112,6 +140,7 @@ static void trace_of_others_does_not_hold_up(void)
 static const struct t_test tests[] = {
 	T_TEST(default_provider_keeps_its_first_events),
 	T_TEST(trace_of_others_does_not_hold_up),
+	T_TEST(no_wait_provider_records_no_orphan_end),
 };
 
 VMTEST_MAIN(tests)
