@@ -203,7 +203,7 @@ static int tb_cursor_take(struct tracebuf_engine *e, uint64_t len,
 		*off = o;
 		if (o > e->half_size)
 			return -EAGAIN;
-		if (o + len <= e->half_size) {
+		if (o + len <= e->fill_limit) {
 			if (atomic_compare_exchange_weak(&e->cursor, &cur, cur + len))
 				return 0;
 			continue;
@@ -426,7 +426,7 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 	default:
 		return NULL;	/* not tracing: nothing is dropped */
 	}
-	if (bytes % 8 || bytes > e->half_size / 4)
+	if (bytes % 8 || bytes > e->fill_limit / 4)
 		goto drop;
 	if (t->epoch != atomic_load(&e->thread_epoch) && tb_register_thread(e, t))
 		goto drop;
@@ -442,7 +442,9 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 		if (ret == -ENOSPC) {
 			uint64_t *half = tb_half(e, wrap);
 
-			tb_pad(half + off / 8, e->half_size - off);
+			/* the stop reserve gets a pad of its own: stop may reuse it */
+			tb_pad(half + off / 8, e->fill_limit - off);
+			tb_pad(half + e->fill_limit / 8, TRACEBUF_STOP_RESERVE);
 			tb_account(e, wrap, e->half_size - off);
 			pthread_mutex_lock(&e->lock);
 			tb_switch(e, wrap);
@@ -590,6 +592,7 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 	e->hdr = h;
 	e->ops = ops ? *ops : (struct tracebuf_engine_ops){ 0 };
 	e->half_size = h->rolling_buffer_size;
+	e->fill_limit = e->half_size - TRACEBUF_STOP_RESERVE;
 	e->rolling[0] = (uint8_t *)buf + TRACEBUF_HEADER_SIZE + h->durable_buffer_size;
 	e->rolling[1] = e->rolling[0] + e->half_size;
 	if (mode == TRACEBUF_MODE_ONESHOT) {
@@ -734,6 +737,35 @@ static void tb_close_full_halves(struct tracebuf_engine *e)
 }
 
 /*
+ * A drop window still open at stop (a full oneshot buffer, or streaming
+ * waiting for a save) is closed in the half of @wrap, where the cursor
+ * stopped at @off: after its data if the half was not full, else in its
+ * stop reserve, which no writer used and which holds a pad.  Not in a half
+ * whose save was requested: the manager may have copied it already.
+ * Returns the half's new data end.  e->lock held, no writer left.
+ */
+static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_t off)
+{
+	uint64_t *half = tb_half(e, wrap);
+	uint64_t at = off <= e->fill_limit ? off : e->fill_limit;
+	size_t n;
+
+	if (!atomic_load(&e->window_start) ||
+	    (e->save_outstanding && e->save_wrap == wrap))
+		return off;
+	n = tracebuf_event_drop_window_at(e, half + at / 8, e->half_size - at);
+	if (!n)
+		return off;
+	if (at == off) {
+		off += n;
+		e->hdr->rolling_data_end[wrap & 1] = off;
+	} else {
+		tb_pad(half + (at + n) / 8, e->half_size - at - n);
+	}
+	return off;
+}
+
+/*
  * Stop: nobody may write any more; every chunk is closed and the header
  * is final (fuchsia-design-notes.md section 1.6).  Returns once no writer
  * is left, so STOPPED may be sent.
@@ -770,6 +802,7 @@ int tracebuf_engine_stop(void)
 	} else {
 		off = e->half_size;
 	}
+	off = tb_stop_window(e, wrap, off);
 	e->stop_wrap = wrap;
 	e->stop_off = off;
 	h->wrapped_count = wrap;

@@ -23,6 +23,12 @@
 #define TRACEBUF_CHUNK_FAST_NS		10000u
 /* Cursor offset meaning "this half is full". */
 #define TRACEBUF_CURSOR_FULL(e)		((e)->half_size + 8)
+/*
+ * The end of each half writers never get: room for the record of a drop
+ * window still open when tracing stops (tracebuf_event_drop_window_at()),
+ * which no writer could write in a full oneshot buffer.
+ */
+#define TRACEBUF_STOP_RESERVE		128u
 
 /* Engine states. */
 #define TRACEBUF_ENGINE_OFF		0	/* no buffer, or not started */
@@ -81,6 +87,7 @@ struct tracebuf_engine {
 	uint64_t durable_size;
 	uint8_t *rolling[2];
 	uint64_t half_size;
+	uint64_t fill_limit;		/* half_size - TRACEBUF_STOP_RESERVE */
 	uint32_t chunk_size;
 	uint32_t chunk_max;
 	uint64_t chunk_fast_ticks;	/* TRACEBUF_CHUNK_FAST_NS in ticks */
@@ -134,6 +141,7 @@ int tracebuf_event_register_thread_locked(struct tracebuf_engine *e,
 					  struct tracebuf_thread *t);
 void tracebuf_event_flush_sites_locked(void);
 void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t);
+size_t tracebuf_event_drop_window_at(struct tracebuf_engine *e, uint64_t *p, size_t room);
 int tracebuf_event_set_categories(const char *blob, size_t size, unsigned int count);
 
 /* provider.c */

@@ -410,6 +410,20 @@ TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_
 	tracebuf_record_commit(t, p + size / 8);
 }
 
+/* The "records dropped" event of a drop window, for @thread. */
+static void tb_window_event(struct tracebuf_fxt_event *ev, struct tracebuf_fxt_arg *arg,
+			    struct tracebuf_fxt_thread thread)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE;
+	ev->thread = thread;
+	ev->category = tracebuf_fxt_str_inline("tracebuf:meta", 13);
+	ev->name = tracebuf_fxt_str_inline("records dropped", 15);
+	*arg = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("count", 5), 0);
+	ev->args = arg;
+	ev->nargs = 1;
+}
+
 /*
  * Called by the engine when a thread got a chunk while a window of
  * dropped records is open: close the window with a duration-complete
@@ -419,20 +433,15 @@ TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_
 void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t)
 {
 	struct tracebuf_fxt_arg arg;
-	struct tracebuf_fxt_event ev = { 0 };
+	struct tracebuf_fxt_event ev;
 	uint64_t *pos = atomic_load_explicit(&t->pos, memory_order_relaxed);
 	uint64_t *end = atomic_load_explicit(&t->end, memory_order_relaxed);
 	uint64_t start, count;
 	int size;
 
-	ev.type = TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE;
-	ev.thread = t->thread_ref ? tracebuf_fxt_thread_index((uint8_t)t->thread_ref) :
-		    tracebuf_fxt_thread_inline(t->pid, t->tid);
-	ev.category = tracebuf_fxt_str_inline("tracebuf:meta", 13);
-	ev.name = tracebuf_fxt_str_inline("records dropped", 15);
-	arg = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("count", 5), 0);
-	ev.args = &arg;
-	ev.nargs = 1;
+	tb_window_event(&ev, &arg, t->thread_ref ?
+			tracebuf_fxt_thread_index((uint8_t)t->thread_ref) :
+			tracebuf_fxt_thread_inline(t->pid, t->tid));
 	size = tracebuf_fxt_event_size(&ev);
 	if (size < 0 || (char *)end - (char *)pos < size)
 		return;		/* the next chunk will do */
@@ -445,4 +454,32 @@ void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_threa
 	ev.extra = tracebuf_ticks();
 	tracebuf_fxt_event_write(pos, (size_t)size, &ev);
 	atomic_store_explicit(&t->pos, pos + size / 8, memory_order_relaxed);
+}
+
+/*
+ * Tracing stops while a window is open (a oneshot buffer filled, or
+ * streaming waited for a save until the end): close it at @p, which has
+ * @room bytes, on the stopping thread (inline koids: it may have no
+ * thread ref).  Engine lock held, no writer left.  Returns the bytes
+ * written: 0 with no window open or no room.
+ */
+size_t tracebuf_event_drop_window_at(struct tracebuf_engine *e, uint64_t *p, size_t room)
+{
+	struct tracebuf_fxt_arg arg;
+	struct tracebuf_fxt_event ev;
+	uint64_t start;
+	int size;
+
+	tb_window_event(&ev, &arg, tracebuf_fxt_thread_inline((uint64_t)getpid(),
+							      (uint64_t)syscall(SYS_gettid)));
+	size = tracebuf_fxt_event_size(&ev);
+	start = atomic_load(&e->window_start);
+	if (!start || size < 0 || (size_t)size > room)
+		return 0;
+	atomic_store(&e->window_start, 0);
+	arg.u64 = atomic_exchange(&e->window_dropped, 0);
+	ev.ticks = start;
+	ev.extra = tracebuf_ticks();
+	tracebuf_fxt_event_write(p, (size_t)size, &ev);
+	return (size_t)size;
 }

@@ -258,7 +258,41 @@ static void drop_window_is_recorded(void)
 	tracebuf_engine_detach();
 }
 
-/* Not started: nothing is written and nothing counts as dropped. */
+/*
+ * A window still open when tracing stops is closed in the stop reserve:
+ * a full oneshot buffer, and streaming that waited for a save to the end.
+ */
+static void open_window_is_recorded_at_stop(void)
+{
+	static const uint32_t modes[] = { TRACEBUF_MODE_ONESHOT, TRACEBUF_MODE_STREAMING };
+
+	for (unsigned int m = 0; m < 2; m++) {
+		struct tracebuf_engine_stats st;
+		const struct mt_ev *v;
+		uint64_t counted = 0;
+
+		T_ASSERT_EQ(0, mt_setup(modes[m], 64 << 10, NULL, 0, 0));
+		for (int i = 0; i < 20000; i++)
+			TRACE_INSTANT("cat", "fill", TA_I32("i", i));
+		tracebuf_engine_stats(&st);
+		T_ASSERT(st.dropped > 0);
+		T_ASSERT_EQ(0, collect());
+		v = mt_find("records dropped");
+		T_ASSERT(v);
+		T_EXPECT(!strcmp(v->cat, "tracebuf:meta"));
+		T_EXPECT(v->extra >= v->ticks);
+		for (unsigned int i = 0; i < mt_nev; i++)
+			if (!strcmp(mt_ev[i].name, "records dropped"))
+				counted += mt_ev[i].args[0].u64;
+		/* every drop is in a window */
+		T_EXPECT_EQ(st.dropped, counted);
+		printf("# mode %u: %llu dropped, %u windows\n", modes[m],
+		       (unsigned long long)st.dropped, mt_count("records dropped"));
+		mt_detach();
+	}
+}
+
+/* Blob records: named ones of an enabled category, none too large. */
 static void blob_records(void)
 {
 	static const char big[TRACEBUF_LIB_FXT_BLOB_SIZE_MAX + 1];
@@ -300,6 +334,7 @@ static void stop_twice_keeps_the_header(void)
 	tracebuf_engine_detach();
 }
 
+/* Not started: nothing is written and nothing counts as dropped. */
 static void nothing_before_start(void)
 {
 	struct tracebuf_engine_stats st;
@@ -420,6 +455,7 @@ static const struct t_test tests[] = {
 	T_TEST(site_cache_follows_start_and_stop),
 	T_TEST(many_threads_inline_koids),
 	T_TEST(drop_window_is_recorded),
+	T_TEST(open_window_is_recorded_at_stop),
 	T_TEST(blob_records),
 	T_TEST(stop_twice_keeps_the_header),
 	T_TEST(nothing_before_start),
