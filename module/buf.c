@@ -183,6 +183,7 @@ static void tracebuf_buf_reset_header(struct tracebuf_buf *buf, bool durable)
 	hdr->rolling_data_end[1] = 0;
 	hdr->num_records_dropped = 0;
 	hdr->stop_mark = 0;
+	hdr->bytes_recorded = 0;
 	memset(hdr->reserved, 0, sizeof(hdr->reserved));
 	tracebuf_buf_write_header(buf);
 }

@@ -45,6 +45,8 @@ static void tracebuf_check_abi(void)
 	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, durable_data_end) != 40);
 	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, rolling_data_end) != 48);
 	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, num_records_dropped) != 64);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, stop_mark) != 72);
+	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, bytes_recorded) != 80);
 
 	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, provider_id) != 0);
 	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, type) != 4);
@@ -174,7 +176,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
 		args.ioctls |= BIT_ULL(_IOC_NR(tracebuf_ioctls[i]));
 	args.max_buffer_size = min_t(u64, READ_ONCE(tracebuf_max_buffer_size),
-				     TRACEBUF_BUFFER_HARD_MAX);
+				     TRACEBUF_BUFFER_MAX);
 	args.max_total_memory = READ_ONCE(tracebuf_max_total_memory);
 	args.max_providers = READ_ONCE(tracebuf_max_providers);
 	args.inbox_depth = TRACEBUF_INBOX_DEPTH;
@@ -547,7 +549,7 @@ static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
 	    !PAGE_ALIGNED(args.buffer_size))
 		return -EINVAL;
 	max = min_t(u64, READ_ONCE(tracebuf_max_buffer_size),
-		    TRACEBUF_BUFFER_HARD_MAX);
+		    TRACEBUF_BUFFER_MAX);
 	if (args.buffer_size > max)
 		return -EFBIG;
 

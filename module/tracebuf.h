@@ -63,8 +63,6 @@ extern unsigned long tracebuf_max_total_memory;
 extern unsigned int tracebuf_max_providers;
 extern int tracebuf_manager_gid;
 
-/* Largest buffer whatever the parameter says (Fuchsia's limit). */
-#define TRACEBUF_BUFFER_HARD_MAX	(4ULL << 30)
 /* Records handed out by one read(). */
 #define TRACEBUF_READ_BATCH		16
 

@@ -218,20 +218,25 @@ static int tb_cursor_take(struct tracebuf_engine *e, uint64_t len,
 /* -------------------------------------------------------------------- */
 /* Drops                                                                */
 
+static void tb_notify(struct tracebuf_engine *e)
+{
+	if (!atomic_exchange(&e->service_needed, 1) && e->ops.notify)
+		e->ops.notify(e->ops.arg);
+}
+
+/*
+ * A record is dropped.  The first of a window asks for a service, which
+ * puts the count in the header, where a manager shows it.
+ */
 static void tb_drop(struct tracebuf_engine *e)
 {
 	uint64_t zero = 0;
 
 	atomic_fetch_add_explicit(&e->dropped, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&e->window_dropped, 1, memory_order_relaxed);
-	atomic_compare_exchange_strong(&e->window_start, &zero,
-				       tracebuf_ticks() | 1);
-}
-
-static void tb_notify(struct tracebuf_engine *e)
-{
-	if (!atomic_exchange(&e->service_needed, 1) && e->ops.notify)
-		e->ops.notify(e->ops.arg);
+	if (atomic_compare_exchange_strong(&e->window_start, &zero,
+					   tracebuf_ticks() | 1))
+		tb_notify(e);
 }
 
 /* -------------------------------------------------------------------- */
@@ -456,6 +461,9 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 		goto drop;	/* full: oneshot, or streaming awaiting a save */
 	}
 
+	/* a hint for managers; the chunk is not accounted yet: hdr stays */
+	__atomic_store_n(&e->hdr->bytes_recorded, (uint64_t)wrap * e->half_size + off + len,
+			 __ATOMIC_RELAXED);
 	atomic_store_explicit(&t->writing, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
 	atomic_store_explicit(&t->closed, 0, memory_order_relaxed);
@@ -676,6 +684,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		h->wrapped_count = 0;
 		h->rolling_data_end[0] = h->rolling_data_end[1] = 0;
 		h->num_records_dropped = 0;
+		h->bytes_recorded = 0;
 		atomic_store(&e->dropped, 0);
 		e->half[0] = e->half[1] = TB_HALF_FREE;
 		e->save_outstanding = false;
@@ -808,6 +817,7 @@ int tracebuf_engine_stop(void)
 	h->wrapped_count = wrap;
 	h->durable_data_end = e->mode == TRACEBUF_MODE_ONESHOT ? 0 : e->durable_pos;
 	h->num_records_dropped = atomic_load(&e->dropped);
+	h->bytes_recorded = (uint64_t)wrap * e->half_size + off + h->durable_data_end;
 	if (e->mode == TRACEBUF_MODE_ONESHOT && e->durable_pos < e->durable_size)
 		tb_pad(e->durable + e->durable_pos / 8,
 		       e->durable_size - e->durable_pos);

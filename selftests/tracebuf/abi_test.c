@@ -37,7 +37,8 @@ TB_OFF(tracebuf_buffer_header, durable_data_end, 40);
 TB_OFF(tracebuf_buffer_header, rolling_data_end, 48);
 TB_OFF(tracebuf_buffer_header, num_records_dropped, 64);
 TB_OFF(tracebuf_buffer_header, stop_mark, 72);
-TB_OFF(tracebuf_buffer_header, reserved, 80);
+TB_OFF(tracebuf_buffer_header, bytes_recorded, 80);
+TB_OFF(tracebuf_buffer_header, reserved, 88);
 
 TB_SIZE(tracebuf_version_args, TRACEBUF_VERSION_SIZE_VER1);
 TB_OFF(tracebuf_version_args, abi_major, 0);

@@ -102,6 +102,7 @@ static void tb_check_header(struct __test_metadata *_metadata,
 	EXPECT_EQ(0ULL, h->rolling_data_end[1]);
 	EXPECT_EQ(0ULL, h->num_records_dropped);
 	EXPECT_EQ(0ULL, h->stop_mark);
+	EXPECT_EQ(0ULL, h->bytes_recorded);
 	for (i = 0; i < ARRAY_SIZE(h->reserved); i++) {
 		EXPECT_EQ(0ULL, h->reserved[i]);
 	}
@@ -639,6 +640,7 @@ FIXTURE_SETUP(dispo)
 	h->rolling_data_end[1] = 128;
 	h->num_records_dropped = 7;
 	h->stop_mark = TRACEBUF_HEADER_STOP_MARK;
+	h->bytes_recorded = 1234;
 	h->reserved[0] = 0xdeadbeef;
 
 	if (!variant->from_initialized)
@@ -751,6 +753,8 @@ TEST_F(dispo, kept_bytes_identical)
 		/* CLEAR_ENTIRE rewrote the header: no provider field left */
 		EXPECT_EQ(0ULL, ((const struct tracebuf_buffer_header *)
 				 self->mgr_view)->reserved[0]);
+		EXPECT_EQ(0ULL, ((const struct tracebuf_buffer_header *)
+				 self->mgr_view)->bytes_recorded);
 		EXPECT_EQ(0ULL, ((const struct tracebuf_buffer_header *)
 				 self->mgr_view)->stop_mark);
 		break;

@@ -142,6 +142,11 @@
 #define TRACEBUF_ALERT_NAME_MAX		14	/* alert name, bytes */
 #define TRACEBUF_BUFFER_MIN		4096	/* smallest trace buffer */
 #define TRACEBUF_BUFFER_ALIGN		4096	/* buffer sizes are multiples */
+#define TRACEBUF_BUFFER_MAX		(4ULL << 30)	/* largest, whatever the
+							 * module parameter
+							 * max_buffer_size says
+							 * (Fuchsia's limit)
+							 */
 #define TRACEBUF_INBOX_DEPTH		16	/* packets waiting for a provider */
 #define TRACEBUF_OUTBOX_DEPTH		16	/* one provider's packets waiting
 						 * for its manager
@@ -232,6 +237,9 @@ struct tracebuf_pkt {
  * manager harvesting a provider that went away without sending STOPPED
  * (it exited while tracing) may then read by the data ends instead of
  * walking records.  Like every provider field it is a claim to check.
+ * bytes_recorded (reserved in Fuchsia's header too) is how many bytes of
+ * records the provider has taken since its buffer was last cleared, for
+ * a manager to show while it records; a hint, never used to read data.
  */
 struct tracebuf_buffer_header {
 	__aligned_u64 magic;
@@ -246,7 +254,8 @@ struct tracebuf_buffer_header {
 	__aligned_u64 rolling_data_end[2];
 	__aligned_u64 num_records_dropped;
 	__aligned_u64 stop_mark;
-	__aligned_u64 reserved[6];
+	__aligned_u64 bytes_recorded;
+	__aligned_u64 reserved[5];
 };
 
 #define TRACEBUF_HEADER_STOP_MARK	0x646570706f7473ULL	/* "stopped" */
