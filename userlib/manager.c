@@ -218,6 +218,8 @@ struct tracebuf_session {
 	uint32_t extra_size, extra_count;
 	char *names;				/* cfg.providers, for the kernel */
 	uint32_t names_size, names_count;
+	bool *cat_known;			/* per session category */
+	uint32_t cats_unknown;			/* how many are not (yet) */
 	bool write_results;			/* of the stop under way */
 	bool results_written;			/* by any read-out so far */
 	struct tb_out out;
@@ -408,8 +410,10 @@ static size_t tb_sanitize(uint8_t *buf, size_t len, uint64_t *rejected)
  * an unknown type field...) is removed, so that the file stays readable
  * after it, for this provider and every other.  Returns the bytes kept.
  */
-static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected,
-			  uint32_t *drop_windows)
+static void tb_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
+
+static size_t tb_validate(struct tracebuf_session *s, uint8_t *buf, size_t len,
+			  uint64_t *rejected, uint32_t *drop_windows)
 {
 	struct tracebuf_reader_record rec;
 	size_t off = 0, out = 0;
@@ -426,6 +430,9 @@ static size_t tb_validate(uint8_t *buf, size_t len, uint64_t *rejected,
 		}
 		while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
 			good = rec.offset + rec.size;
+			if (s->cats_unknown && rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT)
+				tb_category_seen(s, rec.event.category.data,
+						 rec.event.category.len);
 			/* the engine's drop windows (event.c) */
 			if (rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT &&
 			    rec.event.type == TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE &&
@@ -504,7 +511,7 @@ static int tb_emit(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	memcpy(s->scratch, t->map + off, (size_t)len);
 	kept = tb_sanitize(s->scratch, (size_t)len, &t->info.bytes_rejected);
-	kept = tb_validate(s->scratch, kept, &t->info.bytes_rejected,
+	kept = tb_validate(s, s->scratch, kept, &t->info.bytes_rejected,
 			   &t->info.drop_windows);
 	t->info.bytes_written += kept;
 	return tb_out_write(&s->out, s->scratch, kept);
@@ -611,10 +618,79 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Which of the session's categories some provider knows                   */
+
+/* Does the pattern @want (exact, or a prefix ending in '*') match @cat? */
+static bool tb_category_matches(const char *want, const char *cat, size_t len)
+{
+	size_t wlen = strlen(want);
+
+	if (wlen && want[wlen - 1] == '*')
+		return len >= wlen - 1 && !memcmp(want, cat, wlen - 1);
+	return len == wlen && !memcmp(want, cat, len);
+}
+
+/* @cat (@len bytes) is known: so is every category of ours it matches. */
+static void tb_category_seen(struct tracebuf_session *s, const char *cat, size_t len)
+{
+	const char *want = s->cats;
+
+	for (uint32_t i = 0; i < s->cats_count; i++, want += strlen(want) + 1) {
+		if (s->cat_known[i] || !tb_category_matches(want, cat, len))
+			continue;
+		s->cat_known[i] = true;
+		s->cats_unknown--;
+	}
+}
+
+/* The categories @t published, once it started (it publishes before). */
+static void tb_categories_published(struct tracebuf_session *s, struct tb_tracee *t)
+{
+	uint32_t size, count;
+	char *blob, *p;
+
+	if (!s->cats_unknown ||
+	    tracebuf_manager_categories(s->m, t->info.id, &blob, &size, &count) || !blob)
+		return;
+	/* name, description, name, description... */
+	p = blob;
+	for (uint32_t i = 0; i < count && p < blob + size; i++) {
+		size_t len = strnlen(p, (size_t)(blob + size - p));
+
+		tb_category_seen(s, p, len);
+		p += len + 1;
+		p += strnlen(p, (size_t)(blob + size - p)) + 1;
+	}
+	free(blob);
+}
+
+TRACEBUF_API int tracebuf_session_category_known(const struct tracebuf_session *s, size_t i)
+{
+	if (i >= s->cats_count)
+		return -EINVAL;
+	return s->cat_known[i];
+}
+
+/* ------------------------------------------------------------------------ */
 /* Tracees                                                                  */
+
+/* What the header of @t's buffer says now: hints for display. */
+static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_provider *p)
+{
+	const struct tracebuf_buffer_header *h = (const void *)t->map;
+	uint64_t dropped;
+
+	if (!h)
+		return;
+	p->bytes_recorded = __atomic_load_n(&h->bytes_recorded, __ATOMIC_RELAXED);
+	dropped = __atomic_load_n(&h->num_records_dropped, __ATOMIC_RELAXED);
+	if (dropped > p->records_dropped)
+		p->records_dropped = dropped;
+}
 
 static void tb_release_buffer(struct tb_tracee *t)
 {
+	tb_live_counts(t, &t->info);
 	if (t->map) {
 		munmap((void *)t->map, (size_t)t->info.buffer_size);
 		t->map = NULL;
@@ -697,6 +773,7 @@ static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
 				     s->extra, s->extra_size, s->extra_count);
 
 	if (ret) {
+		t->info.error = ret;
 		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
 		return ret;
 	}
@@ -720,21 +797,36 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	uint64_t size;
 	int ret;
 
-	if (pi->manager_id || pi->state != TRACEBUF_STATE_REGISTERED ||
-	    !tb_wanted(s, (const char *)pi->name) || tb_find(s, pi->id))
+	if (!tb_wanted(s, (const char *)pi->name))
 		return;
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	t = tb_find(s, pi->id);
+	if (t && t->info.state != TRACEBUF_LIB_TRACEE_BUSY)
 		return;
-	t->buffer_fd = -1;
-	t->info.id = pi->id;
-	t->info.pid = pi->pid;
-	memcpy(t->info.name, pi->name, sizeof(t->info.name) - 1);
-	t->info.mode = s->cfg.mode;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return;
+		t->buffer_fd = -1;
+		t->info.id = pi->id;
+		t->info.pid = pi->pid;
+		memcpy(t->info.name, pi->name, sizeof(t->info.name) - 1);
+		t->info.mode = s->cfg.mode;
+		t->next = s->tracees;
+		s->tracees = t;
+		s->ntracees++;
+	}
 	t->info.late = s->state != TB_S_READY;
-	t->next = s->tracees;
-	s->tracees = t;
-	s->ntracees++;
+	/* another manager's: say so, and take it if it is let go */
+	if (pi->manager_id || pi->state != TRACEBUF_STATE_REGISTERED) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_BUSY) {
+			t->info.state = TRACEBUF_LIB_TRACEE_BUSY;
+			t->info.error = -EBUSY;
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EBUSY,
+				"another manager traces it", NULL);
+		}
+		return;
+	}
+	t->info.error = 0;
 
 	ov = tb_override(s, t->info.name);
 	size = ov && ov->buffer_size ? ov->buffer_size : s->cfg.buffer_size;
@@ -862,6 +954,9 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 	case TRACEBUF_PKT_STARTED:
 		if (t->info.state == TRACEBUF_LIB_TRACEE_STARTING)
 			t->info.state = TRACEBUF_LIB_TRACEE_STARTED;
+		if (t->info.error == -ETIMEDOUT)
+			t->info.error = 0;	/* late, but started */
+		tb_categories_published(s, t);
 		tb_note(s, TRACEBUF_LIB_NOTE_STARTED, t, 0, NULL, NULL);
 		/* started too late: the session moved on (notes 3.3) */
 		if (s->state == TB_S_STOPPING || s->state == TB_S_STOPPED) {
@@ -982,6 +1077,18 @@ static bool tb_all_started(struct tracebuf_session *s)
 	return true;
 }
 
+/* Who is still STARTING did not start in time: say so, once. */
+static void tb_not_started(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING || t->info.error)
+			continue;
+		t->info.error = -ETIMEDOUT;
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+			"did not start in time", NULL);
+	}
+}
+
 static bool tb_all_stopped(struct tracebuf_session *s)
 {
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
@@ -1041,6 +1148,12 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	if (!ret)
 		ret = tb_cats_append(&s->names, &s->names_size, &s->names_count,
 				     cfg->providers, cfg->nproviders);
+	if (!ret && s->cats_count) {
+		s->cat_known = calloc(s->cats_count, sizeof(*s->cat_known));
+		s->cats_unknown = s->cats_count;
+		if (!s->cat_known)
+			ret = -ENOMEM;
+	}
 	if (ret)
 		goto out_free;
 	for (size_t i = 0; i < cfg->noverrides && !ret; i++) {
@@ -1082,6 +1195,7 @@ out_close:
 	return ret;
 out_free:
 	free(s->cats);
+	free(s->cat_known);
 	free(s->names);
 	free(s->out.buf);
 	free(s);
@@ -1130,6 +1244,7 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 			tb_start_one(s, t, disp);
 	/* a provider that does not answer does not block the trace */
 	ret = tb_wait(s, tb_all_started, s->start_timeout_ms);
+	tb_not_started(s);
 	s->state = TB_S_STARTED;
 	return ret < 0 ? ret : 0;
 }
@@ -1141,6 +1256,8 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 	if (s->state != TB_S_STARTING && s->state != TB_S_STARTED)
 		return -EALREADY;
 	tracebuf_session_dispatch(s);
+	/* late joiners that never answered their start */
+	tb_not_started(s);
 	s->state = TB_S_STOPPING;
 	s->write_results = write_results;
 	tracebuf_sys_set_tracing(s->m->fd, 0, NULL, 0, 0);
@@ -1155,6 +1272,7 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STOPPING)
 			continue;
+		t->info.error = -ETIMEDOUT;
 		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
 			"did not stop in time", NULL);
 	}
@@ -1183,6 +1301,7 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (!tb_active(t))
 			continue;
+		t->info.error = -ETIMEDOUT;
 		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
 			"did not terminate in time", NULL);
 		if (t->was_started)
@@ -1206,8 +1325,10 @@ TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,
 	/* the list is newest first: hand it out oldest first */
 	for (const struct tb_tracee *t = s->tracees; t; t = t->next) {
 		i--;
-		if (i < cap)
-			out[i] = t->info;
+		if (i >= cap)
+			continue;
+		out[i] = t->info;
+		tb_live_counts(t, &out[i]);
 	}
 	return (int)n;
 }
@@ -1238,6 +1359,7 @@ TRACEBUF_API int tracebuf_session_destroy(struct tracebuf_session *s)
 	/* providers still ours get MANAGER_GONE */
 	tracebuf_manager_close(s->m);
 	free(s->cats);
+	free(s->cat_known);
 	free(s->names);
 	free(s->extra);
 	free(s->scratch);

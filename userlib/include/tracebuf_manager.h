@@ -173,7 +173,12 @@ struct tracebuf_session_start_args {
 #define TRACEBUF_LIB_TRACEE_TERMINATING	6
 #define TRACEBUF_LIB_TRACEE_TERMINATED	7
 #define TRACEBUF_LIB_TRACEE_GONE	8	/* died */
-#define TRACEBUF_LIB_TRACEE_FAILED	9	/* could not be initialized */
+#define TRACEBUF_LIB_TRACEE_FAILED	9	/* could not be initialized or
+						 * started: .error says why
+						 */
+#define TRACEBUF_LIB_TRACEE_BUSY	10	/* wanted, but another manager
+						 * traces it
+						 */
 
 struct tracebuf_session_provider {
 	uint32_t id;
@@ -183,13 +188,18 @@ struct tracebuf_session_provider {
 	uint32_t mode;			/* TRACEBUF_MODE_* */
 	uint64_t buffer_size;
 	uint64_t bytes_written;		/* records written to the file */
+	uint64_t bytes_recorded;	/* while it runs: what its header says
+					 * it recorded so far (a hint)
+					 */
 	uint64_t saves;			/* streaming saves served */
 	uint64_t records_dropped;	/* as its header last said */
 	uint64_t bytes_rejected;	/* cut from its data: not whole,
 					 * plausible records
 					 */
 	uint32_t alerts;
-	int error;			/* FAILED: why */
+	int error;			/* FAILED: why; otherwise -ETIMEDOUT if
+					 * it did not start or stop in time
+					 */
 	bool late;			/* joined after the session started */
 	bool crashed;			/* harvested without a final header */
 	uint32_t drop_windows;		/* "records dropped" events in its data */
@@ -241,6 +251,14 @@ int tracebuf_session_providers(const struct tracebuf_session *s,
 			       struct tracebuf_session_provider *out, size_t cap);
 /** tracebuf_session_bytes() - bytes written to the output so far */
 uint64_t tracebuf_session_bytes(const struct tracebuf_session *s);
+/**
+ * tracebuf_session_category_known() - whether the session's category
+ * number @i (of tracebuf_session_config.categories) is known: published
+ * by a provider the session started, or the category of an event it
+ * wrote.  A pattern ending in '*' matches by prefix.
+ * Return: 1 or 0, -EINVAL if there is no such category.
+ */
+int tracebuf_session_category_known(const struct tracebuf_session *s, size_t i);
 /**
  * tracebuf_session_destroy() - terminate if needed, flush the output and
  * free.  Return: 0, or the first output error (-errno) of the session.

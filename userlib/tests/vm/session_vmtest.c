@@ -470,6 +470,44 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The modes                                                              */
 
+/*
+ * While it records, a provider's header says how much it recorded and
+ * dropped, before any stop: what "record" shows as it goes.
+ */
+static void live_counts_while_tracing(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi = { 0 };
+	struct tracebuf_session *s;
+	struct child ch;
+	int fd;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_ONESHOT, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 100, false), 0);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	printf("# after 100 events: %" PRIu64 " bytes recorded\n", pi.bytes_recorded);
+	T_EXPECT(pi.bytes_recorded >= 100 * 16 && pi.bytes_recorded <= 64 * KIB);
+	T_EXPECT_EQ(pi.records_dropped, 0);
+	/* fill it: the first drop has the provider put the count in its header */
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 100, 20000, false), 0);
+	for (int i = 0; i < 100 && !pi.records_dropped; i++) {
+		usleep(10 * 1000);
+		T_ASSERT(find_prov(s, "writer", &pi));
+	}
+	printf("# after 20000 events: %" PRIu64 " bytes recorded, %" PRIu64 " dropped\n",
+	       pi.bytes_recorded, pi.records_dropped);
+	T_EXPECT(pi.records_dropped > 0);
+	T_EXPECT(pi.bytes_recorded > 32 * KIB);
+	T_EXPECT_EQ(pi.bytes_written, 0);	/* nothing read out yet */
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	tracebuf_session_destroy(s);
+	close(fd);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+}
+
 static void oneshot_keeps_the_first(void)
 {
 	struct tracebuf_session_provider pi;
@@ -1042,6 +1080,7 @@ static void categories_and_overrides(void)
 }
 
 static const struct t_test tests[] = {
+	T_TEST(live_counts_while_tracing),
 	T_TEST(oneshot_keeps_the_first),
 	T_TEST(circular_keeps_the_last),
 	T_TEST(streaming_keeps_all),
