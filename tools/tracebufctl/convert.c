@@ -19,6 +19,12 @@
  *   kernel object thread: M thread_name (pid from its "process" argument)
  *   kernel object process: M process_name
  *   the first event of each pid: M process_name, the provider's name
+ *   provider event "buffer overflow": i named "buffer overflow" in
+ *   category tracebuf:meta, process scope, at the last event of that
+ *   provider's section (global scope at the last event seen if its
+ *   section had none), with the provider's name and id; the windows of
+ *   dropped records are events of that category already (X "records
+ *   dropped", with the count)
  *
  * ts and dur are microseconds with three decimals (exact from ns).
  * pid and tid are the process and thread koids.  Pointers are strings
@@ -31,6 +37,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracebuf_reader.h>
@@ -45,6 +52,13 @@ struct convert {
 	size_t npids;
 	uint64_t last_pid;		/* pids[] holds it: the common case */
 	bool have_last;
+	/* the current provider section */
+	bool overflow;			/* it has a buffer overflow event */
+	uint32_t provider_id;
+	char provider_name[TRACEBUF_NAME_MAX + 1];
+	bool section_events;		/* it had an event: the two below */
+	uint64_t section_ns, section_pid;
+	uint64_t last_ns;		/* of any event */
 };
 
 static void convert_str(FILE *f, struct tracebuf_reader_str s)
@@ -199,6 +213,10 @@ static int convert_event(struct convert *c, const struct tracebuf_reader_record 
 
 	if (type >= sizeof(phases) || !phases[type])
 		return 0;	/* an event type from the future: no Chrome equivalent */
+	c->section_events = true;
+	c->section_ns = rec->event.ns;
+	c->section_pid = rec->event.process_koid;
+	c->last_ns = rec->event.ns;
 	ret = convert_process(c, rec, rec->event.process_koid);
 	if (ret)
 		return ret;
@@ -279,6 +297,44 @@ static int convert_log(struct convert *c, const struct tracebuf_reader_record *r
 	return 0;
 }
 
+/* The buffer overflow of the section that ends, if it had one. */
+static void convert_overflow(struct convert *c)
+{
+	if (!c->overflow)
+		return;
+	c->overflow = false;
+	convert_next(c);
+	fprintf(c->f, "{\"ph\":\"i\",\"s\":\"%s\"", c->section_events ? "p" : "g");
+	convert_us(c->f, "ts", c->section_events ? c->section_ns : c->last_ns);
+	fprintf(c->f, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
+		",\"cat\":\"tracebuf:meta\",\"name\":\"buffer overflow\",\"args\":{\"provider\":",
+		c->section_events ? c->section_pid : 0, c->section_events ? c->section_pid : 0);
+	tbctl_json_str(c->f, c->provider_name, strlen(c->provider_name));
+	fprintf(c->f, ",\"provider_id\":%u}}", c->provider_id);
+}
+
+static void convert_metadata(struct convert *c, const struct tracebuf_reader_record *rec)
+{
+	switch (rec->meta.type) {
+	case TRACEBUF_LIB_FXT_META_PROVIDER_INFO:
+	case TRACEBUF_LIB_FXT_META_PROVIDER_SECTION:
+		convert_overflow(c);
+		c->provider_id = rec->meta.provider_id;
+		snprintf(c->provider_name, sizeof(c->provider_name), "%.*s",
+			 (int)rec->provider_name.len,
+			 rec->provider_name.data ? rec->provider_name.data : "");
+		c->section_events = false;
+		break;
+	case TRACEBUF_LIB_FXT_META_PROVIDER_EVENT:
+		if (rec->meta.event == TRACEBUF_LIB_FXT_PROVIDER_EVENT_BUFFER_OVERFLOW &&
+		    rec->meta.provider_id == c->provider_id)
+			c->overflow = true;
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * All of r into f.  Return: 0; -EBADMSG (or the reader's error) with err
  * set; -ENOMEM.
@@ -308,6 +364,10 @@ static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 		case TRACEBUF_LIB_FXT_RECORD_LOG:
 			ret = convert_log(&c, rec);
 			break;
+		case TRACEBUF_LIB_FXT_RECORD_METADATA:
+			convert_metadata(&c, rec);
+			ret = 0;
+			break;
 		default:
 			ret = 0;
 			break;
@@ -320,6 +380,7 @@ static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 	if (ret < 0 && !*err)
 		snprintf(err, errlen, "%s: %s at offset %zu", file, tracebuf_reader_error(r),
 			 tracebuf_reader_error_offset(r));
+	convert_overflow(&c);
 	fputs("\n],\n\"displayTimeUnit\":\"ns\"}\n", f);
 	free(c.pids);
 	free(rec);
@@ -342,6 +403,35 @@ static char *convert_default_output(const char *file)
 	return out;
 }
 
+/*
+ * Refuse what would destroy or invent data: an output that is the input
+ * (the same file by any name), and, with no -o, an input that is not a
+ * regular file (/dev/null would make /dev/null.json).  0 or -errno after
+ * a message.
+ */
+static int convert_check_paths(const char *file, const char *out)
+{
+	struct stat in, o;
+
+	if (!strcmp(file, "-"))
+		return 0;
+	if (stat(file, &in)) {
+		tbctl_err("%s: %s", file, strerror(errno));
+		return -errno;
+	}
+	if (!out && !S_ISREG(in.st_mode)) {
+		tbctl_err("%s: not a regular file: name the output with -o (- for standard "
+			  "output)", file);
+		return -EINVAL;
+	}
+	if (out && strcmp(out, "-") && !stat(out, &o) && o.st_dev == in.st_dev &&
+	    o.st_ino == in.st_ino) {
+		tbctl_err("%s: is the input %s: refusing to overwrite it", out, file);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void convert_usage(FILE *f)
 {
 	fprintf(f,
@@ -349,7 +439,9 @@ static void convert_usage(FILE *f)
 		"\n"
 		"Convert the FXT trace FILE to Chrome's trace-event JSON (for\n"
 		"chrome://tracing, Perfetto's UI, speedscope...).  OUT is written only\n"
-		"if all of FILE converted.\n"
+		"if all of FILE converted: a file that is not a whole FXT trace (the\n"
+		"magic record first, an empty file included) is an error.  OUT may not\n"
+		"be FILE itself; a FILE that is not a regular file needs -o.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output OUT   the JSON file (default: FILE with .fxt replaced by\n"
@@ -406,6 +498,9 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 	err[0] = '\0';
 	if (!file)
 		return tbctl_usage_err("convert", "convert: missing FILE");
+	ret = convert_check_paths(file, out);
+	if (ret)
+		return ret;
 	if (!out) {
 		if (!strcmp(file, "-")) {
 			out = "-";
@@ -418,7 +513,8 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 			out = def;
 		}
 	}
-	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin", 0, &r);
+	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin",
+					TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret) {
 		tbctl_err("%s: %s", file, strerror(-ret));
 		goto out;

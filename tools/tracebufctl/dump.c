@@ -274,7 +274,9 @@ static void dump_usage(FILE *f)
 		"Print the records of the FXT trace FILE (- for standard input), one\n"
 		"line each: offset, record type, decoded fields.  Events show their\n"
 		"provider id, timestamp in ns, pid and tid, category, name and\n"
-		"arguments as name=value.\n"
+		"arguments as name=value.  A file that does not begin with the FXT\n"
+		"magic record prints nothing; a damaged one prints the records before\n"
+		"the damage, then an error naming its offset (exit status 1).\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help   print this help and exit\n");
@@ -323,7 +325,9 @@ int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv)
 	}
 	if (!file)
 		return tbctl_usage_err("dump", "dump: missing FILE");
-	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin", 0, &r);
+	/* not FXT at all: nothing is printed */
+	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin",
+					TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret) {
 		tbctl_err("%s: %s", file, strerror(-ret));
 		return ret;

@@ -198,15 +198,17 @@ test_convert_json_loads() {
 	t_run convert s.fxt
 	[ "$RC" = 0 ] || fail "convert: $RC $ERR" || return 1
 	n=$("$JSONCHECK" "$TMP/w/s.json") || fail "jsoncheck refused s.json" || return 1
-	# the events, plus process_name x2 and thread_name
-	[ "$n" = $((EVENTS + 3)) ] || fail "$n events, expected $((EVENTS + 3))" || return 1
+	# the events, plus process_name x2 and thread_name, and the buffer
+	# overflow instant
+	[ "$n" = $((EVENTS + 4)) ] || fail "$n events, expected $((EVENTS + 4))" || return 1
 	if command -v python3 > /dev/null; then
 		python3 - "$TMP/w/s.json" "$EVENTS" <<-'EOF' || fail "python3 refused s.json"
 		import json, sys
 		doc = json.load(open(sys.argv[1], encoding="utf-8"))
 		ev = doc["traceEvents"]
 		assert doc["displayTimeUnit"] == "ns"
-		assert sum(1 for e in ev if e["ph"] != "M") == int(sys.argv[2])
+		assert sum(1 for e in ev if e["ph"] != "M") == int(sys.argv[2]) + 1
+		assert [e["args"]["provider"] for e in ev if e["name"] == "buffer overflow"] == ["app"]
 		assert {e["ph"] for e in ev} == set("MiBEXCbnestf")
 		x = next(e for e in ev if e["ph"] == "X")
 		assert (x["ts"], x["dur"], x["pid"], x["tid"]) == (4.0, 2.0, 100, 101)

@@ -328,8 +328,30 @@ static void convert_has_every_event(void)
 		else
 			n++;
 	}
-	T_EXPECT_EQ(n, SAMPLE_EVENTS);
+	/* and the buffer overflow of provider 1's second section */
+	T_EXPECT_EQ(n, SAMPLE_EVENTS + 1);
 	T_EXPECT_EQ(meta, 3);	/* thread_name worker, process_name app, other */
+	json_free(v);
+	teardown();
+}
+
+/* Fuchsia's buffer-overflow provider event is an instant in the JSON too. */
+static void convert_buffer_overflow(void)
+{
+	const struct json *e, *args;
+	struct json *v;
+
+	setup();
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	e = find_event(v, "i", "buffer overflow", 0);
+	T_ASSERT(e != NULL);
+	EXPECT_MEMBER_STR(e, "cat", "tracebuf:meta");
+	args = json_get(e, "args");
+	T_ASSERT(args != NULL);
+	EXPECT_MEMBER_STR(args, "provider", "app");
+	EXPECT_MEMBER_NUM(args, "provider_id", "1");
+	T_EXPECT(find_event(v, "i", "buffer overflow", 1) == NULL);
 	json_free(v);
 	teardown();
 }
@@ -589,22 +611,59 @@ static void convert_failure_keeps_existing_output(void)
 	teardown();
 }
 
+/* An empty file is no trace: the magic record is required. */
 static void convert_empty_input(void)
 {
-	const struct json *events;
 	struct run r;
-	struct json *v;
 
 	setup();
 	write_sample("empty.fxt", 0);
 	RUN(&r, "convert", "empty.fxt");
-	T_EXPECT_EQ(r.status, 0);
+	expect_one_error_line(&r, "empty.fxt: not an FXT trace: no magic record at offset 0");
 	run_free(&r);
-	v = load_json("empty.json");
-	T_ASSERT(v != NULL);
-	events = json_get(v, "traceEvents");
-	T_EXPECT(events && events->type == JSON_ARRAY && events->n == 0);
-	json_free(v);
+	EXPECT_WORK_FILES("empty.fxt");
+	teardown();
+}
+
+/* The output may not be the input, by any name. */
+static void convert_refuses_to_overwrite_its_input(void)
+{
+	char a[256], b[256], *kept;
+	struct run r;
+	size_t len;
+
+	setup();
+	write_sample("good.fxt", sample.len);
+	snprintf(a, sizeof(a), "%s/good.fxt", work);
+	snprintf(b, sizeof(b), "%s/link.fxt", work);
+	T_ASSERT_EQ(link(a, b), 0);
+	RUN(&r, "convert", "good.fxt", "-o", "good.fxt");
+	expect_one_error_line(&r, "good.fxt: is the input good.fxt: refusing to overwrite it");
+	run_free(&r);
+	RUN(&r, "convert", "good.fxt", "-o", "link.fxt");
+	expect_one_error_line(&r, "refusing to overwrite it");
+	run_free(&r);
+	kept = slurp(a, &len);
+	T_EXPECT(kept && len == sample.len && !memcmp(kept, sample.words, len));
+	free(kept);
+	EXPECT_WORK_FILES("good.fxt link.fxt");
+	teardown();
+}
+
+/* A device or FIFO as input needs -o: no /dev/null.json. */
+static void convert_non_regular_input_needs_output(void)
+{
+	struct run r;
+
+	setup();
+	RUN(&r, "convert", "/dev/null");
+	expect_one_error_line(&r, "/dev/null: not a regular file: name the output with -o");
+	run_free(&r);
+	T_EXPECT(access("/dev/null.json", F_OK) != 0);
+	/* with -o it is only no trace */
+	RUN(&r, "convert", "/dev/null", "-o", "-");
+	expect_one_error_line(&r, "no magic record");
+	run_free(&r);
 	teardown();
 }
 
@@ -760,6 +819,31 @@ static void dump_corrupt_later_record(void)
 	teardown();
 }
 
+/* A file that is not FXT prints nothing, not garbage. */
+static void dump_not_fxt_prints_nothing(void)
+{
+	struct run r;
+
+	setup();
+	/* the sample without its magic record: records that would decode */
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/nomagic.fxt", work);
+		put_file(path, (const uint8_t *)sample.words + 8, sample.len - 8);
+	}
+	RUN(&r, "dump", "nomagic.fxt");
+	expect_one_error_line(&r, "nomagic.fxt: not an FXT trace: no magic record at offset 0");
+	T_EXPECT_EQ(r.out_len, 0);
+	run_free(&r);
+	write_sample("empty.fxt", 0);
+	RUN(&r, "dump", "empty.fxt");
+	expect_one_error_line(&r, "no magic record");
+	T_EXPECT_EQ(r.out_len, 0);
+	run_free(&r);
+	teardown();
+}
+
 static void dump_missing_input_and_usage(void)
 {
 	struct run r;
@@ -788,6 +872,7 @@ static void dump_missing_input_and_usage(void)
 static const struct t_test tests[] = {
 	T_TEST(convert_default_output_name),
 	T_TEST(convert_has_every_event),
+	T_TEST(convert_buffer_overflow),
 	T_TEST(convert_event_fields),
 	T_TEST(convert_argument_types),
 	T_TEST(convert_counter_keeps_numeric_args),
@@ -799,12 +884,15 @@ static const struct t_test tests[] = {
 	T_TEST(convert_trailing_bytes_fail),
 	T_TEST(convert_failure_keeps_existing_output),
 	T_TEST(convert_empty_input),
+	T_TEST(convert_refuses_to_overwrite_its_input),
+	T_TEST(convert_non_regular_input_needs_output),
 	T_TEST(convert_missing_input),
 	T_TEST(convert_usage_errors),
 	T_TEST(dump_one_line_per_record),
 	T_TEST(dump_event_fields),
 	T_TEST(dump_truncated_prints_prefix_then_fails),
 	T_TEST(dump_corrupt_later_record),
+	T_TEST(dump_not_fxt_prints_nothing),
 	T_TEST(dump_missing_input_and_usage),
 };
 
