@@ -56,6 +56,7 @@ const char *tbctl_tracee_state_name(uint32_t state)
 		[TRACEBUF_LIB_TRACEE_TERMINATED] = "terminated",
 		[TRACEBUF_LIB_TRACEE_GONE] = "gone",
 		[TRACEBUF_LIB_TRACEE_FAILED] = "failed",
+		[TRACEBUF_LIB_TRACEE_BUSY] = "busy",
 	};
 
 	return state < TBCTL_ARRAY_SIZE(names) && names[state] ? names[state] : "?";

@@ -42,6 +42,7 @@
 /* Parsing                                                                  */
 
 #define RECORD_OPT_TRIGGER	256
+#define RECORD_OPT_BEST_EFFORT	257
 
 static const struct tbctl_opt record_opt_table[] = {
 	{ "categories", 'c', TBCTL_REQ_ARG, 'c' },
@@ -50,6 +51,7 @@ static const struct tbctl_opt record_opt_table[] = {
 	{ "duration", 'd', TBCTL_REQ_ARG, 'd' },
 	{ "provider", 'p', TBCTL_REQ_ARG, 'p' },
 	{ "trigger", 0, TBCTL_REQ_ARG, RECORD_OPT_TRIGGER },
+	{ "best-effort", 0, TBCTL_NO_ARG, RECORD_OPT_BEST_EFFORT },
 	{ "output", 'o', TBCTL_REQ_ARG, 'o' },
 	{ "quiet", 'q', TBCTL_NO_ARG, 'q' },
 	{ "help", 'h', TBCTL_NO_ARG, 'h' },
@@ -79,13 +81,28 @@ static void record_usage(FILE *f)
 		"                               repeatable\n"
 		"  -o, --output FILE            the trace (default " TBCTL_DEFAULT_OUTPUT "); it appears\n"
 		"                               only once the recording ended cleanly\n"
-		"  -q, --quiet                  no status line, no summary\n"
+		"  -q, --quiet                  no status line, no summary (warnings stay)\n"
+		"      --best-effort            a trace that is not what was asked (see\n"
+		"                               below) still exits 0, or with COMMAND's\n"
+		"                               status; the warnings stay\n"
 		"  -h, --help                   print this help and exit\n"
 		"\n"
 		"With -- COMMAND, COMMAND is started once the session has started and\n"
 		"recording stops when it exits; the exit status is then COMMAND's\n"
 		"(128+N if signal N killed it).  If recording stops first, the trace\n"
-		"is written and tracebufctl waits for COMMAND.\n");
+		"is written and tracebufctl waits for COMMAND.\n"
+		"\n"
+		"Exit status: 0 (or COMMAND's) when the trace holds what was asked; 1\n"
+		"when no trace could be written (one line on stderr says why); else a\n"
+		"warning says what is missing, and the status is the first of:\n"
+		"  6  a wanted provider is traced by another manager\n"
+		"  7  a provider could not be traced whole: its initialize or start was\n"
+		"     refused (e.g. out of memory), or it did not start or stop in time\n"
+		"  4  a provider named with -p never registered\n"
+		"  3  no provider was traced at all\n"
+		"  5  a category given with -c is known by no traced provider\n"
+		"Records dropped for lack of room are counted in the trace and in a\n"
+		"warning, and do not change the status.\n");
 }
 
 static int record_err(char *err, size_t errlen, const char *fmt, ...)
@@ -273,6 +290,10 @@ int record_parse(int argc, char **argv, struct record_opts *o,
 			o->present |= TBCTL_OPT_QUIET;
 			ret = 0;
 			break;
+		case RECORD_OPT_BEST_EFFORT:
+			o->present |= TBCTL_OPT_BEST_EFFORT;
+			ret = 0;
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -324,7 +345,8 @@ struct record_run {
 	/* set by the notify callback and the signal handling */
 	bool triggered;
 	char alert[TRACEBUF_ALERT_NAME_MAX + 1];
-	int signo;
+	int signo;			/* the first SIGINT, SIGTERM or SIGHUP */
+	unsigned int signals;		/* how many of them */
 	/* the status line */
 	bool status;
 	bool status_shown;
@@ -333,6 +355,7 @@ struct record_run {
 	struct tracebuf_session_provider *prov;
 	int nprov;
 	uint64_t bytes;
+	bool *cat_known;		/* per -c category */
 };
 
 static uint64_t now_ns(void)
@@ -385,20 +408,28 @@ static void record_status_clear(struct record_run *r)
 	}
 }
 
+/*
+ * The status line: what the providers recorded so far (their buffer
+ * headers say), what was saved to the file, and what they dropped.
+ */
 static void record_status(struct record_run *r, uint64_t now)
 {
-	uint64_t dropped = 0, elapsed = now - r->t0;
-	char bytes[32];
+	uint64_t dropped = 0, recorded = 0, elapsed = now - r->t0;
+	char bytes[32], saved[32];
 
 	if (record_providers(r))
 		return;
-	for (int i = 0; i < r->nprov; i++)
+	for (int i = 0; i < r->nprov; i++) {
 		dropped += r->prov[i].records_dropped;
-	fprintf(stderr, "\rrecording %llu.%01llu s  %d provider%s  %s saved  %llu dropped\033[K",
+		recorded += r->prov[i].bytes_recorded;
+	}
+	fprintf(stderr, "\rrecording %llu.%01llu s  %d provider%s  %s recorded  %s saved"
+		"  %llu dropped\033[K",
 		(unsigned long long)(elapsed / NS_PER_SEC),
 		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)),
 		r->nprov, r->nprov == 1 ? "" : "s",
-		tbctl_human_bytes(tracebuf_session_bytes(r->s), bytes, sizeof(bytes)),
+		tbctl_human_bytes(recorded, bytes, sizeof(bytes)),
+		tbctl_human_bytes(tracebuf_session_bytes(r->s), saved, sizeof(saved)),
 		(unsigned long long)dropped);
 	fflush(stderr);
 	r->status_shown = true;
@@ -470,13 +501,68 @@ static void record_signals_read(struct record_run *r)
 		default:
 			if (!r->signo)
 				r->signo = (int)si.ssi_signo;
+			r->signals++;
 			/*
 			 * A terminal's ^C reaches COMMAND by itself (same
 			 * process group); a kill(2) aimed at us is passed on.
 			 */
 			if (r->child > 0 && si.ssi_code != SI_KERNEL)
 				kill(r->child, (int)si.ssi_signo);
+			/* the first: COMMAND decides when the recording ends */
+			if (r->child > 0 && r->signals == 1) {
+				record_status_clear(r);
+				tbctl_err("%s: recording until %s (pid %d) exits; SIG%s again "
+					  "stops the recording now", strsignal(r->signo),
+					  r->o->command[0], (int)r->child,
+					  sigabbrev_np(r->signo));
+			}
 			break;
+		}
+	}
+}
+
+/*
+ * The recording is over and COMMAND still runs: wait for it, saying so
+ * (a script's stderr is no terminal, but someone reads it).  A signal
+ * that arrives meanwhile leaves it running; returns 128 + that signal,
+ * or 0 once COMMAND exited (its status in r->child_status).
+ */
+static int record_wait_child(struct record_run *r)
+{
+	struct pollfd pfd = { .fd = r->sig_fd, .events = POLLIN };
+	unsigned int seen = r->signals;
+	int status;
+	pid_t w;
+
+	if (r->child <= 0)
+		return 0;
+	if (r->sig_fd < 0) {
+		do
+			w = waitpid(r->child, &status, 0);
+		while (w < 0 && errno == EINTR);
+		r->child_status = w == r->child ? record_wait_status(status) : 1;
+		r->child_exited = true;
+		r->child = 0;
+		return 0;
+	}
+	tbctl_err("waiting for %s (pid %d) to exit; SIGINT leaves it running",
+		  r->o->command[0], (int)r->child);
+	for (;;) {
+		/* SIGCHLD may have come before the signalfd was read */
+		if (waitpid(r->child, &status, WNOHANG) == r->child) {
+			r->child_status = record_wait_status(status);
+			r->child_exited = true;
+			r->child = 0;
+			return 0;
+		}
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return 1;
+		record_signals_read(r);
+		if (r->child_exited)
+			return 0;
+		if (r->signals > seen) {
+			tbctl_err("leaving %s (pid %d) running", r->o->command[0], (int)r->child);
+			return 128 + r->signo;
 		}
 	}
 }
@@ -533,6 +619,33 @@ static int record_tmp_commit(struct record_run *r)
 	return 0;
 }
 
+/* A buffer size over the module's limit: say which, and the limit. */
+static void record_efbig(const struct record_run *r)
+{
+	const struct record_opts *o = r->o;
+	struct tracebuf_manager *m;
+	char size[32], max[32];
+	uint64_t want = o->buffer_size ? o->buffer_size : TRACEBUF_LIB_DEFAULT_BUFFER_SIZE;
+	uint64_t limit = 0;
+
+	for (size_t i = 0; i < o->noverrides; i++)
+		if (o->overrides[i].size > want)
+			want = o->overrides[i].size;
+	if (!tracebuf_manager_open(r->ctx->device, 0, &m)) {
+		limit = tracebuf_manager_version(m)->max_buffer_size;
+		tracebuf_manager_close(m);
+	}
+	tbctl_human_bytes(want, size, sizeof(size));
+	if (!limit) {
+		tbctl_err("buffer size %s is larger than the module's max_buffer_size "
+			  "(/sys/module/tracebuf/parameters/max_buffer_size)", size);
+		return;
+	}
+	tbctl_err("buffer size %s is larger than the module's max_buffer_size, %s "
+		  "(/sys/module/tracebuf/parameters/max_buffer_size)", size,
+		  tbctl_human_bytes(limit, max, sizeof(max)));
+}
+
 static int record_session_create(struct record_run *r)
 {
 	const struct record_opts *o = r->o;
@@ -570,8 +683,7 @@ static int record_session_create(struct record_run *r)
 	case 0:
 		break;
 	case -EFBIG:
-		tbctl_err("buffer size larger than the module's max_buffer_size "
-			  "(/sys/module/tracebuf/parameters/max_buffer_size)");
+		record_efbig(r);
 		break;
 	case -EINVAL:
 		tbctl_err("invalid configuration (mode, buffer sizes or categories) refused");
@@ -649,7 +761,9 @@ static int record_loop(struct record_run *r)
 		uint64_t now = now_ns(), wake = deadline;
 		int timeout = -1;
 
-		if (r->triggered || r->signo || r->child_exited)
+		/* a signal stops now without COMMAND, the second one with it */
+		if (r->triggered || r->child_exited ||
+		    (r->signo && (!r->child || r->signals > 1)))
 			return 0;
 		if (deadline && now >= deadline)
 			return 0;
@@ -744,12 +858,129 @@ static int record_finish(struct record_run *r, bool report)
 	if (record_providers(r))
 		r->nprov = 0;
 	r->bytes = tracebuf_session_bytes(r->s);
+	r->cat_known = calloc(r->o->ncategories + 1, sizeof(*r->cat_known));
+	for (size_t i = 0; r->cat_known && i < r->o->ncategories; i++)
+		r->cat_known[i] = tracebuf_session_category_known(r->s, i) == 1;
 	ret = tracebuf_session_destroy(r->s);
 	r->s = NULL;
 	if (ret && report)
 		tbctl_err("%s: the trace could not be written: %s", r->o->output,
 			  strerror(-ret));
 	return ret;
+}
+
+/* A line on stderr that does not stop anything. */
+static void record_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void record_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(TBCTL_PROG ": warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Sets *status to @code unless an earlier cause set it. */
+static void record_cause(int *status, int code)
+{
+	if (!*status)
+		*status = code;
+}
+
+static bool record_has_provider(const struct record_run *r, const char *name)
+{
+	for (int i = 0; i < r->nprov; i++)
+		if (!strcmp(r->prov[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Is the trace what was asked?  A warning per thing that is missing;
+ * returns 0 or the TBCTL_EXIT_* of the first cause (see the usage).
+ */
+static int record_outcome(const struct record_run *r)
+{
+	const struct record_opts *o = r->o;
+	int busy = 0, failed = 0, missing = 0, unknown = 0, traced = 0, status = 0;
+	uint64_t dropped = 0, windows = 0;
+	int with_drops = 0;
+
+	for (int i = 0; i < r->nprov; i++) {
+		const struct tracebuf_session_provider *p = &r->prov[i];
+		char name[sizeof(p->name)];
+
+		tbctl_safe(p->name, name, sizeof(name));
+		if (p->state == TRACEBUF_LIB_TRACEE_BUSY) {
+			record_warn("provider '%s' (pid %u) was not traced: another manager "
+				    "traces it", name, p->pid);
+			busy++;
+			continue;
+		}
+		if (p->state == TRACEBUF_LIB_TRACEE_FAILED) {
+			if (p->error == -ESRCH)
+				record_warn("provider '%s' (pid %u) exited before it could be "
+					    "traced", name, p->pid);
+			else
+				record_warn("provider '%s' (pid %u) could not be traced: %s",
+					    name, p->pid, strerror(-p->error));
+			failed++;
+			continue;
+		}
+		traced++;
+		if (p->error == -ETIMEDOUT) {
+			record_warn("provider '%s' (pid %u) may be incomplete: it did not "
+				    "start or stop in time", name, p->pid);
+			failed++;
+		} else if (p->error) {
+			record_warn("provider '%s' (pid %u) may be incomplete: %s", name,
+				    p->pid, strerror(-p->error));
+			failed++;
+		}
+		dropped += p->records_dropped;
+		windows += p->drop_windows;
+		with_drops += p->records_dropped != 0;
+	}
+	for (size_t i = 0; i < o->nproviders; i++) {
+		if (record_has_provider(r, o->providers[i]))
+			continue;
+		record_warn("-p %s: no provider of that name registered", o->providers[i]);
+		missing++;
+	}
+	for (size_t i = 0; i < o->noverrides; i++)
+		if (!record_has_provider(r, o->overrides[i].name))
+			record_warn("-b %s:...: no provider of that name registered",
+				    o->overrides[i].name);
+	if (!traced && !busy && !failed)
+		record_warn("no provider was traced: none %sregistered (a program that "
+			    "started before the module was loaded is not one)",
+			    o->nproviders ? "of those names " : "");
+	for (size_t i = 0; traced && i < o->ncategories; i++) {
+		if (r->cat_known && r->cat_known[i])
+			continue;
+		record_warn("-c %s: no traced provider knows this category (none "
+			    "published it or wrote an event in it)", o->categories[i]);
+		unknown++;
+	}
+	if (dropped)
+		record_warn("%llu records dropped by %d provider%s (%llu drop window%s in "
+			    "the trace): a larger buffer (-b) or -m streaming keeps more",
+			    (unsigned long long)dropped, with_drops, with_drops == 1 ? "" : "s",
+			    (unsigned long long)windows, windows == 1 ? "" : "s");
+	if (busy)
+		record_cause(&status, TBCTL_EXIT_BUSY);
+	if (failed)
+		record_cause(&status, TBCTL_EXIT_FAILED);
+	if (missing)
+		record_cause(&status, TBCTL_EXIT_NO_PROVIDER);
+	if (!traced)
+		record_cause(&status, TBCTL_EXIT_EMPTY);
+	if (unknown)
+		record_cause(&status, TBCTL_EXIT_CATEGORY);
+	return status;
 }
 
 static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
@@ -759,7 +990,7 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
 		.status = !(o->present & TBCTL_OPT_QUIET) && isatty(STDERR_FILENO),
 	};
 	bool quiet = o->present & TBCTL_OPT_QUIET;
-	int ret, status;
+	int ret, outcome = 0, left;
 
 	ret = record_signals_block(&r);
 	if (ret) {
@@ -798,6 +1029,7 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
 		goto out_tmp;
 	if (!quiet)
 		record_summary(&r, now_ns() - r.t0);
+	outcome = record_outcome(&r);
 	goto out_signals;
 
 out_session:
@@ -806,23 +1038,21 @@ out_session:
 out_tmp:
 	record_tmp_remove(&r);
 out_signals:
+	left = record_wait_child(&r);
 	record_signals_restore(&r);
-	if (r.child > 0) {
-		pid_t w;
-
-		if (!quiet && !ret && isatty(STDERR_FILENO))
-			fprintf(stderr, "waiting for %s (pid %d) to exit\n", o->command[0],
-				(int)r.child);
-		do
-			w = waitpid(r.child, &status, 0);
-		while (w < 0 && errno == EINTR);
-		r.child_status = w == r.child ? record_wait_status(status) : 1;
-		r.child_exited = true;
-	}
 	free(r.overrides);
 	free(r.prov);
+	free(r.cat_known);
 	if (ret)
 		return ret;
+	if (left)
+		return left;
+	if (outcome && !(o->present & TBCTL_OPT_BEST_EFFORT)) {
+		if (r.child_exited && r.child_status)
+			tbctl_err("the trace is incomplete (exit status %d); %s exited with "
+				  "status %d", outcome, o->command[0], r.child_status);
+		return outcome;
+	}
 	return r.child_exited ? r.child_status : 0;
 }
 

@@ -87,6 +87,20 @@ int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv);
 #define TBCTL_OPT_OUTPUT	(1u << 7)
 #define TBCTL_OPT_QUIET		(1u << 8)
 #define TBCTL_OPT_COMMAND	(1u << 9)
+#define TBCTL_OPT_BEST_EFFORT	(1u << 10)
+
+/*
+ * Exit statuses of "record" when the trace is not what was asked (a
+ * warning on stderr says which), unless --best-effort.  The first that
+ * applies, in this order, wins.  README, "Exit status".
+ */
+#define TBCTL_EXIT_BUSY		6	/* a provider another manager traces */
+#define TBCTL_EXIT_FAILED	7	/* a provider not traced whole: refused,
+					 * or no answer in time
+					 */
+#define TBCTL_EXIT_NO_PROVIDER	4	/* a -p NAME matched no provider */
+#define TBCTL_EXIT_EMPTY	3	/* no provider was traced at all */
+#define TBCTL_EXIT_CATEGORY	5	/* a -c CATEGORY no provider knows */
 
 #define TBCTL_DEFAULT_OUTPUT	"trace.fxt"
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <linux/tracebuf.h>
+
 #include "util.h"
 
 static int util_err(char *err, size_t errlen, const char *fmt, ...)
@@ -59,6 +61,7 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 		{ "M", 20 }, { "MiB", 20 },
 		{ "G", 30 }, { "GiB", 30 },
 	};
+	char human[32], max[32];
 	const char *p = s;
 	unsigned int n, i;
 	uint64_t v;
@@ -79,11 +82,16 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	v <<= units[i].shift;
 	if (!v)
 		return util_err(err, errlen, "size '%s' must not be 0", s);
-	if (v % TBCTL_SIZE_ALIGN && units[i].shift)
+	if (v > TRACEBUF_BUFFER_MAX)
+		return util_err(err, errlen,
+				"size '%s' (%s) is larger than the largest trace buffer, %s",
+				s, tbctl_human_bytes(v, human, sizeof(human)),
+				tbctl_human_bytes(TRACEBUF_BUFFER_MAX, max, sizeof(max)));
+	if (v % TRACEBUF_BUFFER_ALIGN && units[i].shift)
 		return util_err(err, errlen,
 				"size '%s' (%llu bytes) is not a multiple of 4 KiB (4096 bytes)",
 				s, (unsigned long long)v);
-	if (v % TBCTL_SIZE_ALIGN)
+	if (v % TRACEBUF_BUFFER_ALIGN)
 		return util_err(err, errlen, "size %s is not a multiple of 4 KiB (4096 bytes)", s);
 	*out = v;
 	return 0;
@@ -362,14 +370,31 @@ size_t tbctl_utf8_len(const unsigned char *s, size_t len)
 	return n;
 }
 
+/* A control character of an untrusted string shows as '?'. */
+static char tbctl_safe_char(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
+}
+
 void tbctl_fputs_safe(FILE *f, const char *s, int width)
 {
 	int n = 0;
 
 	for (; *s; s++, n++)
-		putc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+		putc(tbctl_safe_char(*s), f);
 	for (; n < width; n++)
 		putc(' ', f);
+}
+
+const char *tbctl_safe(const char *s, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (; len && s[i] && i < len - 1; i++)
+		buf[i] = tbctl_safe_char(s[i]);
+	if (len)
+		buf[i] = '\0';
+	return buf;
 }
 
 void tbctl_json_str(FILE *f, const char *str, size_t len)

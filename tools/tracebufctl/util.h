@@ -17,17 +17,15 @@
 
 #define TBCTL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Buffer sizes are multiples of this (TRACEBUF_BUFFER_ALIGN). */
-#define TBCTL_SIZE_ALIGN	4096u
-
 /* ------------------------------------------------------------------------ */
 /* Values                                                                   */
 
 /*
- * tbctl_parse_size() - "4096", "64K", "4M", "1G" (also KiB, MiB, GiB; K,
- * M, G are binary multiples) into *out.  A size of 0, a number that
- * overflows 64 bits, a trailing word other than the suffixes, or a size
- * that is not a multiple of 4 KiB is -EINVAL.
+ * tbctl_parse_size() - a trace buffer size: "4096", "64K", "4M", "1G"
+ * (also KiB, MiB, GiB; K, M, G are binary multiples) into *out.  A size of
+ * 0, a number that overflows 64 bits, a trailing word other than the
+ * suffixes, a size over TRACEBUF_BUFFER_MAX (checked first) or one that is
+ * not a multiple of TRACEBUF_BUFFER_ALIGN is -EINVAL.
  */
 int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 
@@ -128,6 +126,8 @@ int tbctl_tmp_create(const char *path, char **tmp_path);
  * columns (bytes).  For strings that come from providers.
  */
 void tbctl_fputs_safe(FILE *f, const char *s, int width);
+/* tbctl_safe() - s into buf (len bytes, truncated) as tbctl_fputs_safe() prints it */
+const char *tbctl_safe(const char *s, char *buf, size_t len);
 
 /* Length of the valid UTF-8 sequence at s (len > 0 bytes), 0 if invalid. */
 size_t tbctl_utf8_len(const unsigned char *s, size_t len);

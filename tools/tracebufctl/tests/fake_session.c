@@ -13,10 +13,19 @@
  *   FAKE_ALERT=NAME    the 3rd dispatch reports alert NAME (NOTE_ALERT)
  *   FAKE_CONFIG=FILE   the session config is written there, one
  *                      "key value" line per field
+ *   FAKE_PROVIDERS=... the providers the session reports, any of
+ *                      "app" (traced whole, 1 MiB recorded), "lossy"
+ *                      (traced, 3 records dropped in 1 window), "failed"
+ *                      ("bad\nname": initialize refused, out of memory),
+ *                      "busy" ("other": another manager's), "late"
+ *                      ("slow": did not start in time), separated by
+ *                      commas; default "app"
  *
  * The session's fd is a timerfd ticking every 20 ms.  The output gets the
  * magic record at create, and at stop a provider info record and one
- * instant event per dispatch: a valid FXT file.  Two providers.
+ * instant event per dispatch in category "c": a valid FXT file.  Of the
+ * session's categories, "c", "net", "io" and patterns matching one are
+ * known.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -172,18 +181,62 @@ int tracebuf_session_terminate(struct tracebuf_session *s)
 int tracebuf_session_providers(const struct tracebuf_session *s,
 			       struct tracebuf_session_provider *out, size_t cap)
 {
-	static const struct tracebuf_session_provider p[] = {
-		{ .id = 1, .pid = 10, .name = "app", .state = TRACEBUF_LIB_TRACEE_TERMINATED,
-		  .mode = TRACEBUF_MODE_ONESHOT, .bytes_written = 100, .saves = 2,
-		  .records_dropped = 3 },
-		{ .id = 2, .pid = 20, .name = "bad\nname", .state = TRACEBUF_LIB_TRACEE_FAILED,
-		  .error = -ETIMEDOUT },
+	static const struct {
+		const char *key;
+		struct tracebuf_session_provider p;
+	} all[] = {
+		{ "app", { .id = 1, .pid = 10, .name = "app",
+			   .state = TRACEBUF_LIB_TRACEE_TERMINATED,
+			   .mode = TRACEBUF_MODE_ONESHOT, .bytes_written = 100,
+			   .bytes_recorded = 1 << 20, .saves = 2 } },
+		{ "lossy", { .id = 5, .pid = 50, .name = "lossy",
+			     .state = TRACEBUF_LIB_TRACEE_TERMINATED,
+			     .mode = TRACEBUF_MODE_ONESHOT, .bytes_written = 64,
+			     .bytes_recorded = 4096, .records_dropped = 3,
+			     .drop_windows = 1 } },
+		{ "failed", { .id = 2, .pid = 20, .name = "bad\nname",
+			      .state = TRACEBUF_LIB_TRACEE_FAILED, .error = -ENOMEM } },
+		{ "busy", { .id = 3, .pid = 30, .name = "other",
+			    .state = TRACEBUF_LIB_TRACEE_BUSY, .error = -EBUSY } },
+		{ "late", { .id = 4, .pid = 40, .name = "slow",
+			    .state = TRACEBUF_LIB_TRACEE_TERMINATED, .error = -ETIMEDOUT } },
 	};
+	const char *want = getenv("FAKE_PROVIDERS");
+	size_t n = 0;
 
 	(void)s;
-	for (size_t i = 0; i < cap && i < 2; i++)
-		out[i] = p[i];
-	return 2;
+	if (!want)
+		want = "app";
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		size_t len = strlen(all[i].key);
+		const char *w = strstr(want, all[i].key);
+
+		if (!w || (w[len] && w[len] != ','))
+			continue;
+		if (n < cap)
+			out[n] = all[i].p;
+		n++;
+	}
+	return (int)n;
+}
+
+int tracebuf_session_category_known(const struct tracebuf_session *s, size_t i)
+{
+	static const char *const known[] = { "c", "net", "io" };
+	const char *want;
+	size_t len;
+
+	if (i >= s->cfg.ncategories)
+		return -EINVAL;
+	want = s->cfg.categories[i];
+	len = strlen(want);
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+		if (!strcmp(want, known[k]))
+			return 1;
+		if (len && want[len - 1] == '*' && !strncmp(want, known[k], len - 1))
+			return 1;
+	}
+	return 0;
 }
 
 uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)
@@ -206,7 +259,8 @@ int tracebuf_manager_open(const char *device, uint32_t flags, struct tracebuf_ma
 {
 	(void)device;
 	(void)flags;
-	if (fake_env("FAKE_CREATE"))
+	/* a manager is opened fine where only the session's size is refused */
+	if (fake_env("FAKE_CREATE") && fake_env("FAKE_CREATE") != EFBIG)
 		return -fake_env("FAKE_CREATE");
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
@@ -248,6 +302,18 @@ int tracebuf_manager_categories(struct tracebuf_manager *m, uint32_t id,
 	*size = sizeof(cats) - 1;
 	*count = 2;
 	return 0;
+}
+
+const struct tracebuf_version_args *
+tracebuf_manager_version(const struct tracebuf_manager *m)
+{
+	static const struct tracebuf_version_args v = {
+		.abi_major = TRACEBUF_ABI_MAJOR, .abi_minor = TRACEBUF_ABI_MINOR,
+		.max_buffer_size = 1 << 20,
+	};
+
+	(void)m;
+	return &v;
 }
 
 void tracebuf_manager_close(struct tracebuf_manager *m)

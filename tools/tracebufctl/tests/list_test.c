@@ -108,7 +108,8 @@ static void names(void)
 	T_EXPECT(!strcmp(tbctl_mode_name(TRACEBUF_MODE_CIRCULAR), "circular"));
 	T_EXPECT(!strcmp(tbctl_mode_name(4), "?"));
 	T_EXPECT(!strcmp(tbctl_tracee_state_name(9), "failed"));
-	T_EXPECT(!strcmp(tbctl_tracee_state_name(10), "?"));
+	T_EXPECT(!strcmp(tbctl_tracee_state_name(10), "busy"));
+	T_EXPECT(!strcmp(tbctl_tracee_state_name(11), "?"));
 }
 
 static const struct t_test tests[] = {

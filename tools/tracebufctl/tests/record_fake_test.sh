@@ -67,13 +67,96 @@ test_duration_writes_trace() {
 	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
 	[ "$(ls -A "$TMP/w")" = trace.fxt ] || fail "in w/: $(ls -A "$TMP/w")" || return 1
 	expect_trace trace.fxt 5 || return 1
-	# the summary: header, two providers (names defused), the last line
-	[ "$(wc -l < "$TMP/err")" = 4 ] || fail "summary: $ERR" || return 1
-	[[ $ERR == *"bad?name"*"failed"*"(Connection timed out)"* ]] || fail "summary: $ERR" ||
-		return 1
-	[[ $(tail -n 1 "$TMP/err") == "wrote trace.fxt: "*" from 2 providers in "* ]] ||
+	# the summary: header, the provider, the last line
+	[ "$(wc -l < "$TMP/err")" = 3 ] || fail "summary: $ERR" || return 1
+	[[ $(tail -n 1 "$TMP/err") == "wrote trace.fxt: "*" from 1 provider in "* ]] ||
 		fail "last line: $(tail -n 1 "$TMP/err")" || return 1
 	[[ $ERR != *$'\r'* ]] || fail "a status line although stderr is no terminal"
+}
+
+# A provider that failed: in the summary (its name defused), a warning
+# after it, and the exit status says so.
+test_failed_provider_in_summary() {
+	FAKE_PROVIDERS=app,failed t_run record -d 100ms
+	[ "$RC" = 7 ] || fail "exit $RC, expected 7: $ERR" || return 1
+	[ "$(wc -l < "$TMP/err")" = 5 ] || fail "summary: $ERR" || return 1
+	[[ $ERR == *"bad?name"*"failed"*"(Cannot allocate memory)"* ]] ||
+		fail "summary: $ERR" || return 1
+	[[ $(sed -n 4p "$TMP/err") == "wrote trace.fxt: "*" from 2 providers in "* ]] ||
+		fail "line 4: $(sed -n 4p "$TMP/err")" || return 1
+	[ "$(tail -n 1 "$TMP/err")" = "tracebufctl: warning: provider 'bad?name' (pid 20) could not be traced: Cannot allocate memory" ] ||
+		fail "last line: $(tail -n 1 "$TMP/err")" || return 1
+	# the trace is still written: what it holds is real
+	expect_trace trace.fxt 3
+}
+
+# expect_incomplete STATUS WARNING ARGS...: record ARGS exits STATUS
+# with WARNING on stderr, and writes the trace
+expect_incomplete() {
+	local status=$1 warning=$2
+	shift 2
+	rm -f "$TMP/w/trace.fxt"
+	t_run record -q -d 50ms "$@"
+	[ "$RC" = "$status" ] || fail "record $*: exit $RC, expected $status: $ERR" ||
+		return 1
+	[[ $ERR == *"tracebufctl: warning: $warning"* ]] ||
+		fail "record $*: no warning '$warning': $ERR" || return 1
+	[ -s "$TMP/w/trace.fxt" ] || fail "record $*: no trace"
+}
+
+test_incomplete_trace_exit_statuses() {
+	FAKE_PROVIDERS=app,busy expect_incomplete 6 \
+		"provider 'other' (pid 30) was not traced: another manager traces it" || return 1
+	FAKE_PROVIDERS=app,late expect_incomplete 7 \
+		"provider 'slow' (pid 40) may be incomplete: it did not start or stop in time" ||
+		return 1
+	expect_incomplete 4 "-p db: no provider of that name registered" -p app -p db ||
+		return 1
+	FAKE_PROVIDERS= expect_incomplete 3 "no provider was traced: none registered" ||
+		return 1
+	FAKE_PROVIDERS= expect_incomplete 4 "-p app: no provider of that name registered" \
+		-p app || return 1
+	expect_incomplete 5 "-c nosuch: no traced provider knows this category" \
+		-c net,nosuch || return 1
+	# the first cause wins
+	FAKE_PROVIDERS=app,late,busy expect_incomplete 6 \
+		"provider 'other' (pid 30) was not traced: another manager traces it" \
+		-c nosuch || return 1
+	# patterns match by prefix; what is known is fine
+	t_run record -q -d 50ms -c 'n*,c,io'
+	[ "$RC" = 0 ] || fail "-c 'n*,c,io': exit $RC: $ERR"
+}
+
+test_best_effort() {
+	FAKE_PROVIDERS=app,busy t_run record -q -d 50ms --best-effort -c nosuch
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[[ $ERR == *"another manager traces it"*"-c nosuch"* ]] || fail "warnings: $ERR" ||
+		return 1
+	FAKE_PROVIDERS=app,busy t_run record -q --best-effort -- sh -c 'exit 2'
+	[ "$RC" = 2 ] || fail "exit $RC, expected COMMAND's 2: $ERR"
+}
+
+# Incomplete, and COMMAND failed too: the trace's status, and COMMAND's
+# in a line.
+test_incomplete_with_failed_command() {
+	FAKE_PROVIDERS=app,busy t_run record -q -- sh -c 'exit 2'
+	[ "$RC" = 6 ] || fail "exit $RC, expected 6: $ERR" || return 1
+	[[ $ERR == *"tracebufctl: the trace is incomplete (exit status 6); sh exited with status 2"* ]] ||
+		fail "stderr: $ERR"
+}
+
+test_drops_warn() {
+	FAKE_PROVIDERS=app,lossy t_run record -q -d 50ms
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$ERR" = "tracebufctl: warning: 3 records dropped by 1 provider (1 drop window in the trace): a larger buffer (-b) or -m streaming keeps more" ] ||
+		fail "stderr: $ERR"
+}
+
+test_override_for_absent_provider_warns() {
+	t_run record -q -d 50ms -b app:64K -b nosuch:64K
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[ "$ERR" = "tracebufctl: warning: -b nosuch:...: no provider of that name registered" ] ||
+		fail "stderr: $ERR"
 }
 
 test_quiet() {
@@ -85,7 +168,7 @@ test_quiet() {
 test_config_passthrough() {
 	local want
 	FAKE_CONFIG=$TMP/cfg t_run -D /dev/fake record -q -d 50ms -c a,b -c c -m stream \
-		-b 8M -b app:16K -b 'a:b:2M' -p x -p y
+		-b 8M -b app:16K -b 'a:b:2M' -p x -p y --best-effort
 	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
 	want="mode 3
 buffer_size 8388608
@@ -202,13 +285,47 @@ test_dispatch_error_leaves_nothing() {
 
 test_dispatch_error_waits_for_command() {
 	FAKE_DISPATCH=2 t_run record -o x.fxt -- sh -c 'sleep 0.5; echo done > done'
-	expect_error "x.fxt: the session failed" || return 1
+	[ "$RC" = 1 ] || fail "exit $RC: $ERR" || return 1
+	[[ $ERR == "tracebufctl: x.fxt: the session failed (output or device error)
+tracebufctl: waiting for sh (pid "*") to exit; SIGINT leaves it running" ]] ||
+		fail "stderr: $ERR" || return 1
 	[ "$(ls -A "$TMP/w")" = "done" ] || fail "in w/: $(ls -A "$TMP/w")"
+}
+
+# SIGINT to tracebufctl alone, with a COMMAND that ignores it: the first
+# says recording goes on until COMMAND exits, the second stops the
+# recording and keeps the trace, the third stops waiting for COMMAND.
+test_sigint_to_tracebufctl_alone() {
+	local child
+	bg record -o i.fxt -- sh -c 'trap "" INT; while :; do sleep 0.05; done'
+	bg_ready || return 1
+	kill -INT "$PID"
+	sleep 0.5
+	kill -0 "$PID" 2> /dev/null || fail "exited after one SIGINT" || return 1
+	grep -q "^tracebufctl: Interrupt: recording until sh (pid [0-9]*) exits; SIGINT again stops the recording now$" \
+		"$TMP/err" || fail "stderr: $(cat "$TMP/err")" || return 1
+	[ ! -e "$TMP/w/i.fxt" ] || fail "the trace was written already" || return 1
+	kill -INT "$PID"
+	for _ in $(seq 50); do
+		[ -e "$TMP/w/i.fxt" ] && break
+		sleep 0.1
+	done
+	expect_trace i.fxt 3 || return 1
+	grep -q "^tracebufctl: waiting for sh (pid [0-9]*) to exit; SIGINT leaves it running$" \
+		"$TMP/err" || fail "stderr: $(cat "$TMP/err")" || return 1
+	kill -0 "$PID" 2> /dev/null || fail "did not wait for sh" || return 1
+	child=$(sed -n 's/.*waiting for sh (pid \([0-9]*\)).*/\1/p' "$TMP/err")
+	kill -INT "$PID"
+	bg_wait || return 1
+	kill -0 "$child" 2> /dev/null || fail "sh $child is gone" || return 1
+	kill -KILL "$child"
+	[ "$RC" = 130 ] || fail "exit $RC, expected 130: $ERR" || return 1
+	[[ $ERR == *"tracebufctl: leaving sh (pid $child) running" ]] || fail "stderr: $ERR"
 }
 
 test_create_errors() {
 	local e
-	for e in "27 buffer size larger than the module's max_buffer_size" \
+	for e in "27 buffer size 4.0 MiB is larger than the module's max_buffer_size, 1.0 MiB" \
 		 "22 invalid configuration" \
 		 "1 permission denied: needs CAP_PERFMON or CAP_SYS_ADMIN (or the manager_gid group)" \
 		 "13 permission denied: needs CAP_PERFMON" \
@@ -231,8 +348,10 @@ test_output_in_subdirectory() {
 
 test_status_line_on_terminal() {
 	command -v script > /dev/null || return 0	# util-linux: always on Debian
-	(cd "$TMP/w" && script -qec "$TBCTL record -d 700ms" /dev/null) > "$TMP/out" 2>&1 < /dev/null
-	grep -q $'\rrecording 0.[0-9] s  2 providers  .* saved  3 dropped' "$TMP/out" ||
+	(cd "$TMP/w" && FAKE_PROVIDERS=app,lossy script -qec "$TBCTL record -d 700ms" /dev/null) \
+		> "$TMP/out" 2>&1 < /dev/null
+	grep -q $'\rrecording 0.[0-9] s  2 providers  1.0 MiB recorded  .* saved  3 dropped' \
+		"$TMP/out" ||
 		fail "no status line: $(cat -A "$TMP/out" | head -c 300)" || return 1
 	[ "$(grep -o $'\rrecording' "$TMP/out" | wc -l)" -ge 2 ] ||
 		fail "the status line was not updated"
@@ -269,6 +388,12 @@ app  io" ] || fail "categories: $OUT" || return 1
 # shellcheck disable=SC2034 # TESTS and NEEDS are for tap_main
 TESTS=(
 	test_duration_writes_trace
+	test_failed_provider_in_summary
+	test_incomplete_trace_exit_statuses
+	test_best_effort
+	test_incomplete_with_failed_command
+	test_drops_warn
+	test_override_for_absent_provider_warns
 	test_quiet
 	test_config_passthrough
 	test_config_defaults
@@ -278,6 +403,7 @@ TESTS=(
 	test_command_gets_clean_fds_and_signals
 	test_command_not_found
 	test_sigint_stops
+	test_sigint_to_tracebufctl_alone
 	test_sigterm_reaches_command
 	test_trigger_stops
 	test_other_alert_ignored

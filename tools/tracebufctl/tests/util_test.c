@@ -42,7 +42,7 @@ static void sizes(void)
 		{ "4096", 4096 }, { "8192B", 8192 }, { "4K", 4096 }, { "4k", 4096 },
 		{ "16KiB", 16384 }, { "1M", 1 << 20 }, { "3MiB", 3 << 20 },
 		{ "1G", 1ULL << 30 }, { "4GiB", 4ULL << 30 },
-		{ "16777215G", 16777215ULL << 30 },
+		{ "16777215G", 0 }, { "4194305K", 0 }, { "99999999999", 0 },
 		{ "", 0 }, { "K", 0 }, { "0", 0 }, { "0K", 0 }, { "1", 0 }, { "4095", 0 },
 		{ "4097", 0 }, { "2K", 0 }, { "4 K", 0 }, { " 4096", 0 }, { "4096 ", 0 },
 		{ "+4096", 0 }, { "-4096", 0 }, { "0x1000", 0 }, { "4KB", 0 }, { "4Kib", 0 },
@@ -61,6 +61,19 @@ static void sizes(void)
 			T_FAIL("'%s': ret %d err '%s' value %llu, expected an error",
 			       cases[i].in, ret, err, (unsigned long long)v);
 	}
+}
+
+/* Too large is said before unaligned, with the limit's value. */
+static void size_limit_first(void)
+{
+	char err[160] = "";
+	uint64_t v;
+
+	T_EXPECT_EQ(tbctl_parse_size("99999999999", &v, err, sizeof(err)), -EINVAL);
+	T_EXPECT(!strcmp(err, "size '99999999999' (93.1 GiB) is larger than the largest "
+			 "trace buffer, 4.0 GiB"));
+	if (strstr(err, "multiple"))
+		T_FAIL("'%s'", err);
 }
 
 static void durations(void)
@@ -303,6 +316,7 @@ static void tmp_files(void)
 
 static const struct t_test tests[] = {
 	T_TEST(sizes),
+	T_TEST(size_limit_first),
 	T_TEST(durations),
 	T_TEST(keywords),
 	T_TEST(human_bytes),

@@ -211,13 +211,24 @@ static void circular_keeps_the_last(void)
 static void command_exit_status_passes_through(void)
 {
 	const char *argv[] = { "tracebufctl", "record", "-q", "-o", path("x.fxt"),
-			       "--", EX, "--bogus", NULL };
+			       "--", prog_path("tb-seqprov"), "-n", "10", "-x", "3", NULL };
+	const char *bogus[] = { "tracebufctl", "record", "-q", "-o", path("y.fxt"),
+				"--", EX, "--bogus", NULL };
+	static char err[4096];
 	struct stat st;
 
-	/* the example's own exit status for bad arguments */
-	T_EXPECT_EQ(run(argv, NULL, 0, NULL, 0, 0), 2);
-	/* the trace of a run that ended that way is still written */
+	/* a traced COMMAND's own status */
+	T_EXPECT_EQ(run(argv, NULL, 0, NULL, 0, 0), 3);
 	T_EXPECT_EQ(stat(path("x.fxt"), &st), 0);
+	/*
+	 * The example refuses its arguments (status 2) before it registers:
+	 * nothing was traced, which says so; COMMAND's status in a line.
+	 */
+	T_EXPECT_EQ(run(bogus, NULL, 0, err, sizeof(err), 0), 3);
+	T_EXPECT(strstr(err, "tracebufctl: the trace is incomplete (exit status 3); ") &&
+		 strstr(err, "tracebuf-example exited with status 2"));
+	/* the trace of a run that ended that way is still written */
+	T_EXPECT_EQ(stat(path("y.fxt"), &st), 0);
 }
 
 /* A provider that registers while recording (not COMMAND) joins. */

@@ -3,7 +3,7 @@
  * tb-seqprov: providers whose every event can be checked, for the
  * integration tests (tests/vm/NAME_vmtest.c).
  *
- *   tb-seqprov [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s]
+ *   tb-seqprov [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s] [-x STATUS]
  *
  * Forks PROCS processes (default 1) that wait at a barrier and are then
  * released together, so that they register at the same moment.  Process
@@ -16,8 +16,8 @@
  *
  * then destroys its provider.  By default it registers the way the
  * library does by default; -W asks for TRACEBUF_LIB_PROVIDER_NO_WAIT.
- * With -s each iteration sleeps 1 ms.  The exit status is 0 when every
- * process registered and finished, 1 otherwise.
+ * With -s each iteration sleeps 1 ms.  The exit status is STATUS (default
+ * 0) when every process registered and finished, 1 otherwise.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -61,11 +61,11 @@ int main(int argc, char **argv)
 	const char *name = "seq";
 	uint32_t flags = 0;
 	bool slow = false;
-	int barrier[2], opt, failed = 0;
+	int barrier[2], opt, failed = 0, status = 0;
 	pid_t *pids;
 	char c;
 
-	while ((opt = getopt(argc, argv, "P:n:N:Ws")) != -1) {
+	while ((opt = getopt(argc, argv, "P:n:N:Wsx:")) != -1) {
 		switch (opt) {
 		case 'P':
 			procs = (unsigned int)strtoul(optarg, NULL, 0);
@@ -82,9 +82,12 @@ int main(int argc, char **argv)
 		case 's':
 			slow = true;
 			break;
+		case 'x':
+			status = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s] "
+				"[-x STATUS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -123,5 +126,5 @@ int main(int argc, char **argv)
 			failed = 1;
 	}
 	free(pids);
-	return failed;
+	return failed ? 1 : status;
 }

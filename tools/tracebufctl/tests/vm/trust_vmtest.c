@@ -3,7 +3,10 @@
  * A recording that can be trusted, in the test VM: a provider started
  * under "tracebufctl record" loses none of its first events by default,
  * a trace of other providers does not hold it up, and one that does not
- * wait never leaves a duration end without its begin.
+ * wait never leaves a duration end without its begin.  A trace that is not
+ * what was asked (no provider, a -p or -c nobody matches, a provider of
+ * another manager, an initialize refused for memory) exits with its own
+ * status and a warning; dropped records are in the file and the JSON.
  *
  * tracebufctl and tb-seqprov are expected beside this program.
  */
@@ -52,8 +55,9 @@ static void default_provider_keeps_its_first_events(void)
  */
 static void no_wait_provider_records_no_orphan_end(void)
 {
-	const char *argv[] = { "tracebufctl", "record", "-q", "-b", "64K", "-o",
-			       path("n.fxt"), "--", SEQ, "-W", "-n", "100", NULL };
+	/* it may be gone before it is initialized: no error for that here */
+	const char *argv[] = { "tracebufctl", "record", "-q", "--best-effort", "-b", "64K",
+			       "-o", path("n.fxt"), "--", SEQ, "-W", "-n", "100", NULL };
 	unsigned int bad = 0, partial = 0, runs = 50;
 
 	alarm(T_TIMEOUT * 2);
@@ -137,10 +141,163 @@ static void trace_of_others_does_not_hold_up(void)
 	T_EXPECT_EQ(res.providers, 0);
 }
 
+/* record exits @status with @warning on stderr, and still writes @file. */
+static void expect_incomplete(const char *const *argv, int status, const char *warning,
+			      const char *file)
+{
+	static char err[8192];
+	struct stat st;
+	int rc = run(argv, NULL, 0, err, sizeof(err), 0);
+
+	if (rc != status)
+		T_FAIL("exit %d, expected %d", rc, status);
+	if (!strstr(err, warning))
+		T_FAIL("no warning \"%s\"", warning);
+	T_EXPECT_EQ(stat(file, &st), 0);
+}
+
+/* Nobody registered: an empty trace is not a success. */
+static void no_provider_is_an_error(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-d", "500ms", "-o",
+			       path("e.fxt"), NULL };
+	const char *best[] = { "tracebufctl", "record", "-q", "-d", "500ms", "--best-effort",
+			       "-o", path("b.fxt"), NULL };
+
+	expect_incomplete(argv, 3, "tracebufctl: warning: no provider was traced", path("e.fxt"));
+	T_EXPECT_EQ(run(best, NULL, 0, NULL, 0, 0), 0);
+}
+
+static void unknown_provider_name(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-q", "-d", "1s", "-p", "here",
+			       "-p", "absent", "-o", path("p.fxt"), NULL };
+	struct seq_result res;
+	struct held h;
+
+	T_ASSERT_EQ(hold_provider("here", NULL, 0, &h), 0);
+	expect_incomplete(argv, 4, "warning: -p absent: no provider of that name registered",
+			  path("p.fxt"));
+	release_provider(&h);
+	/* what was there is in the trace */
+	T_ASSERT_EQ(seq_check(path("p.fxt"), "here", 1, 1, &res), 0);
+	T_EXPECT_EQ(res.providers, 1);
+}
+
+/* A category no provider publishes or writes; one that is published. */
+static void unknown_category(void)
+{
+	static const struct tracebuf_known_category known[] = {
+		{ "vm:known", "a published category" },
+	};
+	const char *argv[] = { "tracebufctl", "record", "-q", "-d", "1s", "-c",
+			       "vm:known,vm:nosuch", "-o", path("c.fxt"), NULL };
+	const char *pattern[] = { "tracebufctl", "record", "-q", "-d", "1s", "-c", "vm:*",
+				  "-o", path("c2.fxt"), NULL };
+	/* known by the events tb-seqprov writes, not by publishing */
+	const char *written[] = { "tracebufctl", "record", "-q", "-c", "seq", "-o",
+				  path("c3.fxt"), "--", SEQ, "-n", "10", NULL };
+	struct held h;
+
+	T_ASSERT_EQ(hold_provider("cats", known, 1, &h), 0);
+	expect_incomplete(argv, 5, "warning: -c vm:nosuch: no traced provider knows this "
+			  "category", path("c.fxt"));
+	T_EXPECT_EQ(run(pattern, NULL, 0, NULL, 0, 0), 0);
+	release_provider(&h);
+	T_EXPECT_EQ(run(written, NULL, 0, NULL, 0, 0), 0);
+}
+
+/* A provider a second record wants while the first one traces it. */
+static void provider_of_another_manager(void)
+{
+	const char *first[] = { "tracebufctl", "record", "-q", "-d", "6s", "-p", "shared",
+				"-o", path("first.fxt"), NULL };
+	const char *second[] = { "tracebufctl", "record", "-q", "-d", "500ms", "-p",
+				 "shared", "-o", path("second.fxt"), NULL };
+	char state[32] = "";
+	struct held h;
+	pid_t pid;
+
+	T_ASSERT_EQ(hold_provider("shared", NULL, 0, &h), 0);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (!pid)
+		_exit(run(first, NULL, 0, NULL, 0, 0));
+	for (int i = 0; i < 100 && strcmp(state, "started"); i++) {
+		usleep(50 * 1000);
+		list_state("shared", state, sizeof(state));
+	}
+	expect_incomplete(second, 6, "warning: provider 'shared' (pid ", path("second.fxt"));
+	T_ASSERT_EQ(waitpid(pid, &(int){ 0 }, 0), pid);
+	release_provider(&h);
+}
+
+/* INITIALIZE refused for lack of memory (max_total_memory). */
+static void initialize_out_of_memory(void)
+{
+	const char *param = "/sys/module/tracebuf/parameters/max_total_memory";
+	const char *argv[] = { "tracebufctl", "record", "-q", "-d", "500ms", "-b", "1M",
+			       "-o", path("m.fxt"), NULL };
+	char old[32] = "";
+	struct held h;
+	ssize_t n;
+	int fd;
+
+	fd = open(param, O_RDWR);
+	T_ASSERT(fd >= 0);
+	n = read(fd, old, sizeof(old) - 1);
+	T_ASSERT(n > 0);
+	T_ASSERT(pwrite(fd, "65536", 5, 0) == 5);
+	T_ASSERT_EQ(hold_provider("hungry", NULL, 0, &h), 0);
+	expect_incomplete(argv, 7, "warning: provider 'hungry' (pid ", path("m.fxt"));
+	release_provider(&h);
+	T_EXPECT(pwrite(fd, old, (size_t)n, 0) == n);
+	close(fd);
+}
+
+/* Dropped records: a warning, and both markers in the file and the JSON. */
+static void drops_are_in_the_trace(void)
+{
+	const char *argv[] = { "tracebufctl", "record", "-b", "16K", "-o", path("d.fxt"),
+			       "--", SEQ, "-n", "4000", NULL };
+	const char *conv[] = { "tracebufctl", "convert", path("d.fxt"), "-o", path("d.json"),
+			       NULL };
+	static char err[8192];
+	struct seq_result res;
+	char *json;
+	struct stat st;
+	int fd;
+
+	T_EXPECT_EQ(run(argv, NULL, 0, err, sizeof(err), 0), 0);
+	T_EXPECT(strstr(err, "tracebufctl: warning: ") && strstr(err, " records dropped by 1 "
+								 "provider (1 drop window"));
+	T_ASSERT_EQ(seq_check(path("d.fxt"), "seq", 1, 4000, &res), 0);
+	printf("# %" PRIu64 " of 4000 events, %u overflow records, %" PRIu64 " windows\n",
+	       res.events, res.overflows, res.drop_windows);
+	T_EXPECT(res.events > 0 && res.events < 4000);
+	T_EXPECT_EQ(res.overflows, 1);
+	T_EXPECT_EQ(res.drop_windows, 1);
+	T_ASSERT_EQ(run(conv, NULL, 0, NULL, 0, 0), 0);
+	fd = open(path("d.json"), O_RDONLY);
+	T_ASSERT(fd >= 0 && !fstat(fd, &st));
+	json = calloc(1, (size_t)st.st_size + 1);
+	T_ASSERT(json && read(fd, json, (size_t)st.st_size) == st.st_size);
+	close(fd);
+	T_EXPECT(strstr(json, "\"name\":\"buffer overflow\"") != NULL);
+	T_EXPECT(strstr(json, "\"name\":\"records dropped\"") != NULL);
+	free(json);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(default_provider_keeps_its_first_events),
 	T_TEST(trace_of_others_does_not_hold_up),
 	T_TEST(no_wait_provider_records_no_orphan_end),
+	T_TEST(no_provider_is_an_error),
+	T_TEST(unknown_provider_name),
+	T_TEST(unknown_category),
+	T_TEST(provider_of_another_manager),
+	T_TEST(initialize_out_of_memory),
+	T_TEST(drops_are_in_the_trace),
 };
 
 VMTEST_MAIN(tests)
