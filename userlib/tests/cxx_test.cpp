@@ -27,20 +27,7 @@ static int collect()
 
 static void same_layout_as_c()
 {
-	const size_t cxx[MT_LAYOUT_N] = {
-		sizeof(struct tracebuf_thread),
-		offsetof(struct tracebuf_thread, chunk_len),
-		offsetof(struct tracebuf_thread, begin_epoch),
-		offsetof(struct tracebuf_thread, registered),
-		sizeof(struct tracebuf_engine_hot),
-		offsetof(struct tracebuf_engine_hot, use_tsc),
-		sizeof(struct tracebuf_site),
-		offsetof(struct tracebuf_site, arg_header),
-		offsetof(struct tracebuf_site, next),
-		sizeof(struct tracebuf_scope),
-		offsetof(struct tracebuf_scope, args),
-		sizeof(struct tracebuf_fxt_arg),
-	};
+	const size_t cxx[MT_LAYOUT_N] = MT_LAYOUT;
 
 	for (int i = 0; i < MT_LAYOUT_N; i++)
 		T_EXPECT_EQ(cxx[i], mt_c_layout[i]);

@@ -20,23 +20,11 @@ C_COMPILERS=(gcc clang)
 CXX_COMPILERS=(g++ clang++)
 HEADERS=$(cd "$USERLIB/include" && ls tracebuf*.h)
 
-n=0
-failed=0
-passed=0
+# shellcheck source=ktap.sh
+. "$USERLIB/tests/ktap.sh"
 nheaders=$(echo "$HEADERS" | wc -w)
 echo "TAP version 13"
 echo "1..$((nheaders + 5))"
-result() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $1${3:+ # $3}"
-		failed=$((failed + 1))
-	fi
-}
-say() { sed 's/^/# /'; }
 
 # compile LANG STD COMPILER FILE [ARGS...]: 0 if it compiled cleanly
 compile() {
@@ -141,5 +129,4 @@ printf '#include <tracebuf.h>\nvoid f(int x)\n{\n\tif (x) {\n\t\tTRACE_DURATION(
 every_mode "$TMP/ok.c" "$TMP/ok.cpp"
 result duration_forms_that_compile $?
 
-echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:0 error:0"
-[ $failed = 0 ]
+ktap_totals

@@ -15,24 +15,10 @@ trap 'rm -rf "$TMP"' EXIT
 DEST=$TMP/dest
 PREFIX=/usr
 
-n=0
-failed=0
-passed=0
+# shellcheck source=ktap.sh
+. "$USERLIB/tests/ktap.sh"
 echo "TAP version 13"
 echo "1..7"
-# result NAME STATUS [WHY]: one KTAP line.
-result() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $1${3:+ # $3}"
-		failed=$((failed + 1))
-	fi
-}
-# say LINES: KTAP diagnostics.
-say() { sed 's/^/# /'; }
 
 so=$USERLIB/libtracebuf.so.1
 # 1. soname
@@ -120,5 +106,4 @@ left=$(find "$DEST" -name '*tracebuf*' | sed "s|^$DEST||")
 [ -z "$left" ] || { echo "left: $left" | say; st=1; }
 result make_uninstall $st
 
-echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:0 error:0"
-[ $failed = 0 ]
+ktap_totals

@@ -12,21 +12,7 @@
 #include "../engine.h"
 #include "memtrace.h"
 
-/* Kept in step with cxx_test.cpp, which computes the same in C++. */
-const size_t mt_c_layout[MT_LAYOUT_N] = {
-	sizeof(struct tracebuf_thread),
-	offsetof(struct tracebuf_thread, chunk_len),
-	offsetof(struct tracebuf_thread, begin_epoch),
-	offsetof(struct tracebuf_thread, registered),
-	sizeof(struct tracebuf_engine_hot),
-	offsetof(struct tracebuf_engine_hot, use_tsc),
-	sizeof(struct tracebuf_site),
-	offsetof(struct tracebuf_site, arg_header),
-	offsetof(struct tracebuf_site, next),
-	sizeof(struct tracebuf_scope),
-	offsetof(struct tracebuf_scope, args),
-	sizeof(struct tracebuf_fxt_arg),
-};
+const size_t mt_c_layout[MT_LAYOUT_N] = MT_LAYOUT;
 
 struct mt_ev mt_ev[MT_EV_MAX];
 unsigned int mt_nev;

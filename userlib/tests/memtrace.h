@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tracebuf_event.h>
 #include <tracebuf_reader.h>
 
 #ifdef __cplusplus
@@ -51,9 +52,24 @@ void mt_stop(void);
 void mt_detach(void);
 
 /*
- * The layout of the structs C and C++ code share, as the C compiler sees
- * it: sizes and the offsets of their last fields, MT_LAYOUT_N values.
+ * The layout of the structs C and C++ code share: sizes and the offsets
+ * of their last fields.  mt_c_layout holds them as the C compiler sees
+ * them; cxx_test.cpp compares what the C++ compiler makes of the same.
  */
+#define MT_LAYOUT {							\
+	sizeof(struct tracebuf_thread),					\
+	offsetof(struct tracebuf_thread, chunk_len),			\
+	offsetof(struct tracebuf_thread, begin_epoch),			\
+	offsetof(struct tracebuf_thread, registered),			\
+	sizeof(struct tracebuf_engine_hot),				\
+	offsetof(struct tracebuf_engine_hot, use_tsc),			\
+	sizeof(struct tracebuf_site),					\
+	offsetof(struct tracebuf_site, arg_header),			\
+	offsetof(struct tracebuf_site, next),				\
+	sizeof(struct tracebuf_scope),					\
+	offsetof(struct tracebuf_scope, args),				\
+	sizeof(struct tracebuf_fxt_arg),				\
+}
 #define MT_LAYOUT_N	12
 extern const size_t mt_c_layout[MT_LAYOUT_N];
 
