@@ -98,6 +98,19 @@ static void list_state(const char *name, char *state, size_t len)
 	}
 }
 
+/* Wait (5 s at most) until "tracebufctl list" shows @name started. */
+static void wait_started(const char *name)
+{
+	char state[32] = "";
+
+	for (int i = 0; i < 100 && strcmp(state, "started"); i++) {
+		usleep(50 * 1000);
+		list_state(name, state, sizeof(state));
+	}
+	if (strcmp(state, "started"))
+		T_FAIL("provider \"%s\" is \"%s\", not started", name, state);
+}
+
 /*
  * While "record -p other" runs, a provider of another name registers and
  * goes on at once; one of the traced name waits and is traced whole.
@@ -109,7 +122,6 @@ static void trace_of_others_does_not_hold_up(void)
 	const char *other[] = { "tb-seqprov", "-N", "seq-other", "-n", "100", NULL };
 	const char *wanted[] = { "tb-seqprov", "-N", "seq-wanted", "-n", "100", NULL };
 	struct seq_result res;
-	char state[32] = "";
 	double t0, took;
 	struct held h;
 	pid_t pid;
@@ -120,12 +132,7 @@ static void trace_of_others_does_not_hold_up(void)
 	if (!pid)
 		_exit(run(rec, NULL, 0, NULL, 0, 0));
 	/* the session runs once it started its one provider */
-	for (int i = 0; i < 100 && strcmp(state, "started"); i++) {
-		usleep(50 * 1000);
-		list_state("other", state, sizeof(state));
-	}
-	if (strcmp(state, "started"))
-		T_FAIL("provider \"other\" is \"%s\", not started", state);
+	wait_started("other");
 	t0 = t_now();
 	T_EXPECT_EQ(run(other, NULL, 0, NULL, 0, 0), 0);
 	took = t_now() - t0;
@@ -214,7 +221,6 @@ static void provider_of_another_manager(void)
 				"-o", path("first.fxt"), NULL };
 	const char *second[] = { "tracebufctl", "record", "-q", "-d", "500ms", "-p",
 				 "shared", "-o", path("second.fxt"), NULL };
-	char state[32] = "";
 	struct held h;
 	pid_t pid;
 
@@ -223,10 +229,7 @@ static void provider_of_another_manager(void)
 	T_ASSERT(pid >= 0);
 	if (!pid)
 		_exit(run(first, NULL, 0, NULL, 0, 0));
-	for (int i = 0; i < 100 && strcmp(state, "started"); i++) {
-		usleep(50 * 1000);
-		list_state("shared", state, sizeof(state));
-	}
+	wait_started("shared");
 	expect_incomplete(second, 6, "warning: provider 'shared' (pid ", path("second.fxt"));
 	T_ASSERT_EQ(waitpid(pid, &(int){ 0 }, 0), pid);
 	release_provider(&h);
