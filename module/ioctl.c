@@ -23,60 +23,52 @@
 #include "tracebuf.h"
 
 /*
- * Pin the ABI: every field offset and every struct size.  Offsets and the
- * total size together pin each field's size too.
+ * Pin the ABI, once at build time: every field offset and every struct
+ * size.  Offsets and the total size together pin each field's size too.
  */
-static void tracebuf_check_abi(void)
-{
-	BUILD_BUG_ON(sizeof(struct tracebuf_pkt) != 16);
-	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, request) != 0);
-	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, data16) != 2);
-	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, data32) != 4);
-	BUILD_BUG_ON(offsetof(struct tracebuf_pkt, data64) != 8);
+static_assert(sizeof(struct tracebuf_pkt) == 16);
+static_assert(offsetof(struct tracebuf_pkt, request) == 0);
+static_assert(offsetof(struct tracebuf_pkt, data16) == 2);
+static_assert(offsetof(struct tracebuf_pkt, data32) == 4);
+static_assert(offsetof(struct tracebuf_pkt, data64) == 8);
+static_assert(sizeof(struct tracebuf_buffer_header) == TRACEBUF_HEADER_SIZE);
+static_assert(offsetof(struct tracebuf_buffer_header, magic) == 0);
+static_assert(offsetof(struct tracebuf_buffer_header, version) == 8);
+static_assert(offsetof(struct tracebuf_buffer_header, buffering_mode) == 10);
+static_assert(offsetof(struct tracebuf_buffer_header, wrapped_count) == 12);
+static_assert(offsetof(struct tracebuf_buffer_header, total_size) == 16);
+static_assert(offsetof(struct tracebuf_buffer_header, durable_buffer_size) == 24);
+static_assert(offsetof(struct tracebuf_buffer_header, rolling_buffer_size) == 32);
+static_assert(offsetof(struct tracebuf_buffer_header, durable_data_end) == 40);
+static_assert(offsetof(struct tracebuf_buffer_header, rolling_data_end) == 48);
+static_assert(offsetof(struct tracebuf_buffer_header, num_records_dropped) == 64);
+static_assert(offsetof(struct tracebuf_buffer_header, stop_mark) == 72);
+static_assert(offsetof(struct tracebuf_buffer_header, bytes_recorded) == 80);
+static_assert(offsetof(struct tracebuf_mgr_msg, provider_id) == 0);
+static_assert(offsetof(struct tracebuf_mgr_msg, type) == 4);
+static_assert(offsetof(struct tracebuf_mgr_msg, state) == 6);
+static_assert(offsetof(struct tracebuf_mgr_msg, pkt) == 8);
+static_assert(sizeof(struct tracebuf_mgr_msg) == 24);
+static_assert(sizeof(struct tracebuf_version_args) == TRACEBUF_VERSION_SIZE_VER1);
+static_assert(offsetof(struct tracebuf_version_args, tsc_khz) == TRACEBUF_VERSION_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_known_args) == TRACEBUF_KNOWN_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_get_known_args) == TRACEBUF_GET_KNOWN_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_register_args) == TRACEBUF_REGISTER_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_attach_args) == TRACEBUF_ATTACH_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_eventfd_args) == TRACEBUF_EVENTFD_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_config_args) == TRACEBUF_CONFIG_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_release_args) == TRACEBUF_RELEASE_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_list_args) == TRACEBUF_LIST_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_provider_info) == TRACEBUF_PROVIDER_INFO_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_initialize_args) == TRACEBUF_INITIALIZE_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_start_args) == TRACEBUF_START_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_target_args) == TRACEBUF_TARGET_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_mgr_send_args) == TRACEBUF_MGR_SEND_SIZE_VER0);
+static_assert(sizeof(struct tracebuf_tracing_args) == TRACEBUF_TRACING_SIZE_VER1);
+static_assert(offsetof(struct tracebuf_tracing_args, names_ptr) == TRACEBUF_TRACING_SIZE_VER0);
 
-	BUILD_BUG_ON(sizeof(struct tracebuf_buffer_header) != TRACEBUF_HEADER_SIZE);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, magic) != 0);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, version) != 8);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, buffering_mode) != 10);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, wrapped_count) != 12);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, total_size) != 16);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, durable_buffer_size) != 24);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, rolling_buffer_size) != 32);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, durable_data_end) != 40);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, rolling_data_end) != 48);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, num_records_dropped) != 64);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, stop_mark) != 72);
-	BUILD_BUG_ON(offsetof(struct tracebuf_buffer_header, bytes_recorded) != 80);
-
-	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, provider_id) != 0);
-	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, type) != 4);
-	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, state) != 6);
-	BUILD_BUG_ON(offsetof(struct tracebuf_mgr_msg, pkt) != 8);
-	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_msg) != 24);
-
-	BUILD_BUG_ON(sizeof(struct tracebuf_version_args) != TRACEBUF_VERSION_SIZE_VER1);
-	BUILD_BUG_ON(offsetof(struct tracebuf_version_args, tsc_khz) !=
-		     TRACEBUF_VERSION_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_known_args) != TRACEBUF_KNOWN_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_get_known_args) !=
-		     TRACEBUF_GET_KNOWN_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_register_args) != TRACEBUF_REGISTER_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_attach_args) != TRACEBUF_ATTACH_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_eventfd_args) != TRACEBUF_EVENTFD_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_config_args) != TRACEBUF_CONFIG_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_release_args) != TRACEBUF_RELEASE_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_list_args) != TRACEBUF_LIST_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_provider_info) !=
-		     TRACEBUF_PROVIDER_INFO_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_initialize_args) !=
-		     TRACEBUF_INITIALIZE_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_start_args) != TRACEBUF_START_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_target_args) != TRACEBUF_TARGET_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_mgr_send_args) != TRACEBUF_MGR_SEND_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct tracebuf_tracing_args) != TRACEBUF_TRACING_SIZE_VER1);
-	BUILD_BUG_ON(offsetof(struct tracebuf_tracing_args, names_ptr) !=
-		     TRACEBUF_TRACING_SIZE_VER0);
-}
+/* Provider names are checked as categories are (MGR_SET_TRACING). */
+static_assert(TRACEBUF_NAME_MAX == TRACEBUF_CATEGORY_MAX);
 
 /*
  * Copy in the argument of @cmd, which matched @expect by type and number.
@@ -514,8 +506,7 @@ static int tracebuf_ioctl_set_tracing(struct tracebuf_manager *m,
 	if (args.flags || args.tracing > 1 ||
 	    (!args.tracing && (args.names_size || args.names_count)))
 		return -EINVAL;
-	/* provider names have the length limit of categories */
-	BUILD_BUG_ON(TRACEBUF_NAME_MAX != TRACEBUF_CATEGORY_MAX);
+	/* provider names have the length limit of categories (asserted above) */
 	names = tracebuf_cats_from_user(args.names_ptr, args.names_size,
 					args.names_count, false);
 	if (IS_ERR(names))
@@ -674,8 +665,6 @@ long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct tracebuf_file *tf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	enum tracebuf_role role;
-
-	tracebuf_check_abi();
 
 	if (_IOC_TYPE(cmd) != TRACEBUF_IOC_MAGIC || !tracebuf_ioctl_known(_IOC_NR(cmd)))
 		return -ENOTTY;
