@@ -228,17 +228,38 @@ static void tracebuf_vm_close(struct vm_area_struct *vma)
 	tracebuf_buf_put(vma->vm_private_data);
 }
 
+/*
+ * The pages are inserted at mmap; this brings one back after something
+ * zapped it (MADV_DONTNEED and friends, which a process's allocator or
+ * sanitizer may apply to ranges it does not own): the data is still in
+ * the buffer's pages, so the next touch must find it, not SIGBUS.
+ */
+static vm_fault_t tracebuf_vm_fault(struct vm_fault *vmf)
+{
+	struct tracebuf_buf *buf = vmf->vma->vm_private_data;
+
+	if (vmf->pgoff >= buf->nr_pages)
+		return VM_FAULT_SIGBUS;
+	vmf->page = buf->pages[vmf->pgoff];
+	get_page(vmf->page);
+	return 0;
+}
+
 static const struct vm_operations_struct tracebuf_vm_ops = {
 	.open = tracebuf_vm_open,
 	.close = tracebuf_vm_close,
+	.fault = tracebuf_vm_fault,
 };
 
 /*
  * Map [pgoff, pgoff + len) of the buffer.  Only shared mappings: a private
- * copy would silently stop seeing the other side.  The read-only handle
- * clears VM_MAYWRITE so mprotect() cannot make the mapping writable.
- * VM_DONTCOPY keeps the buffer out of children unless they ask with
- * MADV_DOFORK; VM_DONTEXPAND refuses growing it with mremap().
+ * copy would silently stop seeing the other side.  Never executable: data,
+ * and a provider's at that (PROT_EXEC is EPERM, VM_MAYEXEC cleared so
+ * mprotect() cannot add it).  The read-only handle clears VM_MAYWRITE so
+ * mprotect() cannot make the mapping writable.  VM_DONTCOPY keeps the
+ * buffer out of children unless they ask with MADV_DOFORK; VM_DONTEXPAND
+ * refuses growing it with mremap(); VM_DONTDUMP keeps it out of core
+ * dumps (the manager reads it; README).
  */
 int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		      bool writable)
@@ -251,6 +272,9 @@ int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		return -EINVAL;
 	if (vma->vm_pgoff >= pages || len > pages - vma->vm_pgoff)
 		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	tracebuf_vm_flags_clear(vma, VM_MAYEXEC);
 	if (!writable) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EPERM;

@@ -341,6 +341,103 @@ TEST_F(mm, manager_write_to_handle_refused)
 	EXPECT_EQ(EBADF, errno);
 }
 
+/* Neither mapping may be executable, now or later. */
+TEST_F(mm, exec_refused)
+{
+	void *m;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_MM_SIZE,
+				 PROT_READ | PROT_WRITE | PROT_EXEC, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_MAP_FAILED(tb_map(self->p.buf_fd, TB_MM_SIZE, PROT_READ | PROT_EXEC, 0));
+	EXPECT_EQ(EPERM, errno);
+	m = tb_provider_map(_metadata, &self->p);
+	EXPECT_EQ(-1, mprotect(m, TB_PAGE, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	munmap(m, TB_MM_SIZE);
+	m = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
+	ASSERT_MAPPED(m);
+	EXPECT_EQ(-1, mprotect(m, TB_PAGE, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	munmap(m, TB_MM_SIZE);
+}
+
+/*
+ * Every madvise() advice, on either mapping: refused, or accepted with
+ * the data still there at the next touch (MADV_DONTNEED zaps the pages;
+ * a fault brings them back, not SIGBUS).  MADV_HWPOISON and
+ * MADV_SOFT_OFFLINE (100, 101) are left out: they inject memory errors.
+ */
+static const struct {
+	int advice;
+	const char *name;
+} tb_advices[] = {
+	{ 0, "NORMAL" }, { 1, "RANDOM" }, { 2, "SEQUENTIAL" }, { 3, "WILLNEED" },
+	{ 4, "DONTNEED" }, { 8, "FREE" }, { 9, "REMOVE" }, { 10, "DONTFORK" },
+	{ 11, "DOFORK" }, { 12, "MERGEABLE" }, { 13, "UNMERGEABLE" },
+	{ 14, "HUGEPAGE" }, { 15, "NOHUGEPAGE" }, { 16, "DONTDUMP" },
+	{ 17, "DODUMP" }, { 18, "WIPEONFORK" }, { 19, "KEEPONFORK" },
+	{ 20, "COLD" }, { 21, "PAGEOUT" }, { 22, "POPULATE_READ" },
+	{ 23, "POPULATE_WRITE" }, { 24, "DONTNEED_LOCKED" }, { 25, "COLLAPSE" },
+};
+
+/*
+ * In a child: apply @advice to @m (@writable: the provider's), then read
+ * every page and compare with the pattern; write one byte per page back
+ * if writable.  The child's exit status: 0, or 128 + a signal.
+ */
+static int tb_advise_and_touch(char *m, bool writable, int advice)
+{
+	pid_t pid = fork();
+	size_t i;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		madvise(m, TB_MM_SIZE, advice);
+		for (i = TB_PAGE; i < TB_MM_SIZE; i += 97)
+			if (m[i] != (char)(i / TB_PAGE))
+				_exit(1);
+		if (writable)
+			for (i = TB_PAGE; i < TB_MM_SIZE; i += TB_PAGE)
+				m[i] = (char)(i / TB_PAGE);
+		_exit(0);
+	}
+	return tb_wait_child(pid);
+}
+
+TEST_F(mm, every_madvise_keeps_the_data)
+{
+	char *mgr;
+	size_t i;
+
+	tb_mm_ready(_metadata, self);
+	mgr = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
+	ASSERT_MAPPED(mgr);
+	for (i = 0; i < ARRAY_SIZE(tb_advices); i++) {
+		int ret;
+
+		/* the mappings are not inherited by the children: share them */
+		ASSERT_EQ(0, madvise(self->map, TB_MM_SIZE, MADV_DOFORK));
+		ASSERT_EQ(0, madvise(mgr, TB_MM_SIZE, MADV_DOFORK));
+		ret = tb_advise_and_touch(self->map, true, tb_advices[i].advice);
+		EXPECT_EQ(0, ret) TH_LOG("MADV_%s on the provider's mapping: %d",
+					 tb_advices[i].name, ret);
+		ret = tb_advise_and_touch(mgr, false, tb_advices[i].advice);
+		EXPECT_EQ(0, ret) TH_LOG("MADV_%s on the manager's mapping: %d",
+					 tb_advices[i].name, ret);
+		/* and here, where the buffer stays mapped afterwards */
+		madvise(self->map, TB_MM_SIZE, tb_advices[i].advice);
+		madvise(mgr, TB_MM_SIZE, tb_advices[i].advice);
+		ASSERT_EQ(0, madvise(self->map, TB_MM_SIZE, MADV_DOFORK));
+		ASSERT_EQ(0, tb_advise_and_touch(self->map, true, 0))
+			TH_LOG("after MADV_%s here", tb_advices[i].name);
+		EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
+	}
+	munmap(mgr, TB_MM_SIZE);
+}
+
 TEST_F(mm, two_provider_mappings_share_memory)
 {
 	char *m2;
