@@ -19,6 +19,7 @@
 #include <linux/stddef.h>
 #include <linux/gfp.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "tracebuf.h"
@@ -90,12 +91,16 @@ static void tracebuf_buf_write_header(struct tracebuf_buf *buf)
 	hdr->rolling_buffer_size = buf->rolling_size;
 }
 
+/* Up to 4 GiB of pages: let others run now and then. */
 static void tracebuf_buf_free_pages(struct tracebuf_buf *buf)
 {
 	unsigned long i;
 
-	for (i = 0; i < buf->nr_pages && buf->pages[i]; i++)
+	for (i = 0; i < buf->nr_pages && buf->pages[i]; i++) {
 		__free_page(buf->pages[i]);
+		if (!(i % TRACEBUF_RESCHED_PAGES))
+			cond_resched();
+	}
 	kvfree(buf->pages);
 }
 
@@ -150,14 +155,27 @@ void tracebuf_buf_get(struct tracebuf_buf *buf)
 	kref_get(&buf->refs);
 }
 
+static void tracebuf_buf_free_work(struct work_struct *work)
+{
+	struct tracebuf_buf *buf = container_of(work, struct tracebuf_buf, free_work);
+
+	vunmap(buf->data);
+	tracebuf_buf_free_pages(buf);
+	kfree(buf);
+}
+
+/*
+ * The last reference may go under tracebuf_lock (a provider detached),
+ * and freeing 4 GiB takes a while: the memory counts as free at once, the
+ * pages go on tracebuf_wq, which module exit drains.
+ */
 static void tracebuf_buf_free(struct kref *kref)
 {
 	struct tracebuf_buf *buf = container_of(kref, struct tracebuf_buf, refs);
 
-	vunmap(buf->data);
-	tracebuf_buf_free_pages(buf);
 	tracebuf_mem_unreserve(buf->size);
-	kfree(buf);
+	INIT_WORK(&buf->free_work, tracebuf_buf_free_work);
+	queue_work(tracebuf_wq, &buf->free_work);
 }
 
 void tracebuf_buf_put(struct tracebuf_buf *buf)
@@ -194,18 +212,29 @@ static void tracebuf_buf_reset_header(struct tracebuf_buf *buf, bool durable)
  * Called without tracebuf_lock, under the provider's ctl_lock, while the
  * provider is INITIALIZED or STOPPED and so must not be writing.
  */
+/* Zero [from, size) of the buffer, a chunk at a time. */
+static void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from)
+{
+	const u64 chunk = (u64)TRACEBUF_RESCHED_PAGES << PAGE_SHIFT;
+
+	while (from < buf->size) {
+		u64 len = min(chunk, buf->size - from);
+
+		memset(buf->data + from, 0, len);
+		from += len;
+		cond_resched();
+	}
+}
+
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
 {
-	u64 data_start = TRACEBUF_HEADER_SIZE;
-
 	switch (disposition) {
 	case TRACEBUF_START_CLEAR_ENTIRE:
-		memset(buf->data + data_start, 0, buf->size - data_start);
+		tracebuf_buf_zero(buf, TRACEBUF_HEADER_SIZE);
 		tracebuf_buf_reset_header(buf, true);
 		break;
 	case TRACEBUF_START_CLEAR_NONDURABLE:
-		data_start += buf->durable_size;
-		memset(buf->data + data_start, 0, buf->size - data_start);
+		tracebuf_buf_zero(buf, TRACEBUF_HEADER_SIZE + buf->durable_size);
 		tracebuf_buf_reset_header(buf, false);
 		break;
 	default:	/* TRACEBUF_START_RETAIN */

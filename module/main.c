@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "tracebuf.h"
 
@@ -22,6 +23,7 @@
 DEFINE_MUTEX(tracebuf_lock);
 DEFINE_XARRAY(tracebuf_providers);
 LIST_HEAD(tracebuf_managers);
+struct workqueue_struct *tracebuf_wq;
 
 unsigned long tracebuf_max_buffer_size = 64UL << 20;
 module_param_named(max_buffer_size, tracebuf_max_buffer_size, ulong, 0644);
@@ -206,9 +208,12 @@ static int __init tracebuf_init(void)
 {
 	int ret;
 
+	tracebuf_wq = alloc_workqueue("tracebuf", WQ_UNBOUND, 0);
+	if (!tracebuf_wq)
+		return -ENOMEM;
 	ret = tracebuf_genl_init();
 	if (ret)
-		return ret;
+		goto out_wq;
 	ret = misc_register(&tracebuf_misc);
 	if (ret)
 		goto out_genl;
@@ -216,15 +221,21 @@ static int __init tracebuf_init(void)
 
 out_genl:
 	tracebuf_genl_exit();
+out_wq:
+	destroy_workqueue(tracebuf_wq);
 	return ret;
 }
 module_init(tracebuf_init);
 
-/* No file is open (each holds a module reference): nothing to notify. */
+/*
+ * No file is open (each holds a module reference): nothing to notify;
+ * the last buffers may still be being freed: wait for them.
+ */
 static void __exit tracebuf_exit(void)
 {
 	misc_deregister(&tracebuf_misc);
 	tracebuf_genl_exit();
+	destroy_workqueue(tracebuf_wq);
 }
 module_exit(tracebuf_exit);
 

@@ -45,6 +45,7 @@
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/tracebuf.h>
 
@@ -54,6 +55,7 @@ struct pid_namespace;
 struct vm_area_struct;
 
 extern struct mutex tracebuf_lock;
+extern struct workqueue_struct *tracebuf_wq;	/* frees buffers */
 extern struct xarray tracebuf_providers;
 extern struct list_head tracebuf_managers;
 
@@ -65,6 +67,8 @@ extern int tracebuf_manager_gid;
 
 /* Records handed out by one read(). */
 #define TRACEBUF_READ_BATCH		16
+/* Pages zeroed or freed between two cond_resched(). */
+#define TRACEBUF_RESCHED_PAGES		256
 
 enum tracebuf_role {
 	TRACEBUF_ROLE_NONE,
@@ -98,6 +102,7 @@ struct tracebuf_cats {
 
 struct tracebuf_buf {
 	struct kref refs;
+	struct work_struct free_work;		/* frees it after the last ref */
 	struct page **pages;			/* zeroed at allocation */
 	unsigned long nr_pages;
 	void *data;				/* vmap() of the pages */
