@@ -359,29 +359,21 @@ static const struct file_operations tracebuf_handle_fops = {
 };
 
 /*
- * Reserve a descriptor and build a read-only handle holding its own buffer
- * reference.  Returns the descriptor; the caller fd_install()s *@filep
- * once nothing can fail any more, or undoes both with fput() and
- * put_unused_fd().
+ * A read-only handle holding its own buffer reference, for the
+ * descriptor the caller reserved: it fd_install()s it once nothing can
+ * fail any more, or fput()s it.
  */
-int tracebuf_buf_install_fd(struct tracebuf_buf *buf, struct file **filep)
+struct file *tracebuf_buf_handle(struct tracebuf_buf *buf)
 {
 	struct file *file;
-	int fd;
-
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		return fd;
 
 	tracebuf_buf_get(buf);
 	file = anon_inode_getfile("[tracebuf]", &tracebuf_handle_fops, buf,
 				  O_RDONLY);
 	if (IS_ERR(file)) {
 		tracebuf_buf_put(buf);
-		put_unused_fd(fd);
-		return PTR_ERR(file);
+		return file;
 	}
 	file->f_mode |= FMODE_PREAD | FMODE_LSEEK;
-	*filep = file;
-	return fd;
+	return file;
 }

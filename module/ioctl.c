@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -528,8 +529,8 @@ static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
 	struct tracebuf_initialize_args args;
 	struct tracebuf_initialize_args __user *uargs = uarg;
 	struct tracebuf_cats *cats;
+	int fd, ret;
 	u64 max;
-	int ret;
 
 	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_INITIALIZE, args, uarg);
 	if (ret)
@@ -548,7 +549,24 @@ static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
 				       args.categories_count, false);
 	if (IS_ERR(cats))
 		return PTR_ERR(cats);
-	ret = tracebuf_manager_initialize(m, &args, cats, &uargs->buffer_fd);
+	/*
+	 * The descriptor's number goes out first, while no lock is held: a
+	 * write that faults slowly (userfaultfd, FUSE) holds up nobody else.
+	 */
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto out_put_cats;
+	}
+	if (put_user(fd, &uargs->buffer_fd)) {
+		ret = -EFAULT;
+		goto out_put_fd;
+	}
+	ret = tracebuf_manager_initialize(m, &args, cats, fd);
+out_put_fd:
+	if (ret)
+		put_unused_fd(fd);
+out_put_cats:
 	tracebuf_cats_put(cats);
 	return ret;
 }

@@ -280,7 +280,8 @@ out_free:
 /*
  * Find a provider for a manager request: ESRCH unless visible.  Returns
  * it referenced and with its ctl_lock held; tracebuf_manager_unlock()
- * undoes both.
+ * undoes both.  Another manager's request may hold the lock for a while
+ * (clearing a large buffer): a fatal signal ends the wait (EINTR).
  */
 static struct tracebuf_provider *tracebuf_manager_lock(struct tracebuf_manager *m,
 						       u32 id)
@@ -297,7 +298,10 @@ static struct tracebuf_provider *tracebuf_manager_lock(struct tracebuf_manager *
 	if (!p)
 		return ERR_PTR(-ESRCH);
 
-	mutex_lock(&p->ctl_lock);
+	if (mutex_lock_killable(&p->ctl_lock)) {
+		tracebuf_provider_put(p);
+		return ERR_PTR(-EINTR);
+	}
 	return p;
 }
 
@@ -324,9 +328,14 @@ static int tracebuf_manager_check(struct tracebuf_manager *m,
 	return 0;
 }
 
+/*
+ * INITIALIZE, into @fd: the caller reserved it and told user space its
+ * number before any lock was taken (nothing here touches user memory);
+ * it is installed on success only.
+ */
 int tracebuf_manager_initialize(struct tracebuf_manager *m,
 				struct tracebuf_initialize_args *args,
-				struct tracebuf_cats *cats, s32 __user *ufd)
+				struct tracebuf_cats *cats, int fd)
 {
 	struct tracebuf_pkt pkt = {
 		.request = TRACEBUF_PKT_INITIALIZE,
@@ -336,7 +345,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	struct tracebuf_provider *p;
 	struct tracebuf_buf *buf;
 	struct file *file;
-	int fd, ret;
+	int ret;
 
 	p = tracebuf_manager_lock(m, args->provider_id);
 	if (IS_ERR(p))
@@ -363,14 +372,10 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	fd = tracebuf_buf_install_fd(buf, &file);
-	if (fd < 0) {
-		ret = fd;
+	file = tracebuf_buf_handle(buf);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
 		goto out_put_buf;
-	}
-	if (put_user(fd, ufd)) {
-		ret = -EFAULT;
-		goto out_put_file;
 	}
 
 	mutex_lock(&tracebuf_lock);
@@ -400,7 +405,6 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 
 out_put_file:
 	fput(file);
-	put_unused_fd(fd);
 out_put_buf:
 	tracebuf_buf_put(buf);
 out_unlock:

@@ -200,7 +200,7 @@ void tracebuf_buf_put(struct tracebuf_buf *buf);
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
 int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		      bool writable);
-int tracebuf_buf_install_fd(struct tracebuf_buf *buf, struct file **filep);
+struct file *tracebuf_buf_handle(struct tracebuf_buf *buf);
 bool tracebuf_mem_reserve(u64 size);
 void tracebuf_mem_unreserve(u64 size);
 
@@ -250,8 +250,7 @@ int tracebuf_manager_list(struct tracebuf_manager *m,
 			  void __user *uinfo);
 int tracebuf_manager_initialize(struct tracebuf_manager *m,
 				struct tracebuf_initialize_args *args,
-				struct tracebuf_cats *cats,
-				s32 __user *ufd);
+				struct tracebuf_cats *cats, int fd);
 int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 			   u32 disposition, struct tracebuf_cats *extra);
 int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id);

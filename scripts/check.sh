@@ -134,8 +134,12 @@ mkdir -p "$TESTS"
 tb_log "building the selftests (static) into $TESTS"
 make -C "$SELFTESTS" OUTPUT="$TESTS" EXTRA_LDFLAGS=-static >&2 ||
 	tb_die "the selftests did not build"
-make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" list > "$WORK/tests.list" ||
-	tb_die "'make -C $SELFTESTS list' failed"
+# the debug kernel has no userfaultfd and no memory cgroups: the
+# programs that need them run on Debian's kernel only (list-debug)
+LIST_TARGET=list
+[ $DEBUG = 0 ] || LIST_TARGET=list-debug
+make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" $LIST_TARGET > "$WORK/tests.list" ||
+	tb_die "'make -C $SELFTESTS $LIST_TARGET' failed"
 [ -s "$WORK/tests.list" ] || tb_die "'make -C $SELFTESTS list' printed no programs"
 # The integration tests of libtracebuf and tracebufctl (with tracebufctl
 # and the example program beside them), before the script that reloads

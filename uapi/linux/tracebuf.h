@@ -467,7 +467,11 @@ struct tracebuf_provider_info {
  * (both 0 for "every category").  A category is 1..TRACEBUF_CATEGORY_MAX
  * bytes (ENAMETOOLONG above); at most TRACEBUF_CATEGORIES_MAX (E2BIG
  * above); a list whose strings do not add up to its count and size is
- * EINVAL.  On success buffer_fd is a new read-only handle to the buffer.
+ * EINVAL.  On success buffer_fd is a new read-only handle to the buffer
+ * (the kernel writes its number before it takes any lock: after a
+ * failure buffer_fd holds a number that was not kept open).  A manager
+ * request waits for another one on the same provider; a fatal signal
+ * ends that wait with EINTR.
  */
 struct tracebuf_initialize_args {
 	__u32 provider_id;		/* In */
