@@ -106,18 +106,20 @@ static void tracebuf_buf_free_pages(struct tracebuf_buf *buf)
 
 /*
  * Returns a buffer with one reference, or NULL.  The caller reserved
- * @size with tracebuf_mem_reserve(); the reservation is released when the
- * buffer is freed.  The pages are charged to the caller's memory cgroup.
- * A buffer that does not fit is an ENOMEM for the manager: never a warning
- * in the log, never the OOM killer, and a fatal signal stops the loop.
+ * @size with tracebuf_mem_reserve() (released when the buffer is retired
+ * or freed) and charged it to @user (released when it is freed).  The
+ * pages are charged to the caller's memory cgroup.  A buffer that does
+ * not fit is an ENOMEM for the manager: never a warning in the log, never
+ * the OOM killer, and a fatal signal stops the loop.
  */
-struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode)
+struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
+					 struct tracebuf_user *user)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct tracebuf_buf *buf;
 	unsigned long i;
 
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return NULL;
 	buf->nr_pages = size >> PAGE_SHIFT;
@@ -139,6 +141,9 @@ struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode)
 	kref_init(&buf->refs);
 	buf->size = size;
 	buf->mode = mode;
+	set_bit(TRACEBUF_BUF_LIVE, &buf->flags);
+	tracebuf_user_get(user);
+	buf->user = user;
 	tracebuf_buf_compute_sizes(buf);
 	tracebuf_buf_write_header(buf);
 	return buf;
@@ -169,11 +174,23 @@ static void tracebuf_buf_free_work(struct work_struct *work)
  * and freeing 4 GiB takes a while: the memory counts as free at once, the
  * pages go on tracebuf_wq, which module exit drains.
  */
+/*
+ * Its provider lets go of it (detach): from now on it counts against its
+ * user's share only, whoever keeps it mapped.
+ */
+void tracebuf_buf_retire(struct tracebuf_buf *buf)
+{
+	if (test_and_clear_bit(TRACEBUF_BUF_LIVE, &buf->flags))
+		tracebuf_mem_unreserve(buf->size);
+}
+
 static void tracebuf_buf_free(struct kref *kref)
 {
 	struct tracebuf_buf *buf = container_of(kref, struct tracebuf_buf, refs);
 
-	tracebuf_mem_unreserve(buf->size);
+	tracebuf_buf_retire(buf);
+	tracebuf_user_uncharge(buf->user, buf->size);
+	tracebuf_user_put(buf->user);
 	INIT_WORK(&buf->free_work, tracebuf_buf_free_work);
 	queue_work(tracebuf_wq, &buf->free_work);
 }

@@ -403,7 +403,9 @@ static struct tracebuf_cats *tracebuf_cats_from_user(u64 uptr, u32 size,
 	    size > TRACEBUF_CATEGORIES_MAX * entry_max)
 		return ERR_PTR(-E2BIG);
 
-	cats = kvmalloc(struct_size(cats, data, size), GFP_KERNEL);
+	/* up to ~2.5 MB: a user over its cgroup's limit gets ENOMEM, no OOM kill */
+	cats = kvmalloc(struct_size(cats, data, size),
+			GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!cats)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&cats->refs, 1);
@@ -457,9 +459,9 @@ static int tracebuf_ioctl_set_categories(struct tracebuf_provider *p,
 					args.categories_count, true);
 	if (IS_ERR(known))
 		return PTR_ERR(known);
-	tracebuf_provider_set_known(p, known);
+	ret = tracebuf_provider_set_known(p, known);
 	tracebuf_cats_put(known);
-	return 0;
+	return ret;
 }
 
 static int tracebuf_ioctl_get_categories(struct tracebuf_manager *m,

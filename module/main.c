@@ -39,6 +39,16 @@ unsigned int tracebuf_max_providers = 1024;
 module_param_named(max_providers, tracebuf_max_providers, uint, 0644);
 MODULE_PARM_DESC(max_providers, "Most providers registered at once (default 1024)");
 
+unsigned int tracebuf_max_user_providers = 256;
+module_param_named(max_user_providers, tracebuf_max_user_providers, uint, 0644);
+MODULE_PARM_DESC(max_user_providers,
+		 "Most providers one user may have registered at once (default 256)");
+
+unsigned long tracebuf_max_user_memory = 128UL << 20;
+module_param_named(max_user_memory, tracebuf_max_user_memory, ulong, 0644);
+MODULE_PARM_DESC(max_user_memory,
+		 "Bytes of buffers and category lists one user's providers may hold (default 128 MiB)");
+
 int tracebuf_manager_gid = -1;
 module_param_named(manager_gid, tracebuf_manager_gid, int, 0644);
 MODULE_PARM_DESC(manager_gid,
@@ -48,7 +58,7 @@ static int tracebuf_open(struct inode *inode, struct file *file)
 {
 	struct tracebuf_file *tf;
 
-	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 	if (!tf)
 		return -ENOMEM;
 	mutex_init(&tf->read_lock);

@@ -147,7 +147,7 @@ struct tracebuf_manager *tracebuf_manager_create(u32 flags)
 {
 	struct tracebuf_manager *m;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	m->flags = flags;
@@ -358,17 +358,20 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 		ret = -EBUSY;
 	else if (p->in_len == TRACEBUF_INBOX_DEPTH)
 		ret = -EAGAIN;
-	else if (!tracebuf_mem_reserve(args->buffer_size))
-		ret = -ENOMEM;
 	else
-		ret = 0;
+		ret = tracebuf_user_charge(p->user, args->buffer_size, p->unlimited);
+	if (!ret && !tracebuf_mem_reserve(args->buffer_size)) {
+		tracebuf_user_uncharge(p->user, args->buffer_size);
+		ret = -ENOMEM;
+	}
 	mutex_unlock(&tracebuf_lock);
 	if (ret)
 		goto out_unlock;
 
-	buf = tracebuf_buf_create(args->buffer_size, args->mode);
+	buf = tracebuf_buf_create(args->buffer_size, args->mode, p->user);
 	if (!buf) {
 		tracebuf_mem_unreserve(args->buffer_size);
+		tracebuf_user_uncharge(p->user, args->buffer_size);
 		ret = -ENOMEM;
 		goto out_unlock;
 	}

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -44,7 +45,10 @@ static void tracebuf_provider_free(struct kref *kref)
 
 	tracebuf_cats_put(p->cats);
 	tracebuf_cats_put(p->extra_cats);
+	if (p->known)
+		tracebuf_user_uncharge(p->user, p->known->size);
 	tracebuf_cats_put(p->known);
+	tracebuf_user_put(p->user);
 	put_pid(p->pid);
 	kfree(p);
 }
@@ -95,6 +99,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
+		tracebuf_buf_retire(p->buf);
 		tracebuf_buf_put(p->buf);
 		p->buf = NULL;
 	}
@@ -129,11 +134,19 @@ struct tracebuf_provider *tracebuf_provider_create(const char *name,
 						   u32 flags, u32 *status)
 {
 	struct tracebuf_provider *p;
+	struct tracebuf_user *u;
 	int ret;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
+	u = tracebuf_user_get_current();
+	if (IS_ERR(u))
+		return ERR_CAST(u);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
+	if (!p) {
+		tracebuf_user_put(u);
 		return ERR_PTR(-ENOMEM);
+	}
+	p->user = u;
+	p->unlimited = capable(CAP_SYS_RESOURCE);
 	kref_init(&p->refs);
 	mutex_init(&p->ctl_lock);
 	strscpy(p->name, name, sizeof(p->name));
@@ -149,12 +162,17 @@ struct tracebuf_provider *tracebuf_provider_create(const char *name,
 		ret = -ENOSPC;
 		goto out_unlock;
 	}
+	if (u->providers >= READ_ONCE(tracebuf_max_user_providers) && !p->unlimited) {
+		ret = -EDQUOT;
+		goto out_unlock;
+	}
 	p->id = tracebuf_next_provider_id;
-	ret = xa_insert(&tracebuf_providers, p->id, p, GFP_KERNEL);
+	ret = xa_insert(&tracebuf_providers, p->id, p, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto out_unlock;
 	tracebuf_next_provider_id++;
 	tracebuf_nr_providers++;
+	u->providers++;
 	*status = 0;
 	if ((flags & TRACEBUF_REGISTER_F_SYNC) && tracebuf_trace_running_for(p))
 		*status |= TRACEBUF_REGISTER_STARTED;
@@ -167,6 +185,7 @@ out_unlock:
 	mutex_unlock(&tracebuf_lock);
 	put_pid(p->pid);
 	kfree(p);
+	tracebuf_user_put(u);
 	return ERR_PTR(ret);
 }
 
@@ -183,6 +202,7 @@ void tracebuf_provider_release(struct tracebuf_provider *p)
 	mutex_lock(&tracebuf_lock);
 	xa_erase(&tracebuf_providers, p->id);
 	tracebuf_nr_providers--;
+	p->user->providers--;
 	p->dead = true;
 	m = p->owner;
 	if (m) {
@@ -274,7 +294,7 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 	ret = tracebuf_pkt_check(pkt);
 	if (ret)
 		return ret;
-	node = kmalloc(sizeof(*node), GFP_KERNEL);
+	node = kmalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return -ENOMEM;
 
@@ -317,7 +337,7 @@ int tracebuf_provider_release_session(struct tracebuf_provider *p)
 	struct tracebuf_manager *m;
 	int ret = 0;
 
-	node = kmalloc(sizeof(*node), GFP_KERNEL);
+	node = kmalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return -ENOMEM;
 
@@ -338,17 +358,30 @@ out_unlock:
 	return ret;
 }
 
-/* PROVIDER_SET_CATEGORIES: replace the published list (NULL clears it). */
-void tracebuf_provider_set_known(struct tracebuf_provider *p,
-				 struct tracebuf_cats *known)
+/*
+ * PROVIDER_SET_CATEGORIES: replace the published list (NULL clears it).
+ * The list is charged to the provider's user while it is published:
+ * EDQUOT when that would go over its share.
+ */
+int tracebuf_provider_set_known(struct tracebuf_provider *p,
+				struct tracebuf_cats *known)
 {
 	struct tracebuf_cats *old;
+	int ret;
 
+	if (known) {
+		ret = tracebuf_user_charge(p->user, known->size, p->unlimited);
+		if (ret)
+			return ret;
+	}
 	mutex_lock(&tracebuf_lock);
 	old = p->known;
 	p->known = tracebuf_cats_get(known);
 	mutex_unlock(&tracebuf_lock);
+	if (old)
+		tracebuf_user_uncharge(p->user, old->size);
 	tracebuf_cats_put(old);
+	return 0;
 }
 
 /*

@@ -27,9 +27,12 @@
  *	can happen meanwhile; check ->dead again).
  * file->read_lock (mutex) lets one reader at a time copy messages out
  *	without tracebuf_lock and consume them afterwards.
+ * tracebuf_users_lock (mutex, user.c) protects the table of per-user
+ *	shares; a share's counts are [L] (providers) or atomic (memory).
  *
  * Order: file->read_lock or provider->ctl_lock, then tracebuf_lock, then
- * the wait queue and eventfd locks inside wake-ups.  mmap_lock may be held
+ * tracebuf_users_lock, then the wait queue and eventfd locks inside
+ * wake-ups.  mmap_lock may be held
  * when tracebuf_lock is taken (mmap), never the other way round: nothing
  * touches user memory with tracebuf_lock held, and nothing under it waits
  * for user space.  Buffer contents need no lock: the kernel never parses
@@ -44,6 +47,7 @@
 #include <linux/poll.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -63,6 +67,8 @@ extern struct list_head tracebuf_managers;
 extern unsigned long tracebuf_max_buffer_size;
 extern unsigned long tracebuf_max_total_memory;
 extern unsigned int tracebuf_max_providers;
+extern unsigned int tracebuf_max_user_providers;
+extern unsigned long tracebuf_max_user_memory;
 extern int tracebuf_manager_gid;
 
 /* Records handed out by one read(). */
@@ -100,9 +106,27 @@ struct tracebuf_cats {
 	char data[];
 };
 
+/*
+ * What one user's providers hold (user.c): refcounted by its providers
+ * and by the buffers charged to it.
+ */
+struct tracebuf_user {
+	kuid_t uid;
+	refcount_t refs;
+	unsigned int providers;			/* [L] registered */
+	atomic64_t mem;				/* bytes: buffers, category
+						 * lists
+						 */
+};
+
+/* tracebuf_buf.flags */
+#define TRACEBUF_BUF_LIVE	0		/* counts in max_total_memory */
+
 struct tracebuf_buf {
 	struct kref refs;
 	struct work_struct free_work;		/* frees it after the last ref */
+	unsigned long flags;			/* TRACEBUF_BUF_*, atomic bits */
+	struct tracebuf_user *user;		/* charged until freed */
 	struct page **pages;			/* zeroed at allocation */
 	unsigned long nr_pages;
 	void *data;				/* vmap() of the pages */
@@ -146,6 +170,10 @@ struct tracebuf_provider {
 						 * of REGISTER
 						 */
 	char name[TRACEBUF_NAME_MAX + 1];
+	struct tracebuf_user *user;		/* its share, for its life */
+	bool unlimited;				/* registered with
+						 * CAP_SYS_RESOURCE
+						 */
 
 	bool dead;				/* [L] its file was closed */
 	u32 state;				/* [L] TRACEBUF_STATE_* */
@@ -193,8 +221,17 @@ int tracebuf_notify_set_eventfd(struct tracebuf_notify *n, int fd,
 				const unsigned int *queued);
 void tracebuf_notify_release(struct tracebuf_notify *n);
 
+/* user.c */
+struct tracebuf_user *tracebuf_user_get_current(void);
+void tracebuf_user_get(struct tracebuf_user *u);
+void tracebuf_user_put(struct tracebuf_user *u);
+int tracebuf_user_charge(struct tracebuf_user *u, u64 bytes, bool unlimited);
+void tracebuf_user_uncharge(struct tracebuf_user *u, u64 bytes);
+
 /* buf.c */
-struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode);
+struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
+					 struct tracebuf_user *user);
+void tracebuf_buf_retire(struct tracebuf_buf *buf);
 void tracebuf_buf_get(struct tracebuf_buf *buf);
 void tracebuf_buf_put(struct tracebuf_buf *buf);
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
@@ -225,8 +262,8 @@ int tracebuf_provider_get_config(struct tracebuf_provider *p,
 				 struct tracebuf_cats **extra);
 int tracebuf_provider_mmap(struct tracebuf_provider *p,
 			   struct vm_area_struct *vma);
-void tracebuf_provider_set_known(struct tracebuf_provider *p,
-				 struct tracebuf_cats *known);
+int tracebuf_provider_set_known(struct tracebuf_provider *p,
+				struct tracebuf_cats *known);
 unsigned int tracebuf_provider_peek(struct tracebuf_provider *p, void *out,
 				    unsigned int max, u32 *cookie);
 void tracebuf_provider_consume(struct tracebuf_provider *p, unsigned int n,

@@ -14,6 +14,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "tracebuf_selftests.h"
@@ -139,6 +141,154 @@ TEST_F(uffd, faulting_initialize_holds_no_lock)
 		tb_wait_child(pid);
 	EXPECT_EQ(-EBUSY, b.ret);
 	EXPECT_EQ(TRACEBUF_STATE_INITIALIZED, mgr_state(self->mgr2, self->p.id));
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory cgroups                                                     */
+
+#define TB_CG_ROOT	"/sys/fs/cgroup"
+
+static int tb_cg_write(const char *dir, const char *file, const char *val)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static long long tb_cg_read(const char *dir, const char *file, const char *key)
+{
+	char path[256], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t klen = key ? strlen(key) : 0;
+
+		if (!key) {
+			v = atoll(line);
+			break;
+		}
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			v = atoll(line + klen + 1);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+FIXTURE(memcg) {
+	char dir[128];
+	struct tb_param user_mem, user_provs, providers;
+};
+
+FIXTURE_SETUP(memcg)
+{
+	memset(self, 0, sizeof(*self));
+	TB_REQUIRE_DEV();
+	if (access(TB_CG_ROOT "/cgroup.controllers", F_OK))
+		ASSERT_EQ(0, mount("none", TB_CG_ROOT, "cgroup2", 0, NULL))
+			TH_LOG("mount cgroup2: %s (no cgroups in this kernel?)",
+			       strerror(errno));
+	ASSERT_EQ(0, tb_cg_write(TB_CG_ROOT, "cgroup.subtree_control", "+memory"))
+		TH_LOG("no memory controller in this kernel");
+	snprintf(self->dir, sizeof(self->dir), TB_CG_ROOT "/tracebuf-%d", getpid());
+	ASSERT_EQ(0, mkdir(self->dir, 0755));
+	ASSERT_EQ(0, tb_cg_write(self->dir, "memory.max", "32M"));
+	/* the per-user shares out of the way: the cgroup is what is tested */
+	ASSERT_EQ(0, tb_param_change(&self->user_mem, "max_user_memory", 1LL << 30));
+	ASSERT_EQ(0, tb_param_change(&self->user_provs, "max_user_providers", 1024));
+	ASSERT_EQ(0, tb_param_change(&self->providers, "max_providers", 1024));
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+	if (self->dir[0])
+		rmdir(self->dir);
+	EXPECT_EQ(0, tb_param_restore(&self->user_mem));
+	EXPECT_EQ(0, tb_param_restore(&self->user_provs));
+	EXPECT_EQ(0, tb_param_restore(&self->providers));
+}
+
+/* 5000 pairs of a 100-byte name and a 399-byte description: ~2.5 MB. */
+static int tb_publish_big(int fd)
+{
+	static char blob[5000 * 501];
+	struct tracebuf_known_args a = {
+		.categories_ptr = (uintptr_t)blob, .categories_size = sizeof(blob),
+		.categories_count = 5000,
+	};
+	size_t off = 0;
+
+	for (int i = 0; i < 5000; i++) {
+		snprintf(blob + off, 102, "%0100d", i);
+		off += 101;
+		memset(blob + off, 'd', 399);
+		off += 399;
+		blob[off++] = 0;
+	}
+	return tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, &a);
+}
+
+/*
+ * Nobody, in a cgroup capped at 32 MB, registers 100 providers that each
+ * publish 2.5 MB of categories.  Charged to the cgroup, that fails (or
+ * the cgroup's OOM killer ends it) long before 250 MB; uncharged, it all
+ * fits and the host pays.
+ */
+TEST_F(memcg, categories_charged_to_the_cgroup)
+{
+	struct tb_creds c = { TB_NOBODY, TB_NOBODY, 0, { 0 }, TB_NO_CAPS };
+	int pfd[2], got = -1, status;
+	char pid[16];
+	pid_t child;
+
+	ASSERT_EQ(0, pipe(pfd));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		int i;
+
+		close(pfd[0]);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (tb_cg_write(self->dir, "cgroup.procs", pid) || tb_become(&c))
+			_exit(1);
+		for (i = 0; i < 100; i++) {
+			__u32 id;
+			int fd = tb_open_provider("memcg", &id);
+
+			if (fd < 0 || tb_publish_big(fd))
+				break;
+		}
+		if (write(pfd[1], &i, sizeof(i)) != sizeof(i))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &got, sizeof(got)) != sizeof(got))
+		got = -1;	/* the cgroup's OOM killer ended it */
+	close(pfd[0]);
+	ksft_print_msg("%d providers of 2.5 MB each; cgroup peak %lld bytes, %lld OOM kills\n",
+		       got, tb_cg_read(self->dir, "memory.peak", NULL),
+		       tb_cg_read(self->dir, "memory.events", "oom_kill"));
+	fflush(stdout);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	EXPECT_GT(100, got) TH_LOG("250 MB of categories in a 32 MB cgroup: not charged");
+	EXPECT_LE(16LL << 20, tb_cg_read(self->dir, "memory.peak", NULL));
 }
 
 TEST_HARNESS_MAIN

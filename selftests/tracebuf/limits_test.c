@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tracebuf limits (module parameters max_buffer_size, max_total_memory,
- * max_providers): each is enforced with its errno, a refusal leaves no
+ * max_providers, and the per-user max_user_providers and
+ * max_user_memory): each is enforced with its errno (a buffer counts in
+ * max_total_memory while its provider has it, in its user's share until
+ * it is freed), a refusal leaves no
  * trace, and nothing leaks (after releasing, the same allocations
  * succeed again, many times over).  Assumes no other buffers or
  * providers are live while it runs.
@@ -155,7 +158,12 @@ TEST_F(limits, max_total_memory_exceeded_enomem)
 	EXPECT_INIT_REFUSED(2, TRACEBUF_BUFFER_MIN, ENOMEM);
 }
 
-TEST_F(limits, max_total_memory_counts_until_last_handle)
+/*
+ * A buffer counts in max_total_memory while its provider has it: one that
+ * the manager's handle (or an old mapping) keeps after the provider let
+ * go counts against its user's share only (share.*).
+ */
+TEST_F(limits, max_total_memory_counts_while_the_provider_has_it)
 {
 	int i;
 
@@ -168,9 +176,6 @@ TEST_F(limits, max_total_memory_counts_until_last_handle)
 	/* released by the provider, still held by the manager's handle */
 	ASSERT_EQ(0, mgr_terminate(self->mgr, self->id[0]));
 	ASSERT_EQ(0, provider_release(self->prov[0]));
-	EXPECT_INIT_REFUSED(1, TB_K64, ENOMEM);
-	/* the last reference goes */
-	tb_close(&self->buf[0]);
 	EXPECT_EQ(0, tb_lim_init(self, 1, TB_K64));
 }
 
@@ -188,7 +193,7 @@ TEST_F(limits, max_total_memory_freed_with_provider_file)
 	EXPECT_EQ(0, tb_lim_init(self, 1, TB_K64));
 }
 
-TEST_F(limits, max_total_memory_freed_after_provider_killed)
+TEST_F(limits, max_total_memory_back_when_provider_killed)
 {
 	struct tracebuf_pkt pkt;
 	int pfd[2];
@@ -228,8 +233,7 @@ TEST_F(limits, max_total_memory_freed_after_provider_killed)
 	EXPECT_EQ(128 + SIGKILL, tb_wait_child(pid));
 	tb_next_msg(_metadata, self->mgr, id, TRACEBUF_MSG_GONE,
 		    TRACEBUF_STATE_INITIALIZED, NULL);
-	EXPECT_INIT_REFUSED(1, TB_K64, ENOMEM);
-	tb_close(&self->buf[0]);
+	/* the manager may still harvest it, but it is nobody's buffer now */
 	EXPECT_EQ(0, tb_lim_init(self, 1, TB_K64));
 }
 
@@ -470,6 +474,257 @@ TEST_F(limits, no_provider_leak_after_sigkill)
 	}
 	/* the last slot is free again */
 	tb_lim_provider(_metadata, self, 0);
+}
+
+/* ---- per-user shares ---- */
+
+/*
+ * A child with other credentials that holds providers and does what the
+ * parent asks, one command at a time over a pipe, and answers with an
+ * errno (0: done) and, for REGISTER, the provider's id.
+ */
+struct tb_cmd {
+	char op;		/* 'R'egister, 'C'ategories, 'M'ap, 'X' release, 'Q'uit */
+	int idx;		/* which of its providers */
+	__u32 arg;		/* C: bytes of categories, M: buffer size */
+};
+
+struct tb_rsp {
+	int err;
+	__u32 id;
+};
+
+struct tb_user {
+	pid_t pid;
+	int cmd, rsp;		/* our ends */
+};
+
+/* A category list of about @bytes: pairs of a 100-byte name, 399 x's. */
+static int tb_user_categories(int fd, __u32 bytes)
+{
+	struct tracebuf_known_args a = { 0 };
+	__u32 n = bytes / 501, off = 0;
+	char *blob = malloc((size_t)n * 501 + 1);
+	int ret;
+
+	if (!blob)
+		return ENOMEM;
+	for (__u32 i = 0; i < n; i++) {
+		snprintf(blob + off, 102, "%0100u", i);
+		off += 101;
+		memset(blob + off, 'x', 399);
+		off += 399;
+		blob[off++] = 0;
+	}
+	a.categories_ptr = (uintptr_t)blob;
+	a.categories_size = off;
+	a.categories_count = n;
+	ret = tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, &a);
+	free(blob);
+	return -ret;
+}
+
+static void __attribute__((noreturn)) tb_user_main(int cmd, int rsp)
+{
+	int prov[16];
+	int n = 0;
+	struct tb_cmd c;
+
+	while (read(cmd, &c, sizeof(c)) == (ssize_t)sizeof(c)) {
+		struct tb_rsp r = { 0 };
+
+		switch (c.op) {
+		case 'R':
+			prov[n] = tb_open_provider("user", &r.id);
+			if (prov[n] < 0)
+				r.err = -prov[n];
+			else if (n < 15)
+				n++;
+			break;
+		case 'C':
+			r.err = tb_user_categories(prov[c.idx], c.arg);
+			break;
+		case 'M':
+			/* kept mapped: never unmapped */
+			if (mmap(NULL, c.arg, PROT_READ | PROT_WRITE, MAP_SHARED, prov[c.idx],
+				 0) == MAP_FAILED)
+				r.err = errno;
+			break;
+		case 'X':
+			r.err = -provider_release(prov[c.idx]);
+			break;
+		default:
+			_exit(0);
+		}
+		if (write(rsp, &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static int tb_user_start(struct tb_user *u, uid_t uid)
+{
+	struct tb_creds c = { uid, uid, 0, { 0 }, TB_NO_CAPS };
+	int cmd[2], rsp[2];
+
+	if (pipe(cmd) || pipe(rsp))
+		return -errno;
+	u->pid = fork();
+	if (u->pid < 0)
+		return -errno;
+	if (u->pid == 0) {
+		/* only its own ends: another child's would keep that one alive */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != cmd[0] && fd != rsp[1])
+				close(fd);
+		if (tb_become(&c))
+			_exit(1);
+		tb_user_main(cmd[0], rsp[1]);
+	}
+	close(cmd[0]);
+	close(rsp[1]);
+	u->cmd = cmd[1];
+	u->rsp = rsp[0];
+	return 0;
+}
+
+/* Ask; the errno it answered (EPIPE if it died). */
+static int tb_user_do(struct tb_user *u, char op, int idx, __u32 arg, __u32 *id)
+{
+	struct tb_cmd c = { .op = op, .idx = idx, .arg = arg };
+	struct tb_rsp r;
+
+	if (write(u->cmd, &c, sizeof(c)) != (ssize_t)sizeof(c) ||
+	    read(u->rsp, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		return EPIPE;
+	if (id)
+		*id = r.id;
+	return r.err;
+}
+
+static void tb_user_stop(struct tb_user *u)
+{
+	if (u->pid <= 0)
+		return;
+	close(u->cmd);
+	close(u->rsp);
+	tb_wait_child(u->pid);
+	u->pid = 0;
+}
+
+FIXTURE(share) {
+	struct tb_param user_providers;
+	struct tb_param user_memory;
+	struct tb_param total;
+	int mgr;
+	struct tb_user a, b;	/* users 65534 and 65533 */
+};
+
+FIXTURE_SETUP(share)
+{
+	memset(self, 0, sizeof(*self));
+	self->mgr = -1;
+	TB_REQUIRE_DEV();
+	self->mgr = tb_open_manager(0, NULL);
+	ASSERT_LE(0, self->mgr);
+	ASSERT_EQ(0, tb_user_start(&self->a, TB_NOBODY));
+	ASSERT_EQ(0, tb_user_start(&self->b, TB_NOBODY - 1));
+}
+
+FIXTURE_TEARDOWN(share)
+{
+	tb_user_stop(&self->a);
+	tb_user_stop(&self->b);
+	tb_close(&self->mgr);
+	EXPECT_EQ(0, tb_param_restore(&self->user_providers));
+	EXPECT_EQ(0, tb_param_restore(&self->user_memory));
+	EXPECT_EQ(0, tb_param_restore(&self->total));
+}
+
+/* One user's providers are bounded; the others' are not touched. */
+TEST_F(share, user_providers_edquot)
+{
+	__u32 id;
+	int fd;
+
+	ASSERT_EQ(0, tb_param_change(&self->user_providers, "max_user_providers", 3));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, tb_user_do(&self->a, 'R', 0, 0, &id));
+	EXPECT_EQ(EDQUOT, tb_user_do(&self->a, 'R', 0, 0, &id));
+	EXPECT_EQ(0, tb_user_do(&self->b, 'R', 0, 0, &id));
+	/* root here has CAP_SYS_RESOURCE: counted, not limited */
+	fd = tb_open_provider("root", &id);
+	EXPECT_LE(0, fd);
+	tb_close(&fd);
+}
+
+/* Published categories count against the user's memory. */
+TEST_F(share, user_memory_categories_edquot)
+{
+	__u32 id;
+
+	ASSERT_EQ(0, tb_param_change(&self->user_memory, "max_user_memory", 1 << 20));
+	ASSERT_EQ(0, tb_user_do(&self->a, 'R', 0, 0, &id));
+	ASSERT_EQ(0, tb_user_do(&self->a, 'R', 0, 0, &id));
+	EXPECT_EQ(0, tb_user_do(&self->a, 'C', 0, 600 << 10, NULL));
+	EXPECT_EQ(EDQUOT, tb_user_do(&self->a, 'C', 1, 600 << 10, NULL));
+	/* replacing the first list by a smaller one frees the difference */
+	EXPECT_EQ(0, tb_user_do(&self->a, 'C', 0, 300 << 10, NULL));
+	EXPECT_EQ(0, tb_user_do(&self->a, 'C', 1, 600 << 10, NULL));
+	/* another user has its own share */
+	ASSERT_EQ(0, tb_user_do(&self->b, 'R', 0, 0, &id));
+	EXPECT_EQ(0, tb_user_do(&self->b, 'C', 0, 900 << 10, NULL));
+}
+
+/* Buffers count against their provider's user: INITIALIZE says EDQUOT. */
+TEST_F(share, user_memory_buffers_edquot)
+{
+	__u32 a1, a2, b1;
+	int fd = -1;
+
+	ASSERT_EQ(0, tb_param_change(&self->user_memory, "max_user_memory", 1 << 20));
+	ASSERT_EQ(0, tb_user_do(&self->a, 'R', 0, 0, &a1));
+	ASSERT_EQ(0, tb_user_do(&self->a, 'R', 0, 0, &a2));
+	ASSERT_EQ(0, tb_user_do(&self->b, 'R', 0, 0, &b1));
+	EXPECT_EQ(0, mgr_initialize(self->mgr, a1, TRACEBUF_MODE_ONESHOT, 1 << 20, NULL,
+				    NULL));
+	EXPECT_EQ(-EDQUOT, mgr_initialize(self->mgr, a2, TRACEBUF_MODE_ONESHOT, TB_K64,
+					  NULL, &fd));
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(TRACEBUF_STATE_REGISTERED, mgr_state(self->mgr, a2));
+	EXPECT_EQ(0, mgr_initialize(self->mgr, b1, TRACEBUF_MODE_ONESHOT, 1 << 20, NULL,
+				    NULL));
+}
+
+/*
+ * A provider that keeps its old buffers mapped across re-initializations
+ * uses up its own user's share, not the module's max_total_memory: other
+ * users' providers are still initialized.
+ */
+TEST_F(share, retained_buffers_count_for_their_user_only)
+{
+	__u32 a1, b1;
+	int i, ret = 0;
+
+	ASSERT_EQ(0, tb_param_change(&self->total, "max_total_memory", 1 << 20));
+	ASSERT_EQ(0, tb_param_change(&self->user_memory, "max_user_memory", 2 << 20));
+	ASSERT_EQ(0, tb_user_do(&self->a, 'R', 0, 0, &a1));
+	ASSERT_EQ(0, tb_user_do(&self->b, 'R', 0, 0, &b1));
+	for (i = 0; i < 8; i++) {
+		ret = mgr_initialize(self->mgr, a1, TRACEBUF_MODE_ONESHOT, 512 << 10, NULL,
+				     NULL);
+		if (ret)
+			break;
+		ASSERT_EQ(0, tb_user_do(&self->a, 'M', 0, 512 << 10, NULL));
+		ASSERT_EQ(0, mgr_terminate(self->mgr, a1));
+		ASSERT_EQ(0, tb_user_do(&self->a, 'X', 0, 0, NULL));
+		tb_drain(self->mgr, sizeof(struct tracebuf_mgr_msg));
+	}
+	/* 2 MiB of its own: the fifth is refused, for it alone */
+	EXPECT_EQ(4, i);
+	EXPECT_EQ(-EDQUOT, ret);
+	EXPECT_EQ(0, mgr_initialize(self->mgr, b1, TRACEBUF_MODE_ONESHOT, 1 << 20, NULL,
+				    NULL));
 }
 
 TEST_HARNESS_MAIN

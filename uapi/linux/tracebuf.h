@@ -106,8 +106,12 @@
  * bytes (a multiple of 4096 and of the page size, from TRACEBUF_BUFFER_MIN
  * up to the module
  * parameter max_buffer_size: EINVAL below or unaligned, EFBIG above; the
- * sum of all live buffers is capped by max_total_memory: ENOMEM) and
- * writes struct tracebuf_buffer_header at offset 0.  The provider maps it
+ * buffers providers hold are capped together by max_total_memory: ENOMEM;
+ * what one user's providers hold, buffers and published categories, by
+ * max_user_memory: EDQUOT, unless the provider registered with
+ * CAP_SYS_RESOURCE) and writes struct tracebuf_buffer_header at offset 0.
+ * A buffer counts against max_total_memory while its provider has it,
+ * and against its user's share until it is freed.  The provider maps it
  * with mmap(MAP_SHARED, offset 0..size) on its /dev/tracebuf file; the
  * manager gets buffer_fd, a read-only O_CLOEXEC handle it can mmap
  * (MAP_SHARED, PROT_READ only; mprotect cannot add PROT_WRITE) and pread.
@@ -305,7 +309,8 @@ struct tracebuf_version_args {
  * TRACEBUF_IOC_REGISTER: make this file a provider.
  * EINVAL: role already set, name_len 0, NUL in the name, unknown flag.
  * ENAMETOOLONG: name_len > TRACEBUF_NAME_MAX.
- * ENOSPC: max_providers providers are registered.
+ * ENOSPC: max_providers providers are registered.  EDQUOT: the caller's
+ * user has max_user_providers registered (not for CAP_SYS_RESOURCE).
  */
 struct tracebuf_register_args {
 	__aligned_u64 name_ptr;		/* In: name bytes, no NUL needed */
@@ -396,7 +401,8 @@ struct tracebuf_release_args {
  * TRACEBUF_DESCRIPTION_MAX bytes (EMSGSIZE above); at most
  * TRACEBUF_CATEGORIES_MAX pairs (E2BIG above); a list that does not add
  * up to its count and size is EINVAL.  0 and 0 clear the list.  Replaces
- * what was published before.
+ * what was published before.  The list counts against the user's
+ * max_user_memory while it is published (EDQUOT).
  */
 struct tracebuf_known_args {
 	__aligned_u64 categories_ptr;	/* In */
