@@ -21,7 +21,7 @@
 
 /* The control plane: see LOCKING in tracebuf.h. */
 DEFINE_MUTEX(tracebuf_lock);
-DEFINE_XARRAY(tracebuf_providers);
+DEFINE_XARRAY_ALLOC1(tracebuf_providers);
 LIST_HEAD(tracebuf_managers);
 struct workqueue_struct *tracebuf_wq;
 
@@ -227,6 +227,7 @@ static int __init tracebuf_init(void)
 	ret = misc_register(&tracebuf_misc);
 	if (ret)
 		goto out_genl;
+	tracebuf_debugfs_init();
 	return 0;
 
 out_genl:
@@ -243,6 +244,7 @@ module_init(tracebuf_init);
  */
 static void __exit tracebuf_exit(void)
 {
+	tracebuf_debugfs_exit();
 	misc_deregister(&tracebuf_misc);
 	tracebuf_genl_exit();
 	destroy_workqueue(tracebuf_wq);

@@ -17,7 +17,9 @@
 
 #include "tracebuf.h"
 
-static u32 tracebuf_next_manager_id = 1;	/* [L] */
+/* [L] manager ids, handed out cyclically from 1 as provider ids are */
+static DEFINE_XARRAY_ALLOC1(tracebuf_manager_ids);
+u32 tracebuf_next_manager_id = 1;
 
 /* A manager sees the providers of its pid namespace and those below. */
 bool tracebuf_manager_sees(struct tracebuf_manager *m,
@@ -146,6 +148,7 @@ static void tracebuf_manager_consume(struct tracebuf_manager *m,
 struct tracebuf_manager *tracebuf_manager_create(u32 flags)
 {
 	struct tracebuf_manager *m;
+	int ret;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
@@ -159,9 +162,16 @@ struct tracebuf_manager *tracebuf_manager_create(u32 flags)
 	tracebuf_notify_init(&m->notify);
 
 	mutex_lock(&tracebuf_lock);
-	m->id = tracebuf_next_manager_id++;
-	list_add_tail(&m->link, &tracebuf_managers);
+	ret = xa_alloc_cyclic(&tracebuf_manager_ids, &m->id, m, XA_LIMIT(1, U32_MAX),
+			      &tracebuf_next_manager_id, GFP_KERNEL_ACCOUNT);
+	if (ret >= 0)
+		list_add_tail(&m->link, &tracebuf_managers);
 	mutex_unlock(&tracebuf_lock);
+	if (ret < 0) {
+		put_pid_ns(m->pid_ns);
+		kfree(m);
+		return ERR_PTR(ret);
+	}
 	return m;
 }
 
@@ -181,6 +191,7 @@ void tracebuf_manager_release(struct tracebuf_manager *m)
 
 	mutex_lock(&tracebuf_lock);
 	list_del(&m->link);
+	xa_erase(&tracebuf_manager_ids, m->id);
 	list_for_each_entry_safe(node, ntmp, &m->inbox, link)
 		tracebuf_manager_consume(m, node);
 	list_for_each_entry_safe(p, tmp, &m->owned, owner_link) {

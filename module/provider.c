@@ -17,7 +17,11 @@
 
 #include "tracebuf.h"
 
-static u32 tracebuf_next_provider_id = 1;	/* [L] never reused */
+/*
+ * [L] where the search for a free id starts: ids are handed out
+ * cyclically, so one comes back only after every other u32 did.
+ */
+u32 tracebuf_next_provider_id = 1;
 static unsigned int tracebuf_nr_providers;	/* [L] */
 
 struct tracebuf_cats *tracebuf_cats_get(struct tracebuf_cats *cats)
@@ -157,8 +161,7 @@ struct tracebuf_provider *tracebuf_provider_create(const char *name,
 	tracebuf_notify_init(&p->notify);
 
 	mutex_lock(&tracebuf_lock);
-	if (tracebuf_nr_providers >= READ_ONCE(tracebuf_max_providers) ||
-	    !tracebuf_next_provider_id) {
+	if (tracebuf_nr_providers >= READ_ONCE(tracebuf_max_providers)) {
 		ret = -ENOSPC;
 		goto out_unlock;
 	}
@@ -166,11 +169,10 @@ struct tracebuf_provider *tracebuf_provider_create(const char *name,
 		ret = -EDQUOT;
 		goto out_unlock;
 	}
-	p->id = tracebuf_next_provider_id;
-	ret = xa_insert(&tracebuf_providers, p->id, p, GFP_KERNEL_ACCOUNT);
-	if (ret)
+	ret = xa_alloc_cyclic(&tracebuf_providers, &p->id, p, XA_LIMIT(1, U32_MAX),
+			      &tracebuf_next_provider_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
 		goto out_unlock;
-	tracebuf_next_provider_id++;
 	tracebuf_nr_providers++;
 	u->providers++;
 	*status = 0;

@@ -59,6 +59,8 @@ struct pid_namespace;
 struct vm_area_struct;
 
 extern struct mutex tracebuf_lock;
+extern u32 tracebuf_next_provider_id;		/* [L] */
+extern u32 tracebuf_next_manager_id;		/* [L] */
 extern struct workqueue_struct *tracebuf_wq;	/* frees buffers */
 extern struct xarray tracebuf_providers;
 extern struct list_head tracebuf_managers;
@@ -304,6 +306,10 @@ void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
 /* ioctl.c */
 long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 bool tracebuf_may_manage(void);
+
+/* debugfs.c */
+void tracebuf_debugfs_init(void);
+void tracebuf_debugfs_exit(void);
 
 /* genl.c */
 void tracebuf_genl_notify(struct tracebuf_provider *p, u8 cmd);

@@ -476,6 +476,58 @@ TEST_F(limits, no_provider_leak_after_sigkill)
 	tb_lim_provider(_metadata, self, 0);
 }
 
+/* ---- ids ---- */
+
+#define TB_DEBUGFS "/sys/kernel/debug/tracebuf/"
+
+/*
+ * Ids are handed out cyclically: after 2^32 - 1 registrations they wrap
+ * to the lowest free one, never 0 (the knob skips the 2^32 cycles).
+ */
+TEST_F(limits, provider_ids_wrap_around)
+{
+	__u32 id[3];
+
+	ASSERT_EQ(0, tb_param_set_path(TB_DEBUGFS "next_provider_id", 0xfffffffeLL))
+		TH_LOG("no debugfs knob");
+	tb_lim_provider(_metadata, self, 0);
+	tb_lim_provider(_metadata, self, 1);
+	tb_lim_provider(_metadata, self, 2);
+	for (int i = 0; i < 3; i++)
+		id[i] = self->id[i];
+	EXPECT_EQ(0xfffffffeU, id[0]);
+	EXPECT_EQ(0xffffffffU, id[1]);
+	EXPECT_NE(0U, id[2]);
+	EXPECT_GT(0xfffffffeU, id[2]);
+	/* the wrapped one works like any other */
+	EXPECT_EQ(0, tb_lim_init(self, 2, TB_K64));
+	EXPECT_EQ(TRACEBUF_STATE_INITIALIZED, mgr_state(self->mgr, id[2]));
+}
+
+TEST_F(limits, manager_ids_never_zero)
+{
+	struct tracebuf_provider_info info;
+	__u32 a = 0, b = 0;
+	int m1, m2;
+
+	ASSERT_EQ(0, tb_param_set_path(TB_DEBUGFS "next_manager_id", 0xffffffffLL));
+	m1 = tb_open_manager(0, &a);
+	m2 = tb_open_manager(0, &b);
+	ASSERT_LE(0, m1);
+	ASSERT_LE(0, m2);
+	EXPECT_EQ(0xffffffffU, a);
+	EXPECT_NE(0U, b);
+	EXPECT_NE(a, b);
+	/* an owner that wrapped still shows as one */
+	tb_lim_provider(_metadata, self, 0);
+	ASSERT_EQ(0, mgr_initialize(m2, self->id[0], TRACEBUF_MODE_ONESHOT, TB_K64, NULL,
+				    NULL));
+	ASSERT_EQ(0, mgr_find(self->mgr, self->id[0], &info));
+	EXPECT_EQ(b, info.manager_id);
+	tb_close(&m1);
+	tb_close(&m2);
+}
+
 /* ---- per-user shares ---- */
 
 /*

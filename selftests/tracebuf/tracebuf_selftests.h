@@ -711,13 +711,13 @@ static inline int tb_param_get(const char *name, long long *val)
 	return 0;
 }
 
-static inline int tb_param_set(const char *name, long long val)
+/* Write val to the file at path (a parameter, a debugfs knob). */
+static inline int tb_param_set_path(const char *path, long long val)
 {
-	char path[256], buf[64];
+	char buf[64];
 	ssize_t n;
 	int fd, len;
 
-	snprintf(path, sizeof(path), TB_PARAM_DIR "/%s", name);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -727,6 +727,14 @@ static inline int tb_param_set(const char *name, long long val)
 	if (n < 0)
 		return -errno;
 	return n == len ? 0 : -EIO;
+}
+
+static inline int tb_param_set(const char *name, long long val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TB_PARAM_DIR "/%s", name);
+	return tb_param_set_path(path, val);
 }
 
 /* A parameter changed by a test, restored by its teardown. */

@@ -316,8 +316,9 @@ struct tracebuf_register_args {
 	__aligned_u64 name_ptr;		/* In: name bytes, no NUL needed */
 	__u32 name_len;			/* In: 1..TRACEBUF_NAME_MAX */
 	__u32 flags;			/* In: TRACEBUF_REGISTER_F_* */
-	__u32 id;			/* Out: provider id, from 1, never
-					 * reused while the module is loaded
+	__u32 id;			/* Out: provider id, never 0; handed
+					 * out cyclically: one comes back
+					 * only after every other u32 did
 					 */
 	__u32 status;			/* Out: TRACEBUF_REGISTER_STARTED */
 };
@@ -341,7 +342,10 @@ struct tracebuf_register_args {
  */
 struct tracebuf_attach_args {
 	__u32 flags;			/* In: TRACEBUF_ATTACH_F_* */
-	__u32 id;			/* Out: manager id, from 1 */
+	__u32 id;			/* Out: manager id, never 0 (which
+					 * means none), cyclic as provider
+					 * ids
+					 */
 };
 
 #define TRACEBUF_ATTACH_SIZE_VER0	8

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf: debugging knobs, in debugfs (root only): where the search for
+ * the next provider and manager id starts, so that tests can see ids wrap
+ * around without 2^32 registrations.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+
+#include "tracebuf.h"
+
+static struct dentry *tracebuf_debugfs_dir;
+
+static int tracebuf_debugfs_get(u32 *next, u64 *val)
+{
+	mutex_lock(&tracebuf_lock);
+	*val = *next;
+	mutex_unlock(&tracebuf_lock);
+	return 0;
+}
+
+static int tracebuf_debugfs_set(u32 *next, u64 val)
+{
+	if (!val || val > U32_MAX)
+		return -EINVAL;
+	mutex_lock(&tracebuf_lock);
+	*next = (u32)val;
+	mutex_unlock(&tracebuf_lock);
+	return 0;
+}
+
+static int tracebuf_next_provider_get(void *data, u64 *val)
+{
+	return tracebuf_debugfs_get(&tracebuf_next_provider_id, val);
+}
+
+static int tracebuf_next_provider_set(void *data, u64 val)
+{
+	return tracebuf_debugfs_set(&tracebuf_next_provider_id, val);
+}
+
+static int tracebuf_next_manager_get(void *data, u64 *val)
+{
+	return tracebuf_debugfs_get(&tracebuf_next_manager_id, val);
+}
+
+static int tracebuf_next_manager_set(void *data, u64 val)
+{
+	return tracebuf_debugfs_set(&tracebuf_next_manager_id, val);
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(tracebuf_next_provider_fops, tracebuf_next_provider_get,
+			 tracebuf_next_provider_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(tracebuf_next_manager_fops, tracebuf_next_manager_get,
+			 tracebuf_next_manager_set, "%llu\n");
+
+/* Nothing depends on it: a failure only leaves the knobs out. */
+void tracebuf_debugfs_init(void)
+{
+	tracebuf_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file_unsafe("next_provider_id", 0600, tracebuf_debugfs_dir, NULL,
+				   &tracebuf_next_provider_fops);
+	debugfs_create_file_unsafe("next_manager_id", 0600, tracebuf_debugfs_dir, NULL,
+				   &tracebuf_next_manager_fops);
+}
+
+void tracebuf_debugfs_exit(void)
+{
+	debugfs_remove(tracebuf_debugfs_dir);
+}
