@@ -73,7 +73,7 @@ static int tracebuf_genl_get(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret;
 
-	if (!tracebuf_may_manage()) {
+	if (!tracebuf_may_manage_skb(skb)) {
 		GENL_SET_ERR_MSG(info, TRACEBUF_GENL_EPERM_MSG);
 		return -EPERM;
 	}
@@ -102,19 +102,30 @@ static int tracebuf_genl_get(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * A dump may be read in parts by different tasks (the socket is shared):
+ * the view, pid namespace and permission, is the one of the request.
+ */
 static int tracebuf_genl_dump_start(struct netlink_callback *cb)
 {
-	if (!tracebuf_may_manage()) {
+	if (!tracebuf_may_manage_skb(cb->skb)) {
 		NL_SET_ERR_MSG(cb->extack, TRACEBUF_GENL_EPERM_MSG);
 		return -EPERM;
 	}
 	cb->args[0] = 1;	/* the next id to look at */
+	cb->args[1] = (long)get_pid_ns(task_active_pid_ns(current));
+	return 0;
+}
+
+static int tracebuf_genl_dump_done(struct netlink_callback *cb)
+{
+	put_pid_ns((struct pid_namespace *)cb->args[1]);
 	return 0;
 }
 
 static int tracebuf_genl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct pid_namespace *ns = (struct pid_namespace *)cb->args[1];
 	unsigned long id = cb->args[0];
 	struct tracebuf_provider *p;
 	int ret = 0;
@@ -145,6 +156,7 @@ static const struct genl_ops tracebuf_genl_ops[] = {
 		.doit = tracebuf_genl_get,
 		.start = tracebuf_genl_dump_start,
 		.dumpit = tracebuf_genl_dump,
+		.done = tracebuf_genl_dump_done,
 		.policy = tracebuf_genl_get_policy,
 		.maxattr = TRACEBUF_A_ID,
 	},

@@ -8,9 +8,7 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
-#include <linux/capability.h>
 #include <linux/compat.h>
-#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -18,7 +16,6 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/uidgid.h>
 
 #include "compat.h"
 #include "tracebuf.h"
@@ -238,15 +235,6 @@ static int tracebuf_ioctl_register(struct tracebuf_file *tf, unsigned int cmd,
 	if (ret)
 		tracebuf_provider_release(p);
 	return ret;
-}
-
-bool tracebuf_may_manage(void)
-{
-	int gid = READ_ONCE(tracebuf_manager_gid);
-
-	if (perfmon_capable())
-		return true;
-	return gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid));
 }
 
 static int tracebuf_ioctl_attach(struct tracebuf_file *tf, unsigned int cmd,

@@ -49,11 +49,6 @@ module_param_named(max_user_memory, tracebuf_max_user_memory, ulong, 0644);
 MODULE_PARM_DESC(max_user_memory,
 		 "Bytes of buffers and category lists one user's providers may hold (default 128 MiB)");
 
-int tracebuf_manager_gid = -1;
-module_param_named(manager_gid, tracebuf_manager_gid, int, 0644);
-MODULE_PARM_DESC(manager_gid,
-		 "Group whose members may attach as manager without CAP_PERFMON (-1: none)");
-
 static int tracebuf_open(struct inode *inode, struct file *file)
 {
 	struct tracebuf_file *tf;

@@ -6,16 +6,57 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/lockdep.h>
+#include <linux/moduleparam.h>
+#include <linux/netlink.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
+#include <net/sock.h>
 
 #include "tracebuf.h"
+
+static int tracebuf_manager_gid = -1;
+module_param_named(manager_gid, tracebuf_manager_gid, int, 0644);
+MODULE_PARM_DESC(manager_gid,
+		 "Group whose members may attach as manager without CAP_PERFMON (-1: none)");
+
+/* May the caller manage: CAP_PERFMON, CAP_SYS_ADMIN or manager_gid? */
+bool tracebuf_may_manage(void)
+{
+	int gid = READ_ONCE(tracebuf_manager_gid);
+
+	if (perfmon_capable())
+		return true;
+	return gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid));
+}
+
+/*
+ * The same for a generic netlink request: both whoever opened the socket
+ * and whoever sends on it must be allowed, as netlink_capable() checks
+ * capabilities (a socket opened unprivileged and handed to a privileged
+ * program must not read the registry: CVE-2014-0181's pattern).
+ */
+bool tracebuf_may_manage_skb(const struct sk_buff *skb)
+{
+	const struct sock *sk = NETLINK_CB(skb).sk;
+	const struct cred *old;
+	bool ok;
+
+	if (!sk || !sk->sk_socket || !sk->sk_socket->file || !tracebuf_may_manage())
+		return false;
+	old = override_creds(sk->sk_socket->file->f_cred);
+	ok = tracebuf_may_manage();
+	revert_creds(old);
+	return ok;
+}
 
 /* [L] manager ids, handed out cyclically from 1 as provider ids are */
 static DEFINE_XARRAY_ALLOC1(tracebuf_manager_ids);

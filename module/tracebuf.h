@@ -56,6 +56,7 @@
 struct eventfd_ctx;
 struct pid;
 struct pid_namespace;
+struct sk_buff;
 struct vm_area_struct;
 
 extern struct mutex tracebuf_lock;
@@ -71,7 +72,6 @@ extern unsigned long tracebuf_max_total_memory;
 extern unsigned int tracebuf_max_providers;
 extern unsigned int tracebuf_max_user_providers;
 extern unsigned long tracebuf_max_user_memory;
-extern int tracebuf_manager_gid;
 
 /* Records handed out by one read(). */
 #define TRACEBUF_READ_BATCH		16
@@ -272,6 +272,8 @@ void tracebuf_provider_consume(struct tracebuf_provider *p, unsigned int n,
 			       u32 cookie);
 
 /* manager.c */
+bool tracebuf_may_manage(void);
+bool tracebuf_may_manage_skb(const struct sk_buff *skb);
 struct tracebuf_manager *tracebuf_manager_create(u32 flags);
 void tracebuf_manager_release(struct tracebuf_manager *m);
 bool tracebuf_manager_sees(struct tracebuf_manager *m,
@@ -305,7 +307,6 @@ void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
 
 /* ioctl.c */
 long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-bool tracebuf_may_manage(void);
 
 /* debugfs.c */
 void tracebuf_debugfs_init(void);

@@ -655,4 +655,157 @@ TEST_F(genl, pid_namespace_sees_its_own)
 	EXPECT_EQ(0, tb_wait_child(pid));
 }
 
+/*
+ * A socket opened unprivileged and handed to a privileged program (as a
+ * standard descriptor, say) does not read the registry: the opener's
+ * credentials count as well as the sender's.
+ */
+static int tb_open_nl_as_nobody(void *arg)
+{
+	int *sv = arg;
+	struct nl nl;
+	char c = 0;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	if (nl_open(&nl))
+		return 140;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &nl.fd, sizeof(int));
+	return sendmsg(sv[1], &mh, 0) == 1 ? 0 : 141;
+}
+
+TEST_F(genl, socket_of_an_unprivileged_opener_is_refused)
+{
+	struct tb_creds c = { TB_NOBODY, TB_NOBODY, 0, { 0 }, TB_NO_CAPS };
+	static struct dump d;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char ch;
+	struct iovec iov = { .iov_base = &ch, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct gprov g;
+	struct nl nl = self->nl;
+	int sv[2];
+
+	self->prov = tb_open_provider("genl-opener", &self->id);
+	ASSERT_LE(0, self->prov);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
+	ASSERT_EQ(0, tb_run_as(&c, tb_open_nl_as_nobody, sv));
+	ASSERT_EQ(1, recvmsg(sv[0], &mh, 0));
+	memcpy(&nl.fd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(int));
+	close(sv[0]);
+	close(sv[1]);
+	/* root sends, nobody opened */
+	EXPECT_EQ(-EPERM, nl_get(&nl, self->id, &g));
+	EXPECT_EQ(-EPERM, nl_dump(&nl, &d));
+	close(nl.fd);
+}
+
+/*
+ * A dump read in parts by different tasks keeps the view it was asked
+ * with: its second part, read by pid 1 of a new pid namespace, still
+ * lists every provider, with the pids of the namespace that asked.
+ */
+static int tb_dump_rest(struct nl *nl, __u32 seq, unsigned int *n, unsigned int *nopid)
+{
+	static char buf[65536];
+
+	for (;;) {
+		ssize_t len = recv(nl->fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+		int left;
+
+		if (len < 0)
+			return -errno;
+		left = (int)len;
+		for (h = (void *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			struct gprov g;
+
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			gprov_parse(h, &g);
+			(*n)++;
+			*nopid += g.pid == 0;
+		}
+	}
+}
+
+TEST_F(genl, dump_keeps_its_view_across_readers)
+{
+	static char buf[65536];
+	struct nlmsghdr *nlh;
+	struct nl nl;
+	struct req r;
+	int fds[300], first = 0, left;
+	unsigned int i;
+	ssize_t len;
+	pid_t pid;
+
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		fds[i] = tb_open_provider("genl-view", NULL);
+		ASSERT_LE(0, fds[i]);
+	}
+	/*
+	 * A fresh socket, which never received more than a page: the dump's
+	 * parts are then about a page each.  One part is read here.
+	 */
+	nl = self->nl;
+	nl.fd = nl_socket();
+	ASSERT_LE(0, nl.fd);
+	req_init(&r, nl.family, NLM_F_DUMP, TRACEBUF_CMD_PROVIDER_GET,
+		 TRACEBUF_GENL_VERSION);
+	nlh = (void *)r.buf;
+	nlh->nlmsg_len = r.len;
+	nlh->nlmsg_seq = ++nl.seq;
+	ASSERT_EQ((ssize_t)r.len, send(nl.fd, r.buf, r.len, 0));
+	len = recv(nl.fd, buf, 4096, 0);
+	ASSERT_LT(0, len);
+	left = (int)len;
+	for (nlh = (void *)buf; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left))
+		first += nlh->nlmsg_type == nl.family;
+	ASSERT_GT((int)ARRAY_SIZE(fds), first) TH_LOG("the dump fit in one part");
+	/* the rest by pid 1 of a new namespace, which sees none of them */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(200);
+		inner = fork();
+		if (inner < 0)
+			_exit(201);
+		if (!inner) {
+			unsigned int n = first, nopid = 0;
+
+			if (tb_dump_rest(&nl, nl.seq, &n, &nopid))
+				_exit(202);
+			printf("# first part %d, %u in all, %u without a pid\n", first, n, nopid);
+			fflush(stdout);
+			_exit(n >= ARRAY_SIZE(fds) && !nopid ? 0 : 203);
+		}
+		_exit(tb_wait_child(inner));
+	}
+	EXPECT_EQ(0, tb_wait_child(pid));
+	close(nl.fd);
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		close(fds[i]);
+}
+
 TEST_HARNESS_MAIN
