@@ -361,7 +361,14 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 	ret = tracebuf_sys_set_eventfd(p->fd, p->efd);
 	if (ret)
 		goto out_close_fd;
+	/*
+	 * Publishing is a courtesy to managers: over its user's share
+	 * (EDQUOT) or its cgroup's memory (ENOMEM) the provider still
+	 * traces.  A malformed list is the caller's error.
+	 */
 	ret = tb_publish_known(p, cfg->known, cfg->nknown);
+	if (ret == -EDQUOT || ret == -ENOMEM)
+		ret = 0;
 	if (ret)
 		goto out_close_fd;
 	if (status & TRACEBUF_REGISTER_STARTED)

@@ -924,6 +924,10 @@ static int record_outcome(const struct record_run *r)
 			if (p->error == -ESRCH)
 				record_warn("provider '%s' (pid %u) exited before it could be "
 					    "traced", name, p->pid);
+			else if (p->error == -EDQUOT)
+				record_warn("provider '%s' (pid %u) could not be traced: its user's "
+					    "share of buffer memory is used up (module parameter "
+					    "max_user_memory)", name, p->pid);
 			else
 				record_warn("provider '%s' (pid %u) could not be traced: %s",
 					    name, p->pid, strerror(-p->error));

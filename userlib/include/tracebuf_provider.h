@@ -73,7 +73,10 @@ struct tracebuf_provider;
  * tracebuf_provider_create() - register this process as a provider
  * Return: 0 and *@out, or -errno: -EBUSY if the process has one already,
  * -ENOENT without /dev/tracebuf, -EPROTONOSUPPORT for another ABI major,
- * -EINVAL for a bad config, or what registration returned.
+ * -EINVAL for a bad config, -EDQUOT when this user has the module's
+ * max_user_providers registered, or what registration returned.  Known
+ * categories that do not fit the user's share are not published; the
+ * provider is created all the same.
  */
 int tracebuf_provider_create(const struct tracebuf_provider_config *cfg,
 			     struct tracebuf_provider **out);
