@@ -159,6 +159,22 @@ done
 mv "$WORK/tests.list.new" "$WORK/tests.list"
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
+# The runner itself: a first boot that fails before the module is loaded
+# is retried and the run goes on (not on the debug kernel: a minute a boot).
+if [ $DEBUG = 0 ]; then
+	echo abi_test > "$WORK/retry.list"
+	if "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" --tests "$TESTS" \
+		--list "$WORK/retry.list" --mem "$MEM" --out "$WORK/vm-retry" \
+		--fail-first-boot ${MODDIR:+--moddir "$MODDIR"} > "$WORK/vm-retry.log" 2>&1 &&
+	   grep -q '^note: the first boot failed before the module was loaded' "$WORK/vm-retry.log"; then
+		echo "  PASS  runner retries a failed boot"
+		host_passed=$((host_passed + 1))
+	else
+		echo "  FAIL  runner retries a failed boot (see $WORK/vm-retry.log)"
+		host_failed=$((host_failed + 1))
+	fi
+fi
+
 reported=1
 vm_rc=0
 # shellcheck disable=SC2086 # VM_ARGS is a list of words

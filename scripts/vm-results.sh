@@ -22,7 +22,7 @@ RES=$SHARE/out
 
 TB_TIMEOUT=0 TB_KMEMLEAK=0
 . "$SHARE/run.conf"
-QEMU_RC='?' ELAPSED='?' WATCHDOG=
+QEMU_RC='?' ELAPSED='?' WATCHDOG= BOOT_FAILURES=0
 [ ! -f "$OUT/qemu.status" ] || . "$OUT/qemu.status"
 
 # Kernel messages that fail a run (liburing's runtests.sh list, plus
@@ -117,8 +117,16 @@ failed=$tb_failed
 
 # --- the run itself ------------------------------------------------------------
 
+if [ "$BOOT_FAILURES" = 1 ]; then
+	echo "note: the first boot failed before the module was loaded; the second one ran" \
+		"(console: $OUT/console.boot-failure.log)"
+fi
 if [ ! -f "$RES/insmod.rc" ]; then
-	problems+=("the guest never got to load the module")
+	if [ "$BOOT_FAILURES" = 2 ]; then
+		problems+=("boot failure, twice: the guest never got to load the module (consoles: $OUT/console.boot-failure.log, $OUT/console.log)")
+	else
+		problems+=("the guest never got to load the module")
+	fi
 elif [ "$(cat "$RES/insmod.rc")" != 0 ]; then
 	problems+=("insmod tracebuf.ko failed: $(tr '\n' ' ' < "$RES/insmod.log")")
 elif [ ! -f "$RES/rmmod.rc" ]; then
@@ -146,7 +154,7 @@ if [ "$TB_KMEMLEAK" = 1 ]; then
 		problems+=("kmemleak: $(grep -c '^unreferenced object' "$RES/kmemleak.txt") unreferenced object(s), see $RES/kmemleak.txt")
 	fi
 fi
-if [ ! -f "$RES/done" ]; then
+if [ ! -f "$RES/done" ] && [ "$BOOT_FAILURES" != 2 ]; then
 	problems+=("the guest did not finish${WATCHDOG:+: $WATCHDOG} (QEMU exit $QEMU_RC)")
 fi
 
