@@ -2,12 +2,14 @@
 /*
  * tracebuf: debugging knobs, in debugfs (root only): where the search for
  * the next provider and manager id starts, so that tests can see ids wrap
- * around without 2^32 registrations.
+ * around without 2^32 registrations; and "users", the per-user shares
+ * held now, so that tests can see every share given back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/seq_file.h>
 
 #include "tracebuf.h"
 
@@ -56,6 +58,13 @@ DEFINE_DEBUGFS_ATTRIBUTE(tracebuf_next_provider_fops, tracebuf_next_provider_get
 DEFINE_DEBUGFS_ATTRIBUTE(tracebuf_next_manager_fops, tracebuf_next_manager_get,
 			 tracebuf_next_manager_set, "%llu\n");
 
+static int tracebuf_users_debugfs_show(struct seq_file *m, void *unused)
+{
+	tracebuf_users_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tracebuf_users_debugfs);
+
 /* Nothing depends on it: a failure only leaves the knobs out. */
 void tracebuf_debugfs_init(void)
 {
@@ -64,6 +73,8 @@ void tracebuf_debugfs_init(void)
 				   &tracebuf_next_provider_fops);
 	debugfs_create_file_unsafe("next_manager_id", 0600, tracebuf_debugfs_dir, NULL,
 				   &tracebuf_next_manager_fops);
+	debugfs_create_file("users", 0400, tracebuf_debugfs_dir, NULL,
+			    &tracebuf_users_debugfs_fops);
 }
 
 void tracebuf_debugfs_exit(void)

@@ -57,6 +57,7 @@ struct eventfd_ctx;
 struct pid;
 struct pid_namespace;
 struct sk_buff;
+struct seq_file;
 struct vm_area_struct;
 
 extern struct mutex tracebuf_lock;
@@ -229,6 +230,7 @@ void tracebuf_user_get(struct tracebuf_user *u);
 void tracebuf_user_put(struct tracebuf_user *u);
 int tracebuf_user_charge(struct tracebuf_user *u, u64 bytes, bool unlimited);
 void tracebuf_user_uncharge(struct tracebuf_user *u, u64 bytes);
+void tracebuf_users_show(struct seq_file *m);
 
 /* buf.c */
 struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,

@@ -18,6 +18,7 @@
 
 #include <linux/cred.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 #include <linux/xarray.h>
@@ -92,4 +93,25 @@ int tracebuf_user_charge(struct tracebuf_user *u, u64 bytes, bool unlimited)
 void tracebuf_user_uncharge(struct tracebuf_user *u, u64 bytes)
 {
 	atomic64_sub(bytes, &u->mem);
+}
+
+/*
+ * debugfs "users": one line per user holding a share.  A user whose last
+ * provider, buffer and handle are gone has no line: the stress tests
+ * check that an idle module shows none.
+ */
+void tracebuf_users_show(struct seq_file *m)
+{
+	struct tracebuf_user *u;
+	unsigned long uid;
+
+	mutex_lock(&tracebuf_lock);
+	mutex_lock(&tracebuf_users_lock);
+	xa_for_each(&tracebuf_users, uid, u)
+		seq_printf(m, "uid %u providers %u memory %lld refs %u\n",
+			   __kuid_val(u->uid), u->providers,
+			   (long long)atomic64_read(&u->mem),
+			   refcount_read(&u->refs));
+	mutex_unlock(&tracebuf_users_lock);
+	mutex_unlock(&tracebuf_lock);
 }
