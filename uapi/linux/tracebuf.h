@@ -583,8 +583,9 @@ struct tracebuf_mgr_msg {
  * network namespace.
  *
  * TRACEBUF_CMD_PROVIDER_GET: with TRACEBUF_A_ID, that provider (ENOENT
- * when the caller cannot see it); as a dump (NLM_F_DUMP), every provider
- * the caller can see, by id.  The caller needs what TRACEBUF_IOC_ATTACH
+ * when the caller cannot see it, ERANGE for id 0); as a dump
+ * (NLM_F_DUMP), every provider the caller can see, by id.  The caller
+ * needs what TRACEBUF_IOC_ATTACH
  * needs (EPERM otherwise) and sees what a manager in its pid namespace
  * sees; pids are given in that namespace.  Unknown attributes and
  * malformed ones are refused, with an extended ack message.
