@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kill soak, in the test VM: cycle after cycle, providers writing at
+ * full speed (tb-seqprov, some registered before the session, some
+ * started by it with "record -- COMMAND") and "tracebufctl record" tracing
+ * them in oneshot, circular and streaming mode, and at a random moment
+ * SIGKILL the manager, the providers, both, or neither.
+ *
+ * After each cycle: a record that finished exited with a documented
+ * status and wrote a trace that "tracebufctl dump" decodes, and once every
+ * process of the cycle is gone the module holds nothing for anyone
+ * (debugfs tracebuf/users as before the soak): no provider is stuck.
+ * The runner then unloads the module and, on the debug kernel, scans
+ * with kmemleak.
+ *
+ * TB_SOAK_CYCLES sets the number of cycles (default 12; "make soak" runs
+ * 1000), TB_SOAK_SEED the seed (default: from the clock; printed).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "../../../../userlib/tests/ktap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/prctl.h>
+
+#include "vmtest.h"
+
+#define USERS		"/sys/kernel/debug/tracebuf/users"
+#define CYCLES		12
+#define RECORD_MAX_S	120	/* a record that has not ended by then is stuck */
+#define IDLE_MAX_S	20	/* the module is idle this long after a cycle */
+
+static uint64_t g_rng;
+
+static uint32_t rnd(uint32_t n)
+{
+	/* xorshift64* */
+	g_rng ^= g_rng >> 12;
+	g_rng ^= g_rng << 25;
+	g_rng ^= g_rng >> 27;
+	return n ? (uint32_t)((g_rng * 0x2545f4914f6cdd1dULL) >> 32) % n : 0;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static unsigned long env_ul(const char *name, unsigned long def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	return errno || *end ? def : v;
+}
+
+/* argv (argv[0] a program beside this test) in a process group of its own. */
+static pid_t spawn(const char *const *argv, const char *err)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		int efd = err ? open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : null;
+
+		setpgid(0, 0);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(efd, 2);
+		execv(prog_path(argv[0]), (char *const *)argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		setpgid(pid, pid);
+	return pid;
+}
+
+static int read_file(const char *p, char *buf, size_t len)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return 0;
+}
+
+/* Reap every child (we are their subreaper) until none is left or s seconds. */
+static bool reap_all(unsigned int s)
+{
+	double t0 = t_now();
+
+	for (;;) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG);
+
+		if (pid < 0)
+			return true;
+		if (!pid) {
+			if (t_now() - t0 > s)
+				return false;
+			sleep_ms(10);
+		}
+	}
+}
+
+struct soak {
+	unsigned int cycles, finished, killed_mgr, killed_prov, decoded;
+	unsigned int status[256];
+	unsigned int bad;
+};
+
+static void bad(struct soak *s, unsigned int cycle, const char *what, const char *detail)
+{
+	if (s->bad++ < 5)
+		printf("# cycle %u: %s%s%s\n", cycle, what, detail ? ": " : "",
+		       detail ? detail : "");
+}
+
+static void cycle(struct soak *s, unsigned int c, const char *baseline)
+{
+	static const char *const modes[] = { "oneshot", "circular", "streaming" };
+	char events[16], procs[16], dur[16], detail[4096];
+	const char *fxt = path("soak.fxt"), *err = path("record.err");
+	const char *argv[24];
+	pid_t pre[2] = { 0, 0 }, rec;
+	unsigned int npre = rnd(3), action = rnd(6), n = 0;
+	bool with_command = rnd(2), rec_killed = false;
+	int status = 0;
+	double t0;
+
+	unlink(fxt);
+	for (unsigned int i = 0; i < npre; i++) {
+		const char *pv[] = { "tb-seqprov", "-n", "4000000000", "-N", "soak-pre", NULL };
+
+		pre[i] = spawn(pv, NULL);
+	}
+	sleep_ms(rnd(200));
+
+	snprintf(dur, sizeof(dur), "%ums", 300 + rnd(1200));
+	argv[n++] = "tracebufctl";
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-m";
+	argv[n++] = modes[c % 3];
+	argv[n++] = "-b";
+	argv[n++] = rnd(2) ? "64K" : "16K";
+	argv[n++] = "-o";
+	argv[n++] = fxt;
+	if (with_command) {
+		snprintf(procs, sizeof(procs), "%u", 1 + rnd(2));
+		snprintf(events, sizeof(events), "%u", 1000 + rnd(100000));
+		argv[n++] = "--";
+		argv[n++] = prog_path("tb-seqprov");
+		argv[n++] = "-P";
+		argv[n++] = procs;
+		argv[n++] = "-n";
+		argv[n++] = events;
+	} else {
+		argv[n++] = "-d";
+		argv[n++] = dur;
+	}
+	argv[n] = NULL;
+	rec = spawn(argv, err);
+
+	/* the kill: 0 manager, 1 pre-registered providers, 2 both, else none */
+	sleep_ms(50 + rnd(1200));
+	if (action == 0 || action == 2) {
+		kill(-rec, SIGKILL);	/* with COMMAND's providers */
+		s->killed_mgr++;
+	}
+	if ((action == 1 || action == 2) && npre) {
+		for (unsigned int i = 0; i < npre; i++)
+			kill(-pre[i], SIGKILL);
+		s->killed_prov++;
+	}
+
+	t0 = t_now();
+	while (waitpid(rec, &status, WNOHANG) == 0) {
+		if (t_now() - t0 > RECORD_MAX_S) {
+			bad(s, c, "record did not end", NULL);
+			kill(-rec, SIGKILL);
+			waitpid(rec, &status, 0);
+			break;
+		}
+		sleep_ms(10);
+	}
+	rec_killed = WIFSIGNALED(status);
+	if (!rec_killed) {
+		int rc = WEXITSTATUS(status);
+		const char *dv[] = { "tracebufctl", "dump", fxt, NULL };
+		char out[256];
+
+		s->finished++;
+		s->status[rc]++;
+		if (rc == 1 || rc == 127 || (rc > 7 && rc != 128 + SIGKILL)) {
+			read_file(err, detail, sizeof(detail));
+			bad(s, c, "record failed", detail);
+		} else if (access(fxt, F_OK)) {
+			snprintf(detail, sizeof(detail), "exit %d", rc);
+			bad(s, c, "record finished without a trace", detail);
+		} else {
+			if (run(dv, out, sizeof(out), detail, sizeof(detail), 0))
+				bad(s, c, "the trace does not decode", fxt);
+			else
+				s->decoded++;
+		}
+	}
+
+	/* the cycle's processes, all of them, and then nothing held */
+	for (unsigned int i = 0; i < npre; i++)
+		kill(-pre[i], SIGKILL);
+	kill(-rec, SIGKILL);
+	if (!reap_all(60))
+		bad(s, c, "processes did not die", NULL);
+	if (baseline) {
+		t0 = t_now();
+		while (read_file(USERS, detail, sizeof(detail)) || strcmp(detail, baseline)) {
+			if (t_now() - t0 > IDLE_MAX_S) {
+				bad(s, c, "the module still holds", detail);
+				break;
+			}
+			sleep_ms(20);
+		}
+	}
+	s->cycles++;
+}
+
+static void kill_soak(void)
+{
+	unsigned long cycles = env_ul("TB_SOAK_CYCLES", CYCLES);
+	uint64_t seed = env_ul("TB_SOAK_SEED", 0);
+	static char baseline[4096];
+	static struct soak s;
+	bool have_users;
+	double t0 = t_now();
+
+	if (!seed)
+		seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
+	g_rng = seed | 1;
+	/* a budget for the cycles on the slowest kernel, not a per-test 60 s */
+	alarm((unsigned int)(cycles * 30 + 300));
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	have_users = !read_file(USERS, baseline, sizeof(baseline));
+	if (!have_users)
+		printf("# no %s: cannot check that the module is idle\n", USERS);
+	printf("# seed %#" PRIx64 " (TB_SOAK_SEED), %lu cycles (TB_SOAK_CYCLES)\n", seed, cycles);
+
+	for (unsigned int c = 0; c < cycles; c++)
+		cycle(&s, c, have_users ? baseline : NULL);
+
+	printf("# %u cycles in %.0f s: manager killed in %u, providers killed in %u;"
+	       " %u records finished, %u traces decoded\n", s.cycles, t_now() - t0,
+	       s.killed_mgr, s.killed_prov, s.finished, s.decoded);
+	for (int rc = 0; rc < 256; rc++) {
+		if (s.status[rc])
+			printf("# record exit %d: %u times\n", rc, s.status[rc]);
+	}
+	T_EXPECT_EQ(s.bad, 0);
+	T_EXPECT_EQ(s.cycles, (unsigned int)cycles);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(kill_soak),
+};
+
+VMTEST_MAIN(tests)
