@@ -12,6 +12,13 @@
 #   make check                THE test suite: libtracebuf's host unit tests,
 #                             then Debian's 6.1 kernel in QEMU
 #   make check-debug          the same suite on the debug kernel, with kmemleak
+#   make fault                every operation with each of its allocations
+#                             failing in turn (faultinj), on the debug kernel
+#   make fuzz                 the state-machine fuzzer, FUZZ_OPS (default
+#                             1000000) operations in each of its 64-bit and
+#                             32-bit builds, on the debug kernel (~10 min)
+#   make soak                 the kill soak, SOAK_CYCLES (default 1000)
+#                             cycles, on the debug kernel (~35 min)
 #   make lint                 W=1 build, sparse, checkpatch --strict
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)
@@ -22,6 +29,9 @@
 # make check    [KERNEL=<image> KDIR=<build tree> MODDIR=</lib/modules/ver>]
 # make check-debug [DEBUG_KERNEL=<image> DEBUG_KDIR=<build tree>]
 #               [SHARED_KERNELS=<dir with *.bzImage and *-build.tar.xz>]
+# make fuzz [FUZZ_OPS=N] [FUZZ_SEED=S]    make soak [SOAK_CYCLES=N]
+#               (check-debug's variables too; .ci/run runs short versions
+#               of all three within check-debug)
 # VM_ARGS=-v shows the whole guest console.  See scripts/check.sh.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -34,6 +44,9 @@ DEBUG_KERNEL ?=
 DEBUG_KDIR ?=
 DEBUG_MODDIR ?=
 VM_ARGS ?=
+FUZZ_OPS ?= 1000000
+FUZZ_SEED ?=
+SOAK_CYCLES ?= 1000
 
 # check and lint build against Debian's 6.1 headers unless KDIR is given on
 # the command line (an exported KDIR is meant for "make", not for them).
@@ -65,11 +78,29 @@ check:
 	@VM_ARGS="$(VM_ARGS)" scripts/check.sh $(CHECK_KDIR) \
 		$(if $(KERNEL),--kernel $(KERNEL)) $(if $(MODDIR),--moddir $(MODDIR))
 
+CHECK_DEBUG = SHARED_KERNELS="$(SHARED_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/check.sh --debug \
+	$(if $(DEBUG_KERNEL),--kernel $(DEBUG_KERNEL)) \
+	$(if $(DEBUG_KDIR),--kdir $(DEBUG_KDIR)) \
+	$(if $(DEBUG_MODDIR),--moddir $(DEBUG_MODDIR))
+
 check-debug:
-	@SHARED_KERNELS="$(SHARED_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/check.sh --debug \
-		$(if $(DEBUG_KERNEL),--kernel $(DEBUG_KERNEL)) \
-		$(if $(DEBUG_KDIR),--kdir $(DEBUG_KDIR)) \
-		$(if $(DEBUG_MODDIR),--moddir $(DEBUG_MODDIR))
+	@$(CHECK_DEBUG)
+
+fault:
+	@$(CHECK_DEBUG) --programs "faultinj faultinj_32"
+
+# timeouts in seconds before the debug kernel's multiplier (4): generous
+# for ~4000 fuzz operations and ~0.5 soak cycles a second
+fuzz:
+	@$(CHECK_DEBUG) --programs "fuzz fuzz_32" --env TB_FUZZ_OPS=$(FUZZ_OPS) \
+		$(if $(FUZZ_SEED),--env TB_FUZZ_SEED=$(FUZZ_SEED)) \
+		--timeout $$(( $(FUZZ_OPS) / 1000 + 180 )) \
+		--watchdog $$(( 8 * ($(FUZZ_OPS) / 1000 + 180) + 1200 ))
+
+soak:
+	@$(CHECK_DEBUG) --programs soak_vmtest --env TB_SOAK_CYCLES=$(SOAK_CYCLES) \
+		--timeout $$(( $(SOAK_CYCLES) + 300 )) \
+		--watchdog $$(( 4 * ($(SOAK_CYCLES) + 300) + 1200 ))
 
 lint:
 	@scripts/lint.sh $(CHECK_KDIR)
@@ -89,4 +120,5 @@ clean:
 	$(MAKE) -C tools/tracebufctl clean
 	rm -rf .build
 
-.PHONY: all userlib tracebufctl module selftests check check-debug lint bench demo clean
+.PHONY: all userlib tracebufctl module selftests check check-debug fault fuzz soak \
+	lint bench demo clean

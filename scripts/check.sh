@@ -18,6 +18,12 @@
 #       it (extracted once into .build/).  More memory, longer timeouts,
 #       and a kmemleak scan.
 #
+#   check.sh ... --programs "PROG..." [--env NAME=VALUE]... [--timeout SECS]
+#                [--watchdog SECS]
+#       Only these programs (selftests or integration tests, by name), no
+#       host tests and no runner self-check: "make fault", "make fuzz" and
+#       "make soak".  --env, --timeout and --watchdog go to vm-run.sh.
+#
 # Other settings (environment): MEM, TIMEOUT_MULT, VM_ARGS (more arguments
 # for vm-run.sh, e.g. "-v"), NO_DEPS=1 (do not run install-deps.sh).
 # The two parts end with "host: N passed, M failed" and "vm: N passed, M
@@ -27,10 +33,13 @@ set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEBUG=0 KERNEL='' KDIR='' MODDIR=''
+DEBUG=0 KERNEL='' KDIR='' MODDIR='' PROGRAMS=''
+VM_OPTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debug) DEBUG=1 ;;
+	--programs) PROGRAMS=$2; shift ;;
+	--env|--timeout|--watchdog) VM_OPTS+=("$1" "$2"); shift ;;
 	--kernel) KERNEL=$2; shift ;;
 	--kdir) KDIR=$2; shift ;;
 	--moddir) MODDIR=$2; shift ;;
@@ -69,7 +78,7 @@ counts() {
 	cat "$TALLY/$1" 2>/dev/null || echo "0 1"
 }
 
-if [ $DEBUG = 0 ]; then
+if [ $DEBUG = 0 ] && [ -z "$PROGRAMS" ]; then
 	"$TB_ROOT/scripts/host-tests.sh" --out "$TB_BUILD/host-tests" | tally host || true
 	read -r host_passed host_failed < <(counts host)
 fi
@@ -157,11 +166,20 @@ done
   grep -x 'insmod_test.sh' "$WORK/tests.list" || true
 } > "$WORK/tests.list.new"
 mv "$WORK/tests.list.new" "$WORK/tests.list"
+if [ -n "$PROGRAMS" ]; then
+	: > "$WORK/tests.list.new"
+	for p in $PROGRAMS; do
+		[ -x "$TESTS/$p" ] || [ -x "$SELFTESTS/$p" ] ||
+			tb_die "--programs: no program '$p' (see $WORK/tests.list)"
+		echo "$p" >> "$WORK/tests.list.new"
+	done
+	mv "$WORK/tests.list.new" "$WORK/tests.list"
+fi
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
 # The runner itself: a first boot that fails before the module is loaded
 # is retried and the run goes on (not on the debug kernel: a minute a boot).
-if [ $DEBUG = 0 ]; then
+if [ $DEBUG = 0 ] && [ -z "$PROGRAMS" ]; then
 	echo abi_test > "$WORK/retry.list"
 	if "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" --tests "$TESTS" \
 		--list "$WORK/retry.list" --mem "$MEM" --out "$WORK/vm-retry" \
@@ -181,7 +199,7 @@ vm_rc=0
 "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" \
 	--tests "$TESTS" --list "$WORK/tests.list" --scripts-dir "$SELFTESTS" \
 	--mem "$MEM" --timeout-mult "$TIMEOUT_MULT" --out "$WORK/vm" \
-	"${VM_EXTRA[@]}" ${VM_ARGS:-} | tally vm || vm_rc=$?
+	"${VM_EXTRA[@]}" "${VM_OPTS[@]}" ${VM_ARGS:-} | tally vm || vm_rc=$?
 read -r vm_passed vm_failed < <(counts vm)
 if [ "$vm_rc" != 0 ] && [ "$vm_failed" = 0 ]; then
 	vm_failed=1	# vm-run.sh failed although no test did
