@@ -51,22 +51,6 @@ static void __attribute__((constructor)) fi_totals_init(void)
 	fi_totals = p == MAP_FAILED ? NULL : p;
 }
 
-/* Read a small file whole; -errno if it cannot be read. */
-static int fi_read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len - 1 &&
-	       (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = '\0';
-	return 0;
-}
-
 static int fi_write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -267,7 +251,7 @@ FIXTURE_SETUP(fi)
 	ASSERT_TRUE(fi_totals != NULL);
 	if (!fi_totals->have_users) {
 		/* the module's users before the first test */
-		if (!fi_read_file(FI_USERS, fi_totals->users,
+		if (!tb_read_text(FI_USERS, fi_totals->users,
 				  sizeof(fi_totals->users)))
 			fi_totals->have_users = true;
 	}
@@ -1114,7 +1098,7 @@ TEST_F(fi, idle_and_usable_after)
 
 	ASSERT_TRUE(fi_totals->have_users);
 	for (i = 0; i < 100; i++) {
-		ASSERT_EQ(0, fi_read_file(FI_USERS, users, sizeof(users)));
+		ASSERT_EQ(0, tb_read_text(FI_USERS, users, sizeof(users)));
 		if (!strcmp(users, fi_totals->users))
 			break;
 		tb_msleep(100);

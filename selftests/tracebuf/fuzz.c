@@ -1582,21 +1582,6 @@ static unsigned long fz_env(const char *name, unsigned long def)
 	return v;
 }
 
-static int fz_read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len - 1 &&
-	       (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = '\0';
-	return 0;
-}
-
 static pid_t fz_spawn(unsigned int slot, unsigned int gen, __u64 seed,
 		      unsigned int workers)
 {
@@ -1625,7 +1610,7 @@ static void fz_report_stall(unsigned int workers)
 		ksft_print_msg("worker %u (pid %d) in %s\n", i, sh->w[i].pid,
 			       fz_ops[sh->w[i].op].name);
 		snprintf(path, sizeof(path), "/proc/%d/stack", sh->w[i].pid);
-		if (!fz_read_file(path, buf, sizeof(buf)))
+		if (!tb_read_text(path, buf, sizeof(buf)))
 			ksft_print_msg("%s", buf);
 	}
 }
@@ -1843,7 +1828,7 @@ int main(void)
 	/* small shares, so that nobody's workers meet their quotas */
 	tb_param_change(&quota_prov, "max_user_providers", 6);
 	tb_param_change(&quota_mem, "max_user_memory", 256 * 1024);
-	have_users = !fz_read_file(FZ_USERS, users, sizeof(users));
+	have_users = !tb_read_text(FZ_USERS, users, sizeof(users));
 
 	fz_supervise(seed, workers, &res);
 
@@ -1868,7 +1853,7 @@ int main(void)
 		ksft_test_result_skip("idle afterwards: no %s\n", FZ_USERS);
 	} else {
 		for (int t = 0; t < 100; t++) {
-			fz_read_file(FZ_USERS, after, sizeof(after));
+			tb_read_text(FZ_USERS, after, sizeof(after));
 			if (!strcmp(users, after))
 				break;
 			tb_msleep(100);

@@ -689,6 +689,22 @@ static inline int tb_next_fd(void)
 	return fd;
 }
 
+/* Read a small text file whole, NUL-terminated; 0 or -errno. */
+static inline int tb_read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1 &&
+	       (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Module parameters                                                  */
 
