@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -289,6 +290,142 @@ TEST_F(memcg, categories_charged_to_the_cgroup)
 	waitpid(child, &status, 0);
 	EXPECT_GT(100, got) TH_LOG("250 MB of categories in a 32 MB cgroup: not charged");
 	EXPECT_LE(16LL << 20, tb_cg_read(self->dir, "memory.peak", NULL));
+}
+
+#define TB_FOOTPRINT_N	1000
+
+/* One byte through a pipe: 0, or -1 when the other side is gone. */
+static int tb_pipe_byte(int fd, bool send)
+{
+	char c = 'x';
+
+	return (send ? write(fd, &c, 1) : read(fd, &c, 1)) == 1 ? 0 : -1;
+}
+
+/*
+ * Join the cgroup, allow 4096 files, become creds (NULL: stay root).
+ * 0 or -1.
+ */
+static int tb_footprint_enter(const char *dir, const struct tb_creds *c)
+{
+	struct rlimit rl = { 4096, 4096 };
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (tb_cg_write(dir, "cgroup.procs", pid) || setrlimit(RLIMIT_NOFILE, &rl))
+		return -1;
+	return c && tb_become(c) ? -1 : 0;
+}
+
+/*
+ * What the kernel holds for 1000 providers of one user, idle and then
+ * initialized (4 KiB buffers, by a manager in the same cgroup), measured
+ * as the growth of the cgroup's memory.current, which counts every
+ * accounted kernel allocation (the module's, and the files, fds and VMAs
+ * the kernel makes for them); the buffers' pages are taken out.  Per-CPU
+ * charge batching makes it exact to about 0.5 KiB per provider.  The
+ * bounds are generous: this guards against a regression by an order of
+ * magnitude and prints the figures.
+ */
+TEST_F(memcg, footprint_of_1000_providers)
+{
+	struct tb_creds c = { TB_NOBODY, TB_NOBODY, 0, { 0 }, TB_NO_CAPS };
+	int to_prov[2], from_prov[2], to_mgr[2], from_mgr[2];
+	long long cur[4], idle, init;
+	pid_t prov, mgr;
+
+	ASSERT_EQ(0, tb_cg_write(self->dir, "memory.max", "256M"));
+	ASSERT_EQ(0, pipe(to_prov));
+	ASSERT_EQ(0, pipe(from_prov));
+	ASSERT_EQ(0, pipe(to_mgr));
+	ASSERT_EQ(0, pipe(from_mgr));
+	prov = fork();
+	ASSERT_LE(0, prov);
+	if (prov == 0) {
+		int i;
+
+		if (tb_footprint_enter(self->dir, &c) || tb_pipe_byte(from_prov[1], true) ||
+		    tb_pipe_byte(to_prov[0], false))
+			_exit(1);
+		for (i = 0; i < TB_FOOTPRINT_N; i++) {
+			__u32 id;
+
+			if (tb_open_provider("footprint", &id) < 0)
+				_exit(2);
+		}
+		tb_pipe_byte(from_prov[1], true);
+		tb_pipe_byte(to_prov[0], false);	/* until told to go */
+		_exit(0);
+	}
+	ASSERT_EQ(0, tb_pipe_byte(from_prov[0], false));
+	tb_msleep(200);
+	cur[0] = tb_cg_read(self->dir, "memory.current", NULL);
+	ASSERT_EQ(0, tb_pipe_byte(to_prov[1], true));
+	ASSERT_EQ(0, tb_pipe_byte(from_prov[0], false)) TH_LOG("REGISTER failed");
+	tb_msleep(200);
+	cur[1] = tb_cg_read(self->dir, "memory.current", NULL);
+
+	mgr = fork();
+	ASSERT_LE(0, mgr);
+	if (mgr == 0) {
+		struct tracebuf_provider_info info[64];
+		__u32 start = 0, n = 0, mid;
+		int fd;
+
+		if (tb_footprint_enter(self->dir, NULL))
+			_exit(1);
+		fd = tb_open_manager(0, &mid);
+		if (fd < 0 || tb_pipe_byte(from_mgr[1], true) ||
+		    tb_pipe_byte(to_mgr[0], false))
+			_exit(1);
+		for (;;) {
+			__u32 got = 0;
+
+			if (mgr_list(fd, start, info, 64, &got, NULL) || !got)
+				break;
+			for (__u32 i = 0; i < got; i++) {
+				start = info[i].id + 1;
+				if (strcmp((char *)info[i].name, "footprint"))
+					continue;
+				/* the handles stay open: part of the cost */
+				if (mgr_initialize(fd, info[i].id, TRACEBUF_MODE_ONESHOT,
+						   4096, NULL, &(int){ 0 }))
+					_exit(3);
+				n++;
+			}
+		}
+		if (n != TB_FOOTPRINT_N)
+			_exit(4);
+		tb_pipe_byte(from_mgr[1], true);
+		tb_pipe_byte(to_mgr[0], false);
+		_exit(0);
+	}
+	ASSERT_EQ(0, tb_pipe_byte(from_mgr[0], false));
+	tb_msleep(200);
+	cur[2] = tb_cg_read(self->dir, "memory.current", NULL);
+	ASSERT_EQ(0, tb_pipe_byte(to_mgr[1], true));
+	EXPECT_EQ(0, tb_pipe_byte(from_mgr[0], false)) TH_LOG("INITIALIZE failed");
+	tb_msleep(200);
+	cur[3] = tb_cg_read(self->dir, "memory.current", NULL);
+
+	/* let them go (each child holds copies of every pipe: no EOF) */
+	EXPECT_EQ(0, tb_pipe_byte(to_prov[1], true));
+	EXPECT_EQ(0, tb_pipe_byte(to_mgr[1], true));
+	EXPECT_EQ(0, tb_wait_child(prov));
+	EXPECT_EQ(0, tb_wait_child(mgr));
+
+	ksft_print_msg("memory.current: %lld, %lld registered, %lld, %lld initialized\n",
+		       cur[0], cur[1], cur[2], cur[3]);
+	idle = cur[1] - cur[0];
+	init = cur[3] - cur[2] - (long long)TB_FOOTPRINT_N * 4096;
+	ksft_print_msg("%d providers of one user: idle %lld bytes (%lld per provider); "
+		       "initialized, beyond their %d KiB of buffers, %lld more (%lld per provider)\n",
+		       TB_FOOTPRINT_N, idle, idle / TB_FOOTPRINT_N, TB_FOOTPRINT_N * 4,
+		       init, init / TB_FOOTPRINT_N);
+	fflush(stdout);
+	EXPECT_LT(idle, TB_FOOTPRINT_N * 16384LL);
+	EXPECT_LT(init, TB_FOOTPRINT_N * 32768LL);
+	EXPECT_LT(0, idle) TH_LOG("providers charged nothing to the cgroup");
 }
 
 TEST_HARNESS_MAIN
