@@ -18,7 +18,7 @@
 #                             1000000) operations in each of its 64-bit and
 #                             32-bit builds, on the debug kernel (~10 min)
 #   make soak                 the kill soak, SOAK_CYCLES (default 1000)
-#                             cycles, on the debug kernel (~35 min)
+#                             cycles, on the debug kernel (~1 hour)
 #   make lint                 W=1 build, sparse, checkpatch --strict
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)

@@ -262,8 +262,13 @@ static void kill_soak(void)
 		printf("# no %s: cannot check that the module is idle\n", USERS);
 	printf("# seed %#" PRIx64 " (TB_SOAK_SEED), %lu cycles (TB_SOAK_CYCLES)\n", seed, cycles);
 
-	for (unsigned int c = 0; c < cycles; c++)
+	for (unsigned int c = 0; c < cycles; c++) {
 		cycle(&s, c, have_users ? baseline : NULL);
+		if ((c + 1) % 100 == 0) {
+			printf("# %u cycles, %.0f s, %u bad\n", c + 1, t_now() - t0, s.bad);
+			fflush(stdout);
+		}
+	}
 
 	printf("# %u cycles in %.0f s: manager killed in %u, providers killed in %u;"
 	       " %u records finished, %u traces decoded\n", s.cycles, t_now() - t0,
