@@ -68,18 +68,18 @@ struct fz_shared {
 
 static struct fz_shared *sh;
 
-static void fz_note(char (*msgs)[sizeof(sh->bad_msg[0])], unsigned long n,
-		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A process that died of a signal nobody sent it (every process counts). */
+static void fz_death(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static void fz_note(char (*msgs)[sizeof(sh->bad_msg[0])], unsigned long n,
-		    const char *fmt, ...)
+static void fz_death(const char *fmt, ...)
 {
+	unsigned long n = __atomic_fetch_add(&sh->deaths, 1, __ATOMIC_RELAXED);
 	va_list ap;
 
 	if (n >= FZ_BAD_MAX)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msgs[n], sizeof(msgs[n]), fmt, ap);
+	vsnprintf(sh->death_msg[n], sizeof(sh->death_msg[n]), fmt, ap);
 	va_end(ap);
 }
 
@@ -163,8 +163,10 @@ static void fz_bad(struct fz *z, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fz_note(sh->bad_msg, n, "worker %u gen %u%s %s: %s", z->slot, z->gen,
-		z->kid ? " child" : "", z->ctx, what);
+	if (n < FZ_BAD_MAX)
+		snprintf(sh->bad_msg[n], sizeof(sh->bad_msg[n]),
+			 "worker %u gen %u%s %s: %s", z->slot, z->gen,
+			 z->kid ? " child" : "", z->ctx, what);
 }
 
 /*
@@ -657,11 +659,10 @@ static void fz_alarm(long usec)
 }
 
 /* One record from a file; never blocks for long (a timer interrupts). */
-static ssize_t fz_read(struct fz *z, int fd, void *rec, size_t len)
+static ssize_t fz_read(int fd, void *rec, size_t len)
 {
 	ssize_t n;
 
-	(void)z;
 	fz_alarm(20000);
 	n = read(fd, rec, len);
 	n = n < 0 ? -errno : n;
@@ -691,7 +692,7 @@ static void op_provider_respond(struct fz *z)
 
 	if (i < 0)
 		return;
-	n = fz_read(z, z->f[i].fd, &p, sizeof(p));
+	n = fz_read(z->f[i].fd, &p, sizeof(p));
 	if (!FZ_CHECK(z, n, EINVAL, EAGAIN, EINTR))
 		return;
 	if (n != sizeof(p)) {
@@ -970,7 +971,7 @@ static void op_mgr_respond(struct fz *z)
 
 	if (i < 0)
 		return;
-	n = fz_read(z, z->f[i].fd, &m, sizeof(m));
+	n = fz_read(z->f[i].fd, &m, sizeof(m));
 	if (!FZ_CHECK(z, n, EINVAL, EAGAIN, EINTR))
 		return;
 	if (n != sizeof(m) || m.type < TRACEBUF_MSG_PACKET ||
@@ -1048,7 +1049,7 @@ static void op_read(struct fz *z)
 		return;
 	rec = z->f[i].role == FZ_MGR ? sizeof(struct tracebuf_mgr_msg) :
 				       sizeof(struct tracebuf_pkt);
-	n = fz_read(z, z->f[i].fd, fz_ptr(z, z->data, len), len);
+	n = fz_read(z->f[i].fd, fz_ptr(z, z->data, len), len);
 	/* a child may have given a shared file without a role a role */
 	if (n > 0 && z->f[i].role == FZ_NONE &&
 	    !(n % sizeof(struct tracebuf_mgr_msg)))
@@ -1389,11 +1390,8 @@ static void fz_reap_kid(struct fz *z, unsigned int k, bool kill_it)
 		return;
 	z->kids[k] = 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
-		unsigned long n = __atomic_fetch_add(&sh->deaths, 1,
-						     __ATOMIC_RELAXED);
-
-		fz_note(sh->death_msg, n, "worker %u gen %u: a child died of %s",
-			z->slot, z->gen, strsignal(WTERMSIG(status)));
+		fz_death("worker %u gen %u: a child died of %s", z->slot, z->gen,
+			 strsignal(WTERMSIG(status)));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
 		fz_bad(z, "a child exited with %d", WEXITSTATUS(status));
 	}
@@ -1575,10 +1573,8 @@ static unsigned long fz_env(const char *name, unsigned long def)
 		return def;
 	errno = 0;
 	v = strtoul(s, &end, 0);
-	if (errno || *end) {
-		ksft_print_msg("bad %s=%s, using %lu\n", name, s, def);
-		return def;
-	}
+	if (errno || *end)
+		ksft_exit_fail_msg("%s=%s is not a number\n", name, s);
 	return v;
 }
 
@@ -1677,15 +1673,13 @@ static void fz_supervise(__u64 seed, unsigned int workers, struct fz_result *res
 					slot = (int)i;
 			}
 			if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) {
-				fz_note(sh->death_msg, sh->deaths++,
-					"%s %d died of %s", slot >= 0 ?
-					"worker" : "orphaned child", pid,
-					strsignal(WTERMSIG(status)));
+				fz_death("%s %d died of %s", slot >= 0 ?
+					 "worker" : "orphaned child", pid,
+					 strsignal(WTERMSIG(status)));
 			} else if (WIFSIGNALED(status) && slot >= 0 &&
 				   killed[slot] != pid && !res->stalled) {
-				fz_note(sh->death_msg, sh->deaths++,
-					"worker %d killed by a SIGKILL not ours (OOM?)",
-					slot);
+				fz_death("worker %d killed by a SIGKILL not ours (OOM?)",
+					 slot);
 			} else if (WIFEXITED(status) && WEXITSTATUS(status) &&
 				   slot >= 0) {
 				res->setup_failures++;
@@ -1711,9 +1705,8 @@ static void fz_supervise(__u64 seed, unsigned int workers, struct fz_result *res
 			continue;
 		}
 		if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
-			fz_note(sh->death_msg, sh->deaths++,
-				"an orphaned child died of %s",
-				strsignal(WTERMSIG(status)));
+			fz_death("an orphaned child died of %s",
+				 strsignal(WTERMSIG(status)));
 	}
 	if (pid >= 0) {
 		ksft_print_msg("orphaned children still running after 60 s\n");
@@ -1813,7 +1806,8 @@ int main(void)
 	sh->target = fz_env("TB_FUZZ_OPS", 50000);
 	workers = (unsigned int)fz_env("TB_FUZZ_WORKERS", 4);
 	if (!workers || workers > FZ_WORKERS_MAX)
-		workers = 4;
+		ksft_exit_fail_msg("TB_FUZZ_WORKERS=%u: 1 to %d\n", workers,
+				   FZ_WORKERS_MAX);
 	seed = fz_env("TB_FUZZ_SEED", 0);
 	if (!seed) {
 		struct timespec ts;
