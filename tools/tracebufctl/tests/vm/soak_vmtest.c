@@ -52,17 +52,22 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
-static unsigned long env_ul(const char *name, unsigned long def)
+/* A number from the environment, def if unset; false if not a number. */
+static bool env_u64(const char *name, uint64_t def, uint64_t *v)
 {
 	const char *s = getenv(name);
 	char *end;
-	unsigned long v;
 
+	*v = def;
 	if (!s || !*s)
-		return def;
+		return true;
 	errno = 0;
-	v = strtoul(s, &end, 0);
-	return errno || *end ? def : v;
+	*v = strtoull(s, &end, 0);
+	if (errno || *end) {
+		printf("# %s=%s is not a number\n", name, s);
+		return false;
+	}
+	return true;
 }
 
 /* argv (argv[0] a program beside this test) in a process group of its own. */
@@ -244,13 +249,14 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 
 static void kill_soak(void)
 {
-	unsigned long cycles = env_ul("TB_SOAK_CYCLES", CYCLES);
-	uint64_t seed = env_ul("TB_SOAK_SEED", 0);
+	uint64_t cycles, seed;
 	static char baseline[4096];
 	static struct soak s;
 	bool have_users;
 	double t0 = t_now();
 
+	T_ASSERT(env_u64("TB_SOAK_CYCLES", CYCLES, &cycles));
+	T_ASSERT(env_u64("TB_SOAK_SEED", 0, &seed));
 	if (!seed)
 		seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
 	g_rng = seed | 1;
@@ -260,7 +266,8 @@ static void kill_soak(void)
 	have_users = !read_file(USERS, baseline, sizeof(baseline));
 	if (!have_users)
 		printf("# no %s: cannot check that the module is idle\n", USERS);
-	printf("# seed %#" PRIx64 " (TB_SOAK_SEED), %lu cycles (TB_SOAK_CYCLES)\n", seed, cycles);
+	printf("# seed %#" PRIx64 " (TB_SOAK_SEED), %" PRIu64 " cycles (TB_SOAK_CYCLES)\n", seed,
+	       cycles);
 
 	for (unsigned int c = 0; c < cycles; c++) {
 		cycle(&s, c, have_users ? baseline : NULL);
