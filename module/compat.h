@@ -9,9 +9,16 @@
 
 #include <linux/eventfd.h>
 #include <linux/mm.h>
+#include <linux/tracebuf.h>
 #ifdef CONFIG_X86
 #include <asm/cpufeature.h>
 #include <asm/tsc.h>
+#endif
+#ifdef CONFIG_ARM64
+#include <linux/cpumask.h>
+#include <linux/of.h>
+#include <linux/percpu.h>
+#include <asm/arch_timer.h>
 #endif
 
 /* v6.8 dropped the count argument of eventfd_signal(). */
@@ -45,18 +52,85 @@ static inline void tracebuf_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 }
 
+#ifdef CONFIG_ARM64
 /*
- * The TSC rate in kHz when user space may timestamp with the TSC: constant
- * and non-stop, and not marked unstable.  0 otherwise and off x86.
+ * Does an erratum workaround keep EL0 from reading CNTVCT directly on
+ * some CPU?  The arch timer driver leaves CNTKCTL_EL1.EL0VCTEN clear on a
+ * CPU whose workaround reads the virtual count out of line
+ * (arch_counter_set_user_access()), and ARM erratum 1418040's workaround
+ * (disable_compat_vdso) clears it while a 32-bit task runs: a read then
+ * traps and is emulated, correct but as slow as a system call.  These are
+ * the kernel's own reasons to keep its vDSO off the counter
+ * (VDSO_CLOCKMODE_NONE, VDSO_CLOCKMODE_ARCHTIMER_NOCOMPAT).  Either
+ * counts for every caller, 64-bit ones too: all providers on a machine
+ * must share one timebase, or their timestamps would not line up in a
+ * trace.  Workarounds may be per CPU and are set when a CPU first comes
+ * up: every CPU that did is looked at, at each call.
  */
-static inline u64 tracebuf_tsc_khz(void)
+static inline bool tracebuf_cntvct_trapped(void)
 {
-#ifdef CONFIG_X86
+#ifdef CONFIG_ARM_ARCH_TIMER_OOL_WORKAROUND
+	const struct arch_timer_erratum_workaround *wa;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		wa = READ_ONCE(per_cpu(timer_unstable_counter_workaround, cpu));
+		if (wa && (wa->read_cntvct_el0 ||
+			   (IS_ENABLED(CONFIG_COMPAT) && wa->disable_compat_vdso)))
+			return true;
+	}
+#endif
+	return false;
+}
+
+/*
+ * The counter's rate in Hz, as the arch timer driver takes it: the
+ * device tree's clock-frequency if the timer node has one (firmware that
+ * did not program CNTFRQ_EL0), else CNTFRQ_EL0.
+ */
+static inline u32 tracebuf_cntfrq(void)
+{
+	static const struct of_device_id ids[] = {
+		{ .compatible = "arm,armv8-timer" },
+		{ .compatible = "arm,armv7-timer" },
+		{ }
+	};
+	struct device_node *np = of_find_matching_node(NULL, ids);
+	u32 rate = arch_timer_get_cntfrq();
+
+	if (np) {
+		of_property_read_u32(np, "clock-frequency", &rate);
+		of_node_put(np);
+	}
+	return rate;
+}
+#endif
+
+/*
+ * The rate in kHz of the CPU counter user space may timestamp with; 0
+ * when there is none (see counter_khz in the uapi header).
+ * x86: the TSC, when constant, non-stop and not marked unstable.
+ * arm64: the generic timer's virtual count, when no CPU traps EL0 reads.
+ */
+static inline u64 tracebuf_counter_khz(void)
+{
+#if defined(CONFIG_X86)
 	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
 	    boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable())
 		return tsc_khz;
+#elif defined(CONFIG_ARM64)
+	u32 rate = tracebuf_cntfrq();
+
+	if (rate && !(rate % 1000) && !tracebuf_cntvct_trapped())
+		return rate / 1000;
 #endif
 	return 0;
+}
+
+/* The feature bit saying which counter tracebuf_counter_khz() is about. */
+static inline u64 tracebuf_counter_features(void)
+{
+	return IS_ENABLED(CONFIG_ARM64) ? TRACEBUF_FEAT_CNTVCT : 0;
 }
 
 #endif /* _TRACEBUF_COMPAT_H */

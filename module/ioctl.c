@@ -47,8 +47,10 @@ static_assert(offsetof(struct tracebuf_mgr_msg, type) == 4);
 static_assert(offsetof(struct tracebuf_mgr_msg, state) == 6);
 static_assert(offsetof(struct tracebuf_mgr_msg, pkt) == 8);
 static_assert(sizeof(struct tracebuf_mgr_msg) == 24);
-static_assert(sizeof(struct tracebuf_version_args) == TRACEBUF_VERSION_SIZE_VER1);
+static_assert(sizeof(struct tracebuf_version_args) == TRACEBUF_VERSION_SIZE_VER2);
+static_assert(offsetof(struct tracebuf_version_args, counter_khz) == TRACEBUF_VERSION_SIZE_VER0);
 static_assert(offsetof(struct tracebuf_version_args, tsc_khz) == TRACEBUF_VERSION_SIZE_VER0);
+static_assert(offsetof(struct tracebuf_version_args, buffer_align) == TRACEBUF_VERSION_SIZE_VER1);
 static_assert(sizeof(struct tracebuf_known_args) == TRACEBUF_KNOWN_SIZE_VER0);
 static_assert(sizeof(struct tracebuf_get_known_args) == TRACEBUF_GET_KNOWN_SIZE_VER0);
 static_assert(sizeof(struct tracebuf_register_args) == TRACEBUF_REGISTER_SIZE_VER0);
@@ -67,6 +69,16 @@ static_assert(offsetof(struct tracebuf_tracing_args, names_ptr) == TRACEBUF_TRAC
 
 /* Provider names are checked as categories are (MGR_SET_TRACING). */
 static_assert(TRACEBUF_NAME_MAX == TRACEBUF_CATEGORY_MAX);
+
+/*
+ * What INITIALIZE's buffer_size must be a multiple of, as VERSION reports
+ * it: the ABI's 4096, or the page size (16 KiB, 64 KiB on some arm64
+ * kernels), which the buffer's pages and mappings are made of.
+ */
+static inline u32 tracebuf_buffer_align(void)
+{
+	return max_t(u32, TRACEBUF_BUFFER_ALIGN, PAGE_SIZE);
+}
 
 /*
  * Copy in the argument of @cmd, which matched @expect by type and number.
@@ -160,7 +172,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
 			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
 			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
-			TRACEBUF_FEAT_TRACING_NAMES;
+			TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
+			tracebuf_counter_features();
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -174,7 +187,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 	args.name_max = TRACEBUF_NAME_MAX;
 	args.category_max = TRACEBUF_CATEGORY_MAX;
 	args.categories_max = TRACEBUF_CATEGORIES_MAX;
-	args.tsc_khz = tracebuf_tsc_khz();
+	args.counter_khz = tracebuf_counter_khz();
+	args.buffer_align = tracebuf_buffer_align();
 	return tracebuf_args_out(cmd, uarg, &args, sizeof(args));
 }
 
@@ -527,8 +541,7 @@ static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
 		return ret;
 	if (args.flags || !tracebuf_mode_valid(args.mode) ||
 	    args.buffer_size < TRACEBUF_BUFFER_MIN ||
-	    !IS_ALIGNED(args.buffer_size, TRACEBUF_BUFFER_ALIGN) ||
-	    !PAGE_ALIGNED(args.buffer_size))
+	    !IS_ALIGNED(args.buffer_size, tracebuf_buffer_align()))
 		return -EINVAL;
 	max = min_t(u64, READ_ONCE(tracebuf_max_buffer_size),
 		    TRACEBUF_BUFFER_MAX);

@@ -46,6 +46,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -76,8 +77,8 @@ extern unsigned long tracebuf_max_user_memory;
 
 /* Records handed out by one read(). */
 #define TRACEBUF_READ_BATCH		16
-/* Pages zeroed or freed between two cond_resched(). */
-#define TRACEBUF_RESCHED_PAGES		256
+/* Pages zeroed or freed between two cond_resched(): 1 MiB of them. */
+#define TRACEBUF_RESCHED_PAGES		(SZ_1M >> PAGE_SHIFT)
 
 enum tracebuf_role {
 	TRACEBUF_ROLE_NONE,

@@ -40,7 +40,7 @@ TB_OFF(tracebuf_buffer_header, stop_mark, 72);
 TB_OFF(tracebuf_buffer_header, bytes_recorded, 80);
 TB_OFF(tracebuf_buffer_header, reserved, 88);
 
-TB_SIZE(tracebuf_version_args, TRACEBUF_VERSION_SIZE_VER1);
+TB_SIZE(tracebuf_version_args, TRACEBUF_VERSION_SIZE_VER2);
 TB_OFF(tracebuf_version_args, abi_major, 0);
 TB_OFF(tracebuf_version_args, abi_minor, 4);
 TB_OFF(tracebuf_version_args, features, 8);
@@ -53,7 +53,10 @@ TB_OFF(tracebuf_version_args, outbox_depth, 48);
 TB_OFF(tracebuf_version_args, name_max, 52);
 TB_OFF(tracebuf_version_args, category_max, 56);
 TB_OFF(tracebuf_version_args, categories_max, 60);
+TB_OFF(tracebuf_version_args, counter_khz, TRACEBUF_VERSION_SIZE_VER0);
 TB_OFF(tracebuf_version_args, tsc_khz, TRACEBUF_VERSION_SIZE_VER0);
+TB_OFF(tracebuf_version_args, buffer_align, TRACEBUF_VERSION_SIZE_VER1);
+TB_OFF(tracebuf_version_args, reserved, 76);
 TB_SIZE(tracebuf_known_args, TRACEBUF_KNOWN_SIZE_VER0);
 TB_OFF(tracebuf_known_args, categories_ptr, 0);
 TB_OFF(tracebuf_known_args, categories_size, 8);
@@ -165,7 +168,7 @@ TB_OFF(tracebuf_mgr_msg, pkt, 8);
 		       _IOC_NR(cmd) == (nr) && _IOC_DIR(cmd) == (dir) &&	\
 		       _IOC_SIZE(cmd) == (size), #cmd " encoding")
 
-TB_CMD(TRACEBUF_IOC_VERSION, 0x00, _IOC_READ, TRACEBUF_VERSION_SIZE_VER1);
+TB_CMD(TRACEBUF_IOC_VERSION, 0x00, _IOC_READ, TRACEBUF_VERSION_SIZE_VER2);
 TB_CMD(TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, 0x13, _IOC_WRITE,
        TRACEBUF_KNOWN_SIZE_VER0);
 TB_CMD(TRACEBUF_IOC_MGR_GET_CATEGORIES, 0x26, _IOC_READ | _IOC_WRITE,
@@ -232,7 +235,8 @@ static void tb_check_version(struct __test_metadata *_metadata,
 			    TRACEBUF_FEAT_ADDITIONAL_CATEGORIES |
 			    TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
 			    TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
-			    TRACEBUF_FEAT_TRACING_NAMES;
+			    TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN;
+	long page = sysconf(_SC_PAGESIZE);
 	long long val;
 
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);
@@ -255,6 +259,25 @@ static void tb_check_version(struct __test_metadata *_metadata,
 	EXPECT_EQ((__u64)val, v->max_total_memory);
 	ASSERT_EQ(0, tb_param_get("max_providers", &val));
 	EXPECT_EQ((__u32)val, v->max_providers);
+	EXPECT_EQ((__u32)(page > TRACEBUF_BUFFER_ALIGN ? page : TRACEBUF_BUFFER_ALIGN),
+		  v->buffer_align);
+	EXPECT_EQ(0U, v->reserved);
+#if defined(__aarch64__) || defined(__arm__)
+	/*
+	 * The generic timer's rate, unless an erratum makes the kernel trap
+	 * user reads of the counter; then it is what the counter does.
+	 */
+	EXPECT_EQ(TRACEBUF_FEAT_CNTVCT, v->features & TRACEBUF_FEAT_CNTVCT);
+	if (v->counter_khz) {
+		double khz = tb_counter_khz();
+
+		EXPECT_LT(khz * 0.98, (double)v->counter_khz);
+		EXPECT_GT(khz * 1.02, (double)v->counter_khz);
+	} else {
+		TH_LOG("no counter rate: user reads of CNTVCT trap on this machine?");
+	}
+#else
+	EXPECT_EQ(0ULL, v->features & TRACEBUF_FEAT_CNTVCT);
 	/*
 	 * A TSC rate only where the kernel calls the TSC invariant (it may
 	 * still have marked it unstable since, and then reports none).
@@ -264,11 +287,12 @@ static void tb_check_version(struct __test_metadata *_metadata,
 	} else if (v->tsc_khz) {
 		EXPECT_LT(100000ULL, v->tsc_khz);	/* above 100 MHz */
 	}
+#endif
 }
 
 TEST_F(version, ver0_struct_still_works)
 {
-	unsigned char buf[TRACEBUF_VERSION_SIZE_VER1];
+	unsigned char buf[TRACEBUF_VERSION_SIZE_VER2];
 	struct tracebuf_version_args *v = (void *)buf;
 
 	/* a caller built against ABI 1.0 passes 64 bytes: the rest untouched */
@@ -278,6 +302,22 @@ TEST_F(version, ver0_struct_still_works)
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);
 	EXPECT_EQ((__u32)TRACEBUF_CATEGORIES_MAX, v->categories_max);
 	EXPECT_EQ(TB_POISON64, v->tsc_khz);
+	EXPECT_EQ(TB_POISON32, v->buffer_align);
+}
+
+TEST_F(version, ver1_struct_still_works)
+{
+	unsigned char buf[TRACEBUF_VERSION_SIZE_VER2];
+	struct tracebuf_version_args *v = (void *)buf;
+
+	/* a caller built against ABI 1.1 to 1.3 passes 72 bytes */
+	memset(buf, TB_POISON8, sizeof(buf));
+	ASSERT_EQ(0, ioctl(self->fd, tb_cmd_size(TRACEBUF_IOC_VERSION,
+						 TRACEBUF_VERSION_SIZE_VER1), buf));
+	EXPECT_EQ((__u32)TRACEBUF_CATEGORIES_MAX, v->categories_max);
+	EXPECT_NE(TB_POISON64, v->counter_khz);
+	EXPECT_EQ(TB_POISON32, v->buffer_align);
+	EXPECT_EQ(TB_POISON32, v->reserved);
 }
 
 TEST_F(version, fields_on_file_without_role)

@@ -158,6 +158,36 @@ static inline bool tb_cpu_has_invariant_tsc(void)
 	return constant && nonstop;
 }
 
+#if defined(__aarch64__) || defined(__arm__)
+/* The generic timer's virtual count, as a program reads it. */
+static inline __u64 tb_counter(void)
+{
+	__u64 v;
+
+#ifdef __aarch64__
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+#else
+	__asm__ __volatile__("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) :: "memory");
+#endif
+	return v;
+}
+
+/* Its rate in kHz, measured against CLOCK_MONOTONIC over 200 ms. */
+static inline double tb_counter_khz(void)
+{
+	struct timespec t0, t1;
+	__u64 c0, c1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c0 = tb_counter();
+	usleep(200000);
+	c1 = tb_counter();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(c1 - c0) /
+	       ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+}
+#endif
+
 static inline int tb_version(int fd, struct tracebuf_version_args *v)
 {
 	memset(v, TB_POISON8, sizeof(*v));

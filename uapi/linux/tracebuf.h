@@ -103,8 +103,8 @@
  * is consumed.
  *
  * Trace buffer.  INITIALIZE allocates a zero-filled buffer of buffer_size
- * bytes (a multiple of 4096 and of the page size, from TRACEBUF_BUFFER_MIN
- * up to the module
+ * bytes (a multiple of VERSION's buffer_align, which is 4096 or the page
+ * size if larger, from TRACEBUF_BUFFER_MIN up to the module
  * parameter max_buffer_size: EINVAL below or unaligned, EFBIG above; the
  * buffers providers hold are capped together by max_total_memory: ENOMEM;
  * what one user's providers hold, buffers and published categories, by
@@ -120,11 +120,20 @@
  * or handle goes, so a crashed provider's buffer stays readable.
  *
  * Memory ordering between the provider (writer) and the manager (reader)
- * of a buffer: the provider publishes records and the data-end fields of
- * the header with release stores before it sends SAVE_BUFFER or STOPPED;
- * the ioctl that sends the packet and the read() that receives it order
- * them before the manager's loads.  The manager must still treat every
- * byte it reads as untrusted: the provider may be buggy or hostile.
+ * of a buffer, on every architecture (x86's TSO is not assumed): the
+ * provider's stores of records and of the header's data ends that come
+ * before it sends SAVE_BUFFER or STOPPED are ordered before the manager's
+ * loads that come after its read() of that packet, because the two
+ * system calls take the same lock (release, then acquire).  Likewise the
+ * manager's reads of a saved rolling buffer come before its BUFFER_SAVED,
+ * so before the provider reuses that buffer; and the kernel's writes to
+ * the header and its clearing at START come before the packet that tells
+ * the provider.  Nothing else is ordered: a header read while the
+ * provider writes (stop_mark, bytes_recorded, num_records_dropped) is a
+ * hint, and a reader that trusts the data ends because stop_mark is set
+ * must load stop_mark first, with acquire: the provider stores it last,
+ * with release.  The manager must still treat every byte it reads as
+ * untrusted: the provider may be buggy or hostile.
  */
 #ifndef _UAPI_LINUX_TRACEBUF_H
 #define _UAPI_LINUX_TRACEBUF_H
@@ -136,7 +145,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	3
+#define TRACEBUF_ABI_MINOR	4
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -145,7 +154,10 @@
 #define TRACEBUF_DESCRIPTION_MAX	400	/* category description */
 #define TRACEBUF_ALERT_NAME_MAX		14	/* alert name, bytes */
 #define TRACEBUF_BUFFER_MIN		4096	/* smallest trace buffer */
-#define TRACEBUF_BUFFER_ALIGN		4096	/* buffer sizes are multiples */
+#define TRACEBUF_BUFFER_ALIGN		4096	/* buffer sizes are multiples,
+						 * and of the page size:
+						 * version buffer_align
+						 */
 #define TRACEBUF_BUFFER_MAX		(4ULL << 30)	/* largest, whatever the
 							 * module parameter
 							 * max_buffer_size says
@@ -281,15 +293,49 @@ struct tracebuf_version_args {
 	__u32 name_max;			/* Out: TRACEBUF_NAME_MAX */
 	__u32 category_max;		/* Out: TRACEBUF_CATEGORY_MAX */
 	__u32 categories_max;		/* Out: TRACEBUF_CATEGORIES_MAX */
-	/* VER1 */
-	__aligned_u64 tsc_khz;		/* Out: rate of an invariant, stable
-					 * TSC that user space may timestamp
-					 * with; 0 when there is none
+	/* VER1 (ABI 1.1) */
+	union {
+		__aligned_u64 counter_khz; /* Out: the CPU counter's rate,
+					    * below; 0 when there is none
+					    */
+		__aligned_u64 tsc_khz;	/* Out: its name before ABI 1.4 */
+	};
+	/* VER2 (ABI 1.4) */
+	__u32 buffer_align;		/* Out: INITIALIZE's buffer_size is a
+					 * multiple of it
 					 */
+	__u32 reserved;			/* Out: 0 */
 };
 
 #define TRACEBUF_VERSION_SIZE_VER0	64
 #define TRACEBUF_VERSION_SIZE_VER1	72
+#define TRACEBUF_VERSION_SIZE_VER2	80
+
+/*
+ * counter_khz: the rate, in kHz, of a CPU counter user space may take
+ * its timestamps from (tracebuf's library then does, and writes the rate
+ * in the trace), or 0: then use CLOCK_MONOTONIC.  Reported only when the
+ * counter is read without a system call or a trap, runs at a constant
+ * rate in step on every CPU, and its rate is a whole number of kHz:
+ *  - x86 (TRACEBUF_FEAT_CNTVCT clear): the TSC (rdtsc), when the kernel
+ *    finds it constant, non-stop and stable;
+ *  - arm64 (TRACEBUF_FEAT_CNTVCT set): the generic timer's virtual count,
+ *    CNTVCT_EL0 (AArch64; CNTVCT, mrrc p15, 1, ..., c14, in a 32-bit
+ *    program), at the rate of CNTFRQ_EL0 (or the device tree's, which the
+ *    kernel's timer then uses too), when the kernel lets EL0 read it
+ *    directly on every CPU: no counter erratum workaround traps it, for
+ *    64-bit or (ARM erratum 1418040) for 32-bit programs.
+ * The value is the same for every caller, so that every provider on a
+ * machine timestamps alike.  A program built for one architecture must
+ * not use the other's counter (a 32-bit Arm program under user-mode
+ * emulation on x86, say).
+ *
+ * buffer_align: max(TRACEBUF_BUFFER_ALIGN, the kernel's page size), e.g.
+ * 16384 or 65536 on arm64 kernels with those pages; the smallest buffer
+ * is then max(TRACEBUF_BUFFER_MIN, buffer_align).  Before ABI 1.4 it was
+ * not reported (TRACEBUF_FEAT_BUFFER_ALIGN clear), and those kernels
+ * needed a multiple of 4096 and of their page size.
+ */
 
 #define TRACEBUF_FEAT_EVENTFD		_BITULL(0)
 #define TRACEBUF_FEAT_WATCH		_BITULL(1)	/* ATTACH_F_WATCH */
@@ -298,12 +344,17 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_KNOWN_CATEGORIES	_BITULL(4)	/* PROVIDER_SET_CATEGORIES,
 							 * MGR_GET_CATEGORIES
 							 */
-#define TRACEBUF_FEAT_TSC_RATE		_BITULL(5)	/* version tsc_khz */
+#define TRACEBUF_FEAT_TSC_RATE		_BITULL(5)	/* version counter_khz */
+#define TRACEBUF_FEAT_COUNTER_RATE	TRACEBUF_FEAT_TSC_RATE
 #define TRACEBUF_FEAT_GENL		_BITULL(6)	/* the generic netlink
 							 * family below
 							 */
 #define TRACEBUF_FEAT_SET_TRACING	_BITULL(7)	/* MGR_SET_TRACING */
 #define TRACEBUF_FEAT_TRACING_NAMES	_BITULL(8)	/* its VER1 name list */
+#define TRACEBUF_FEAT_CNTVCT		_BITULL(9)	/* counter_khz is the Arm
+							 * generic timer's
+							 */
+#define TRACEBUF_FEAT_BUFFER_ALIGN	_BITULL(10)	/* version buffer_align */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
