@@ -348,12 +348,36 @@ static uint64_t ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second)
 	}
 #else
 	{
+		/*
+		 * No 128-bit type (32-bit targets): whole seconds, then
+		 * rem * NS_PER_SEC / ticks_per_second by binary long
+		 * multiplication, keeping q * ticks_per_second + r with
+		 * r < ticks_per_second, so that it is exact, as above, in
+		 * 64 bits (floating point would round).
+		 */
 		uint64_t secs = ticks / ticks_per_second, rem = ticks % ticks_per_second;
+		uint64_t q = 0, r = 0;
 
-		if (secs > UINT64_MAX / NS_PER_SEC)
+		for (int bit = 29; bit >= 0; bit--) {	/* NS_PER_SEC < 2^30 */
+			q <<= 1;
+			if (r >= ticks_per_second - r) {
+				r -= ticks_per_second - r;
+				q++;
+			} else {
+				r <<= 1;
+			}
+			if (!(NS_PER_SEC >> bit & 1))
+				continue;
+			if (r >= ticks_per_second - rem) {
+				r -= ticks_per_second - rem;
+				q++;
+			} else {
+				r += rem;
+			}
+		}
+		if (secs > (UINT64_MAX - q) / NS_PER_SEC)
 			return UINT64_MAX;
-		return secs * NS_PER_SEC +
-		       (uint64_t)((long double)rem * NS_PER_SEC / ticks_per_second);
+		return secs * NS_PER_SEC + q;
 	}
 #endif
 }

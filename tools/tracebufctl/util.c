@@ -108,20 +108,15 @@ int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 		{ "m", 60000000000ULL }, { "min", 60000000000ULL },
 		{ "h", 3600000000000ULL },
 	};
-	unsigned __int128 total, frac = 0, div = 1;
-	unsigned int nint, nfrac = 0, i;
-	const char *p = s;
-	uint64_t v;
+	unsigned int nint, nfrac = 0, i, j;
+	const char *p = s, *frac = NULL;
+	uint64_t v, part = 0;
 
 	if (parse_digits(&p, &v, &nint))
 		return util_err(err, errlen, "duration '%s' is too long", s);
 	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++, nfrac++) {
-			if (nfrac >= 18)
-				continue;	/* below a nanosecond anyway */
-			frac = frac * 10 + (unsigned int)(*p - '0');
-			div *= 10;
-		}
+		for (frac = ++p; *p >= '0' && *p <= '9'; p++)
+			nfrac++;
 	}
 	if (!nint && !nfrac)
 		return util_err(err, errlen,
@@ -132,12 +127,19 @@ int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	if (i == TBCTL_ARRAY_SIZE(units))
 		return util_err(err, errlen,
 				"invalid duration '%s' (e.g. 500ms, 10s, 2m; a plain number is seconds)", s);
-	total = (unsigned __int128)v * units[i].ns + frac * units[i].ns / div;
-	if (total > UINT64_MAX)
+	/*
+	 * The fraction of the unit, rounded down, exactly and with no type
+	 * wider than 64 bits (32-bit targets have none): from its last digit
+	 * to its first, part = (digit * unit + part) / 10, which never exceeds
+	 * 10 units.  Digits past the 18th are below a nanosecond anyway.
+	 */
+	for (j = nfrac < 18 ? nfrac : 18; j > 0; j--)
+		part = ((uint64_t)(frac[j - 1] - '0') * units[i].ns + part) / 10;
+	if (v > (UINT64_MAX - part) / units[i].ns)
 		return util_err(err, errlen, "duration '%s' is too long", s);
-	if (!total)
+	if (!v && !part)
 		return util_err(err, errlen, "duration '%s' must be positive", s);
-	*ns = (uint64_t)total;
+	*ns = v * units[i].ns + part;
 	return 0;
 }
 
