@@ -21,6 +21,46 @@
  * saved or reused, when done reaches its target.  Writers never take
  * e->lock while they hold a chunk (writing == 1), so a closer holding it
  * can wait for them.
+ *
+ * Memory ordering.  Nothing relies on x86's ordering (TSO); each
+ * publication between threads, and between the provider and the manager
+ * or the kernel, and what makes it safe on arm64 too:
+ *  - a record: the owner's plain stores, then pos (relaxed) and writing =
+ *    0 (release); a closer reads pos after it loaded writing == 0
+ *    (acquire).  The owner's "writing = 1, load closed" and the closer's
+ *    "closed = 1, load writing" are ordered by membarrier() (the owner's
+ *    barrier) or by full fences on both sides; so a closer pads only a
+ *    chunk it marked before its barrier (tb_close_half()).
+ *  - a chunk: closed = 0, pos, end and chunk_len are stored before its tag
+ *    (release); a closer loads the tag (seq_cst, so acquire) before them.
+ *    The tag's compare-and-swap to CLOSING gives the chunk to one padder;
+ *    DONE (release) hands pos and end back to an owner waiting for it
+ *    (acquire).
+ *  - a half: every byte is added to done[] by an acq_rel read-modify-write
+ *    after it was written or padded; whoever closes the half loads done
+ *    (acquire) up to its target, so all of its records and padding come
+ *    before what it does next (reuse, data ends, SAVE_BUFFER, STOPPED).
+ *  - the cursor: tb_enter_half() zeroes done[] and the data end, then
+ *    stores the cursor (release); writers load it (acquire), CAS it.
+ *  - the layout (half_size, rolling, mode, fill_limit) is written under
+ *    e->lock before the state becomes STARTED (seq_cst); a writer reads it
+ *    only after it loaded the state.
+ *  - a call site: __tracebuf_site_lookup() fills it under e->lock, then
+ *    stores its state (release); TRACEBUF_LIB_SITE_READY loads ENABLED
+ *    with acquire before the site's header, size and strings are read.
+ *  - provider to manager: records, padding and the header's data ends are
+ *    stored before the SAVE_BUFFER or STOPPED ioctl; the kernel passes the
+ *    packet under a lock the manager's read() takes, which orders them
+ *    before the manager's loads (uapi header, "Memory ordering").
+ *    stop_mark is stored last, with release, for a manager reading the
+ *    header with no packet; it loads stop_mark first, with acquire.
+ *  - manager to provider: the manager copies a saved half out before its
+ *    BUFFER_SAVED ioctl; the provider zeroes the half after its read() of
+ *    that packet, then clears the data end (release) and refills it.
+ *  - hints are relaxed: bytes_recorded, num_records_dropped (read while
+ *    written: a stale value is only a less accurate hint), the hot epoch
+ *    (pairs begins with ends on one thread), use_counter and strong_fence
+ *    (set before any writer can run: writers start after STARTED).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -277,7 +317,15 @@ static void tb_close_half(struct tracebuf_engine *e, uint32_t wrap,
 		for (t = e->threads; t; t = t->next) {
 			uint64_t tag = open;
 
-			if (atomic_load(&t->tag) != open)
+			/*
+			 * Only a chunk marked above, before the barrier: one
+			 * published since (taken from the cursor before the
+			 * half closed) has closed == 0, and its owner would
+			 * go on writing in it after we padded it.  The next
+			 * round marks it.
+			 */
+			if (atomic_load(&t->tag) != open ||
+			    !atomic_load_explicit(&t->closed, memory_order_relaxed))
 				continue;
 			while (atomic_load_explicit(&t->writing,
 						    memory_order_acquire))
@@ -944,17 +992,21 @@ uint64_t __tracebuf_ticks_slow(void)
 }
 
 /*
- * Ticks are TSC cycles at @ticks_per_second when @tsc, else nanoseconds
- * of CLOCK_MONOTONIC.  Every provider on a machine makes the same choice
- * from what the kernel reports, so their timestamps line up.
+ * Ticks are the CPU counter's (TRACEBUF_LIB_CPU_COUNTER: TSC, CNTVCT) at
+ * @ticks_per_second when @counter, else nanoseconds of CLOCK_MONOTONIC
+ * (always where this architecture has no counter tracebuf_ticks() reads).
+ * Every provider on a machine makes the same choice from what the kernel
+ * reports, so their timestamps line up.
  */
-void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second)
+void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second)
 {
 	struct tracebuf_engine *e = &tb_engine;
 
+	if (TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_NONE || !ticks_per_second)
+		counter = false;
 	pthread_mutex_lock(&e->lock);
-	atomic_store(&__tracebuf_hot.use_tsc, tsc);
-	e->ticks_per_second = tsc ? ticks_per_second : 1000000000ull;
+	atomic_store(&__tracebuf_hot.use_counter, counter);
+	e->ticks_per_second = counter ? ticks_per_second : 1000000000ull;
 	e->chunk_fast_ticks = e->ticks_per_second / (1000000000u / TRACEBUF_CHUNK_FAST_NS);
 	pthread_mutex_unlock(&e->lock);
 }

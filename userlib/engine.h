@@ -146,6 +146,6 @@ int tracebuf_event_set_categories(const char *blob, size_t size, unsigned int co
 
 /* provider.c */
 void tracebuf_provider_forget_after_fork(void);
-void tracebuf_engine_set_timebase(bool tsc, uint64_t ticks_per_second);
+void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second);
 
 #endif /* TRACEBUF_ENGINE_PRIV_H */

@@ -88,6 +88,17 @@ tracebuf_manager_version(const struct tracebuf_manager *m)
 	return &m->ver;
 }
 
+TRACEBUF_API uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m)
+{
+	long page;
+
+	if (m->ver.features & TRACEBUF_FEAT_BUFFER_ALIGN && m->ver.buffer_align)
+		return m->ver.buffer_align;
+	/* a module before ABI 1.4 wanted 4096 and its page size: ours */
+	page = sysconf(_SC_PAGESIZE);
+	return page > TRACEBUF_BUFFER_ALIGN ? (uint64_t)page : TRACEBUF_BUFFER_ALIGN;
+}
+
 TRACEBUF_API int tracebuf_manager_list(struct tracebuf_manager *m,
 				       struct tracebuf_provider_info **out)
 {
@@ -348,8 +359,23 @@ static bool tb_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header
 		[TRACEBUF_MODE_STREAMING] = TRACEBUF_HEADER_MODE_STREAMING,
 	};
 	const struct tb_layout *l = &t->lay;
+	const struct tracebuf_buffer_header *live = (const void *)t->map;
+	uint64_t mark;
 
-	memcpy(h, t->map, sizeof(*h));
+	if (!live) {
+		memset(h, 0, sizeof(*h));
+		return false;
+	}
+	/*
+	 * stop_mark first, with acquire: the provider stores it last, with
+	 * release, so data ends read after it are the final ones it vouches
+	 * for (a provider that stopped without telling us, or one that does
+	 * not answer while we terminate it).  The fence orders the header's
+	 * loads before the loads of the data they describe.
+	 */
+	mark = __atomic_load_n(&live->stop_mark, __ATOMIC_ACQUIRE);
+	memcpy(h, live, sizeof(*h));
+	h->stop_mark = mark;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return h->magic == TRACEBUF_HEADER_MAGIC &&
 	       h->version == TRACEBUF_HEADER_VERSION &&
@@ -1027,13 +1053,21 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 	}
 }
 
+/*
+ * At most this many reads of messages per dispatch: a provider that saves
+ * halves as fast as they are handled must not keep the caller here for
+ * ever (its deadlines, signals and child would wait); poll says when more
+ * is waiting.
+ */
+#define TB_DISPATCH_READS	4
+
 TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
 {
 	struct tracebuf_mgr_msg msgs[32];
 	int handled = 0;
-	ssize_t n;
+	ssize_t n = 0;
 
-	for (;;) {
+	for (int reads = 0; reads < TB_DISPATCH_READS; reads++) {
 		n = tracebuf_sys_read_msgs(s->m->fd, msgs, TRACEBUF_ARRAY_SIZE(msgs));
 		if (n <= 0)
 			break;
@@ -1108,6 +1142,20 @@ static bool tb_all_terminated(struct tracebuf_session *s)
 /* ------------------------------------------------------------------------ */
 /* The session API                                                          */
 
+/*
+ * A buffer size this kernel takes: a multiple of its buffer alignment
+ * (-EINVAL otherwise: 4 KiB, or its page size, e.g. 64 KiB on some arm64
+ * kernels), at most its max_buffer_size (-EFBIG).
+ */
+static int tb_check_size(const struct tracebuf_manager *m, uint64_t size)
+{
+	if (size % tracebuf_manager_buffer_align(m))
+		return -EINVAL;
+	if (size > m->ver.max_buffer_size)
+		return -EFBIG;
+	return 0;
+}
+
 TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *cfg,
 					 struct tracebuf_session **out)
 {
@@ -1169,15 +1217,13 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	ret = tracebuf_manager_open(cfg->device, TRACEBUF_LIB_MANAGER_WATCH, &s->m);
 	if (ret)
 		goto out_free;
-	if (s->cfg.buffer_size > s->m->ver.max_buffer_size) {
-		ret = -EFBIG;
+	/* what INITIALIZE would refuse, refused here, as it would be */
+	ret = tb_check_size(s->m, s->cfg.buffer_size);
+	for (size_t i = 0; i < cfg->noverrides && !ret; i++)
+		if (cfg->overrides[i].buffer_size)
+			ret = tb_check_size(s->m, cfg->overrides[i].buffer_size);
+	if (ret)
 		goto out_close;
-	}
-	for (size_t i = 0; i < cfg->noverrides; i++)
-		if (cfg->overrides[i].buffer_size > s->m->ver.max_buffer_size) {
-			ret = -EFBIG;
-			goto out_close;
-		}
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
 	ret = tb_out_write(&s->out, &magic, sizeof(magic));
 	if (!ret)

@@ -22,7 +22,15 @@
  * waits, or the owner's load of "closed" sees 1.  Where membarrier is not
  * available the owner uses a full fence instead (slower, still correct).
  * Whoever of the two wins a compare-and-swap on the chunk's tag pads its
- * tail; padding is blob records that every reader skips.
+ * tail; padding is blob records that every reader skips.  The closer
+ * only closes chunks it marked before its barrier.  Nothing here relies
+ * on x86's ordering: engine.c lists every publication between threads
+ * and processes and the order that makes it safe on arm64 too.
+ *
+ * Timestamps (tracebuf_ticks()) are the CPU's counter when the kernel
+ * reports its rate for this architecture (TRACEBUF_LIB_CPU_COUNTER): the TSC
+ * on x86, the generic timer's virtual count on Arm; else nanoseconds of
+ * CLOCK_MONOTONIC.
  */
 #ifndef TRACEBUF_ENGINE_H
 #define TRACEBUF_ENGINE_H
@@ -30,8 +38,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+/*
+ * The counter tracebuf_ticks() can read on this architecture, if any:
+ * TRACEBUF_LIB_CPU_COUNTER_TSC (x86: rdtsc) or TRACEBUF_LIB_CPU_COUNTER_CNTVCT
+ * (AArch64: CNTVCT_EL0; 32-bit ARMv7-A and later: CNTVCT, which a 32-bit
+ * program on an arm64 kernel reads too), else TRACEBUF_LIB_CPU_COUNTER_NONE.
+ * It is used only when the kernel reports its rate for that counter.
+ */
+#define TRACEBUF_LIB_CPU_COUNTER_NONE	0
+#define TRACEBUF_LIB_CPU_COUNTER_TSC	1
+#define TRACEBUF_LIB_CPU_COUNTER_CNTVCT	2
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
+#define TRACEBUF_LIB_CPU_COUNTER	TRACEBUF_LIB_CPU_COUNTER_TSC
+#elif defined(__aarch64__) || \
+	(defined(__arm__) && __ARM_ARCH >= 7 && __ARM_ARCH_PROFILE == 'A')
+#define TRACEBUF_LIB_CPU_COUNTER	TRACEBUF_LIB_CPU_COUNTER_CNTVCT
+#else
+#define TRACEBUF_LIB_CPU_COUNTER	TRACEBUF_LIB_CPU_COUNTER_NONE
 #endif
 
 /*
@@ -108,7 +133,9 @@ struct tracebuf_thread {
 struct tracebuf_engine_hot {
 	TRACEBUF_LIB_ATOMIC(uint32_t) epoch;	/* bumped by every start and stop */
 	TRACEBUF_LIB_ATOMIC(uint32_t) strong_fence; /* no membarrier: owners fence */
-	TRACEBUF_LIB_ATOMIC(uint32_t) use_tsc;	/* ticks are TSC, else ns */
+	TRACEBUF_LIB_ATOMIC(uint32_t) use_counter; /* ticks are the counter's,
+						    * else ns
+						    */
 };
 
 /* __thread, not _Thread_local: C++ gets no TLS wrapper function for it. */
@@ -120,13 +147,47 @@ TRACEBUF_HOT_API uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t,
 					       size_t bytes);
 TRACEBUF_HOT_API uint64_t __tracebuf_ticks_slow(void);
 
-/* The trace's timebase: TSC ticks when the kernel vouches for them. */
+/*
+ * Read the counter (only where TRACEBUF_LIB_CPU_COUNTER is not NONE).  On
+ * Arm, ordered as the kernel's vDSO orders it: the ISB before keeps the
+ * read from being taken ahead of the instructions before it; after it,
+ * AArch64 makes a load that depends on the value (later memory accesses
+ * wait for the read), AArch32 another ISB.
+ */
+static inline uint64_t __tracebuf_counter(void)
+{
+#if TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_TSC
+	return __rdtsc();
+#elif TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_CNTVCT && defined(__aarch64__)
+	uint64_t v, dep;
+
+	__asm__ __volatile__("isb\n\t"
+			     "mrs	%0, cntvct_el0\n\t"
+			     "eor	%1, %0, %0\n\t"	/* 0, but made of v */
+			     "add	%1, sp, %1\n\t"
+			     "ldr	xzr, [%1]"
+			     : "=r"(v), "=&r"(dep) : : "memory");
+	return v;
+#elif TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_CNTVCT
+	uint64_t v;
+
+	__asm__ __volatile__("isb\n\t"
+			     "mrrc	p15, 1, %Q0, %R0, c14\n\t"
+			     "isb"
+			     : "=r"(v) : : "memory");
+	return v;
+#else
+	return 0;
+#endif
+}
+
+/* The trace's timebase: the CPU counter when the kernel vouches for it. */
 static inline uint64_t tracebuf_ticks(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(TRACEBUF_LIB_LOAD(&__tracebuf_hot.use_tsc,
+#if TRACEBUF_LIB_CPU_COUNTER != TRACEBUF_LIB_CPU_COUNTER_NONE
+	if (__builtin_expect(TRACEBUF_LIB_LOAD(&__tracebuf_hot.use_counter,
 					       __ATOMIC_RELAXED), 1))
-		return __rdtsc();
+		return __tracebuf_counter();
 #endif
 	return __tracebuf_ticks_slow();
 }

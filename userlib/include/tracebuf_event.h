@@ -238,10 +238,13 @@ static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
 
 /*
  * A site that is not disabled: enabled, or looked up now (the first time
- * after a start or stop) and found enabled.
+ * after a start or stop) and found enabled.  ENABLED is loaded with
+ * acquire: it pairs with the lookup's release store, after which the
+ * caller reads what the lookup wrote (header, size, string refs), maybe
+ * on another thread.
  */
 #define TRACEBUF_LIB_SITE_READY(site, args, nargs)			\
-	(TRACEBUF_LIB_LOAD(&(site)->state, __ATOMIC_RELAXED) ==		\
+	(TRACEBUF_LIB_LOAD(&(site)->state, __ATOMIC_ACQUIRE) ==		\
 	 TRACEBUF_LIB_SITE_ENABLED ||					\
 	 __tracebuf_site_lookup((site), (args), (nargs)) ==		\
 	 TRACEBUF_LIB_SITE_ENABLED)

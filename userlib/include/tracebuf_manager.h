@@ -77,6 +77,14 @@ int tracebuf_manager_fd(const struct tracebuf_manager *m);
 const struct tracebuf_version_args *
 tracebuf_manager_version(const struct tracebuf_manager *m);
 /**
+ * tracebuf_manager_buffer_align() - what a buffer size must be a multiple
+ * of on this kernel: 4096 (TRACEBUF_BUFFER_ALIGN), or its page size when
+ * larger (16 KiB, 64 KiB on some arm64 kernels).  Sizes from it up to
+ * tracebuf_manager_version()->max_buffer_size are valid.  (Since
+ * libtracebuf 1.1.)
+ */
+uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m);
+/**
  * tracebuf_manager_list() - every provider this manager can see, by id
  * Return: the count and a malloc'd array in *@out (NULL when 0).
  */
@@ -211,8 +219,10 @@ struct tracebuf_session;
  * tracebuf_session_create() - attach, write the magic record and
  * initialize every matching provider that no other manager owns.
  * Return: 0 and *@out; -EINVAL for a bad config (mode, a buffer size that
- * is not a multiple of 4 KiB, a category over 100 bytes), -EFBIG for a
- * buffer over the module's max_buffer_size, or the manager_open() errors.
+ * is not a multiple of 4 KiB, or of the kernel's page size where that is
+ * larger: see tracebuf_manager_buffer_align(), a category over 100
+ * bytes), -EFBIG for a buffer over the module's max_buffer_size, or the
+ * manager_open() errors.
  */
 int tracebuf_session_create(const struct tracebuf_session_config *cfg,
 			    struct tracebuf_session **out);
@@ -221,8 +231,11 @@ int tracebuf_session_fd(const struct tracebuf_session *s);
 /**
  * tracebuf_session_dispatch() - handle what is waiting, without blocking:
  * packets (STARTED, SAVE_BUFFER, STOPPED, ALERT), terminations, deaths
- * and late joiners.  Return: messages handled, or -errno (-EIO once the
- * output could not be written).
+ * and late joiners; at most 128 messages a call, so that providers that
+ * save as fast as it handles cannot keep the caller in it: call it again
+ * while tracebuf_session_fd() polls readable (as poll() without EPOLLET
+ * does).  Return: messages handled, or -errno (-EIO once the output could
+ * not be written).
  */
 int tracebuf_session_dispatch(struct tracebuf_session *s);
 /**

@@ -62,7 +62,7 @@ void mt_detach(void);
 	offsetof(struct tracebuf_thread, begin_epoch),			\
 	offsetof(struct tracebuf_thread, registered),			\
 	sizeof(struct tracebuf_engine_hot),				\
-	offsetof(struct tracebuf_engine_hot, use_tsc),			\
+	offsetof(struct tracebuf_engine_hot, use_counter),		\
 	sizeof(struct tracebuf_site),					\
 	offsetof(struct tracebuf_site, arg_header),			\
 	offsetof(struct tracebuf_site, next),				\

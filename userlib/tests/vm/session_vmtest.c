@@ -290,6 +290,7 @@ struct trace {
 	uint64_t *seq[8];
 	size_t nseq[8];
 	uint64_t mark_ns[8][16];	/* by round */
+	uint64_t ticks_per_second[8];	/* its initialization record's */
 	unsigned int infos, overflows, meta_drops;
 	uint64_t unresolved;
 };
@@ -348,6 +349,8 @@ static int finish(int fd, struct trace *tr)
 				tr->overflows++;
 			continue;
 		}
+		if (rec.type == TRACEBUF_LIB_FXT_RECORD_INIT)
+			tr->ticks_per_second[k] = rec.init.ticks_per_second;
 		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
 			continue;
 		if (rec.event.name.len == 3 && !memcmp(rec.event.name.data, "seq", 3) &&
@@ -1079,6 +1082,68 @@ static void categories_and_overrides(void)
 	trace_free(&tr);
 }
 
+/*
+ * What VERSION says of this kernel (ABI 1.4), and what the library makes
+ * of it: buffer sizes are multiples of 4096 or of the page size if
+ * larger, and the library refuses others itself; counter_khz is about
+ * the TSC on x86, the generic timer (TRACEBUF_FEAT_CNTVCT) on arm64, and
+ * a trace's ticks per second is that rate when the kernel gave one for
+ * the counter this program reads, else 1e9 (CLOCK_MONOTONIC).
+ */
+static void version_timebase_and_align(void)
+{
+	const bool arm = TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_CNTVCT;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t align = page > 4096 ? page : 4096, tps;
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_ONESHOT,
+	};
+	const struct tracebuf_version_args *v;
+	struct tracebuf_session_provider pi;
+	struct tracebuf_manager *m;
+	struct tracebuf_session *s;
+	struct trace tr;
+	int k;
+
+	T_ASSERT_EQ(tracebuf_manager_open(NULL, 0, &m), 0);
+	v = tracebuf_manager_version(m);
+	T_EXPECT(v->abi_minor >= 4);
+	T_EXPECT(v->features & TRACEBUF_FEAT_BUFFER_ALIGN);
+	T_EXPECT(v->features & TRACEBUF_FEAT_COUNTER_RATE);
+	T_EXPECT_EQ(v->buffer_align, align);
+	T_EXPECT_EQ(v->reserved, 0);
+	T_EXPECT_EQ(tracebuf_manager_buffer_align(m), align);
+	/* a test program runs on its own architecture's kernel */
+	if (TRACEBUF_LIB_CPU_COUNTER != TRACEBUF_LIB_CPU_COUNTER_NONE)
+		T_EXPECT_EQ(!!(v->features & TRACEBUF_FEAT_CNTVCT), arm);
+	tps = 1000000000ull;
+	if (v->counter_khz && TRACEBUF_LIB_CPU_COUNTER != TRACEBUF_LIB_CPU_COUNTER_NONE &&
+	    !!(v->features & TRACEBUF_FEAT_CNTVCT) == arm)
+		tps = v->counter_khz * 1000;
+	printf("# page %" PRIu64 ", buffer_align %u, counter %" PRIu64 " kHz (%s)\n",
+	       page, v->buffer_align, (uint64_t)v->counter_khz,
+	       v->features & TRACEBUF_FEAT_CNTVCT ? "CNTVCT" : "TSC");
+	tracebuf_manager_close(m);
+
+	/* above 4 KiB pages, a multiple of 4096 that is not one of the page */
+	if (align > 4096) {
+		cfg.output_fd = memfd_create("trace.fxt", MFD_CLOEXEC);
+		T_ASSERT(cfg.output_fd >= 0);
+		cfg.buffer_size = align + 4096;
+		T_EXPECT_EQ(tracebuf_session_create(&cfg, &s), -EINVAL);
+		close(cfg.output_fd);
+	}
+
+	T_ASSERT_EQ(one_mode(TRACEBUF_MODE_ONESHOT, align > 64 * KIB ? align : 64 * KIB, 100,
+			     false, false, &tr, &pi), 0);
+	k = slot_of(&tr, "writer");
+	T_EXPECT(k >= 0);
+	if (k >= 0)
+		T_EXPECT_EQ(tr.ticks_per_second[k], tps);
+	T_EXPECT_EQ(seq_shape(&tr, k).n, 100);
+	trace_free(&tr);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(live_counts_while_tracing),
 	T_TEST(oneshot_keeps_the_first),
@@ -1098,6 +1163,7 @@ static const struct t_test tests[] = {
 	T_TEST(late_joiner_waits_for_start),
 	T_TEST(chosen_providers_and_bad_config),
 	T_TEST(categories_and_overrides),
+	T_TEST(version_timebase_and_align),
 };
 
 T_MAIN(tests)
