@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracebufctl over generic netlink (nl.c, libmnl): the "tracebuf" family
+ * tracebufctl over generic netlink (nl.c): the "tracebuf" family
  * of uapi/linux/tracebuf.h ("Generic netlink").  One socket per command:
  *
  *	struct tbctl_nl *nl;
@@ -14,8 +14,9 @@
  * attributes and commands are skipped) and strictly where it does not
  * (a known attribute of the wrong size is -EINVAL).
  *
- * Only this file's implementation (nl.c) uses libmnl: the commands see
- * struct tbctl_provider, and the tests link a fake (tests/fake_nl.c).
+ * Only this file's implementation (nl.c) speaks netlink, through the
+ * helper of nlmsg.h: the commands see struct tbctl_provider, and the tests
+ * link a fake (tests/fake_nl.c).
  */
 #ifndef TBCTL_NL_H
 #define TBCTL_NL_H
@@ -77,56 +78,16 @@ typedef int (*tbctl_nl_event_cb)(uint8_t cmd, const struct tbctl_provider *p, vo
 int tbctl_nl_events_read(struct tbctl_nl *nl, tbctl_nl_event_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
-/* The parsers, apart from any socket (for the tests)                       */
+/* The parser, apart from any socket (for the tests)                        */
 
 /*
  * tbctl_nl_parse_provider() - a message of the family (genetlink header
  * and TRACEBUF_A_* attributes) into *cmd and *p.  Unknown attributes are
  * ignored; a known one of the wrong type or size, or a message without
  * TRACEBUF_A_ID, is -EINVAL.  A name longer than TRACEBUF_NAME_MAX is cut.
+ * (Replies, errors and the family are parsed in nlmsg.c.)
  */
 int tbctl_nl_parse_provider(const struct nlmsghdr *nlh, uint8_t *cmd,
 			    struct tbctl_provider *p);
-
-/* What CTRL_CMD_GETFAMILY says about a family. */
-struct tbctl_nl_family {
-	uint16_t id;
-	uint32_t version;
-	uint32_t events;	/* the "events" group, 0 if none */
-};
-
-/* A CTRL_CMD_NEWFAMILY message into *f: 0, or -EINVAL without an id. */
-int tbctl_nl_parse_family(const struct nlmsghdr *nlh, struct tbctl_nl_family *f);
-
-/*
- * tbctl_nl_parse_error() - the error of an NLMSG_ERROR (or NLMSG_DONE)
- * message: 0 for an ack, -errno otherwise; its NLMSGERR_ATTR_MSG into msg
- * ("" if none).  A message too short to hold the error is -EBADMSG.
- */
-int tbctl_nl_parse_error(const struct nlmsghdr *nlh, char *msg, size_t len);
-
-/*
- * The replies to one request, as the socket delivers them: each data
- * message of the right type goes to msg (which returns 0 or -errno), the
- * ack, NLMSG_DONE or an error ends them.
- */
-struct tbctl_nl_reply {
-	uint16_t type;		/* the data messages' nlmsg_type */
-	int (*msg)(const struct nlmsghdr *nlh, void *arg);
-	void *arg;
-	int err;		/* the first error: the kernel's or msg's */
-	bool done;
-	char extack[256];
-};
-
-/*
- * tbctl_nl_reply_run() - the messages in buf (len bytes, one datagram)
- * of the request seq (sent from portid; 0: do not check) into r.
- * Return: 1 when the replies are complete (r->err then says how they
- * ended), 0 when more are to come, -errno for messages that do not belong
- * to the request.
- */
-int tbctl_nl_reply_run(struct tbctl_nl_reply *r, const void *buf, size_t len,
-		       uint32_t seq, uint32_t portid);
 
 #endif /* TBCTL_NL_H */

@@ -7,7 +7,8 @@
  * One file per command (record.c, list.c, categories.c, dump.c,
  * convert.c, monitor.c, stats.c), main.c for the global options and the
  * dispatch, error.c for error reporting, util.c for what needs no device,
- * nl.c for the generic netlink transport (list, stats, monitor).
+ * nl.c for the generic netlink transport (list, stats, monitor) and
+ * nlmsg.c for the netlink under it.
  *
  * Conventions.  Functions return 0 (or a count) and -errno.  A command
  * function, cmd_<name>(), returns the exit status (0, or the status of

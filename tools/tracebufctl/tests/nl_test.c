@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The generic netlink parsers of nl.c, fed messages built here with
- * libmnl as the kernel would send them (no socket, no module): a
+ * The generic netlink parsers of nl.c and nlmsg.c, fed messages built
+ * here with nlmsg.c as the kernel would send them (no socket, no module): a
  * provider's attributes (known ones checked, unknown ones skipped), the
  * family and its "events" group, error messages with and without their
  * extended ack, and whole replies (dumps over several datagrams, acks,
@@ -10,43 +10,45 @@
 #include "../../../userlib/tests/ktap.h"
 
 #include <errno.h>
-#include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include "../nl.h"
+#include "../nlmsg.h"
 
 #define FAMILY	0x1a	/* a family id, as the controller would give it */
 
-/* Messages back to back, as one datagram. */
+/*
+ * Messages back to back, as one datagram; the one being built is at
+ * s->len and has ROOM(s) bytes.
+ */
 struct stream {
 	char buf[16384] __attribute__((aligned(8)));
 	size_t len;
 };
 
+#define ROOM(s)		(sizeof((s)->buf) - (s)->len)
+
 static struct nlmsghdr *msg_put(struct stream *s, uint16_t type, uint16_t flags, uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(s->buf + s->len);
+	struct nlmsghdr *nlh = tbctl_nlmsg_put_header(s->buf + s->len, ROOM(s), type, flags);
 
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = flags;
 	nlh->nlmsg_seq = seq;
 	return nlh;
 }
 
 static void msg_end(struct stream *s, const struct nlmsghdr *nlh)
 {
-	s->len += MNL_ALIGN(nlh->nlmsg_len);
+	s->len += NLMSG_ALIGN(nlh->nlmsg_len);
 }
 
 static struct nlmsghdr *genl_put(struct stream *s, uint16_t type, uint16_t flags,
 				 uint32_t seq, uint8_t cmd)
 {
-	struct nlmsghdr *nlh = msg_put(s, type, flags, seq);
-	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	struct nlmsghdr *nlh = tbctl_genlmsg_put(s->buf + s->len, ROOM(s), type, flags, cmd,
+						 TRACEBUF_GENL_VERSION);
 
-	g->cmd = cmd;
-	g->version = TRACEBUF_GENL_VERSION;
+	nlh->nlmsg_seq = seq;
 	return nlh;
 }
 
@@ -62,10 +64,11 @@ struct attr {
 #define U64(t, x)	{ (t), 8, (x), NULL }
 #define STR(t, x)	{ (t), sizeof(x), 0, (x) }
 
-static void attrs_put(struct nlmsghdr *nlh, const struct attr *a)
+static void attrs_put(struct stream *s, struct nlmsghdr *nlh, const struct attr *a)
 {
 	for (; a->type; a++)
-		mnl_attr_put(nlh, a->type, a->len, a->s ? (const void *)a->s : (const void *)&a->v);
+		tbctl_nla_put(nlh, ROOM(s), a->type, a->len,
+			      a->s ? (const void *)a->s : (const void *)&a->v);
 }
 
 /* A provider message of the family with the attributes in a. */
@@ -74,7 +77,7 @@ static struct nlmsghdr *provider_put(struct stream *s, uint16_t flags, uint32_t 
 {
 	struct nlmsghdr *nlh = genl_put(s, FAMILY, flags, seq, cmd);
 
-	attrs_put(nlh, a);
+	attrs_put(s, nlh, a);
 	msg_end(s, nlh);
 	return nlh;
 }
@@ -216,29 +219,30 @@ static struct nlmsghdr *family_put(struct stream *s, const char *const *groups,
 	struct nlmsghdr *nlh = genl_put(s, GENL_ID_CTRL, 0, 1, CTRL_CMD_NEWFAMILY);
 	struct nlattr *nest, *grp;
 	uint32_t id32 = FAMILY;
+	size_t room = ROOM(s);
 
 	if (with_id)
-		mnl_attr_put(nlh, CTRL_ATTR_FAMILY_ID, id_len, &id32);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, TRACEBUF_GENL_NAME);
-	mnl_attr_put_u32(nlh, CTRL_ATTR_VERSION, TRACEBUF_GENL_VERSION);
-	mnl_attr_put_u32(nlh, CTRL_ATTR_HDRSIZE, 0);
-	mnl_attr_put_u32(nlh, CTRL_ATTR_MAXATTR, TRACEBUF_A_MAX);
-	nest = mnl_attr_nest_start(nlh, CTRL_ATTR_OPS);
-	grp = mnl_attr_nest_start(nlh, 1);
-	mnl_attr_put_u32(nlh, CTRL_ATTR_OP_ID, TRACEBUF_CMD_PROVIDER_GET);
-	mnl_attr_nest_end(nlh, grp);
-	mnl_attr_nest_end(nlh, nest);
+		tbctl_nla_put(nlh, room, CTRL_ATTR_FAMILY_ID, id_len, &id32);
+	tbctl_nla_put_strz(nlh, room, CTRL_ATTR_FAMILY_NAME, TRACEBUF_GENL_NAME);
+	tbctl_nla_put_u32(nlh, room, CTRL_ATTR_VERSION, TRACEBUF_GENL_VERSION);
+	tbctl_nla_put_u32(nlh, room, CTRL_ATTR_HDRSIZE, 0);
+	tbctl_nla_put_u32(nlh, room, CTRL_ATTR_MAXATTR, TRACEBUF_A_MAX);
+	nest = tbctl_nla_nest_start(nlh, room, CTRL_ATTR_OPS);
+	grp = tbctl_nla_nest_start(nlh, room, 1);
+	tbctl_nla_put_u32(nlh, room, CTRL_ATTR_OP_ID, TRACEBUF_CMD_PROVIDER_GET);
+	tbctl_nla_nest_end(nlh, grp);
+	tbctl_nla_nest_end(nlh, nest);
 	if (ngroups) {
-		nest = mnl_attr_nest_start(nlh, CTRL_ATTR_MCAST_GROUPS);
+		nest = tbctl_nla_nest_start(nlh, room, CTRL_ATTR_MCAST_GROUPS);
 		for (size_t i = 0; i < ngroups; i++) {
-			grp = mnl_attr_nest_start(nlh, (uint16_t)(i + 1));
-			mnl_attr_put_u32(nlh, CTRL_ATTR_MCAST_GRP_ID, ids[i]);
-			mnl_attr_put_strz(nlh, CTRL_ATTR_MCAST_GRP_NAME, groups[i]);
-			mnl_attr_nest_end(nlh, grp);
+			grp = tbctl_nla_nest_start(nlh, room, (uint16_t)(i + 1));
+			tbctl_nla_put_u32(nlh, room, CTRL_ATTR_MCAST_GRP_ID, ids[i]);
+			tbctl_nla_put_strz(nlh, room, CTRL_ATTR_MCAST_GRP_NAME, groups[i]);
+			tbctl_nla_nest_end(nlh, grp);
 		}
-		mnl_attr_nest_end(nlh, nest);
+		tbctl_nla_nest_end(nlh, nest);
 	}
-	mnl_attr_put_u32(nlh, 1000, 0);	/* what a newer kernel might add */
+	tbctl_nla_put_u32(nlh, room, 1000, 0);	/* what a newer kernel might add */
 	msg_end(s, nlh);
 	return nlh;
 }
@@ -248,35 +252,35 @@ static void parse_family(void)
 	static const char *const groups[] = { "other", "events", "eventsx" };
 	static const uint32_t ids[] = { 5, 9, 11 };
 	static struct stream s;
-	struct tbctl_nl_family f;
+	struct tbctl_genl_family f;
 	const struct nlmsghdr *nlh;
 
 	memset(&s, 0, sizeof(s));
 	nlh = family_put(&s, groups, ids, 3, true, 2);
-	T_EXPECT_EQ(tbctl_nl_parse_family(nlh, &f), 0);
+	T_EXPECT_EQ(tbctl_genl_parse_family(nlh, TRACEBUF_GENL_MCGRP_EVENTS, &f), 0);
 	T_EXPECT_EQ(f.id, FAMILY);
 	T_EXPECT_EQ(f.version, TRACEBUF_GENL_VERSION);
-	T_EXPECT_EQ(f.events, 9);
+	T_EXPECT_EQ(f.group, 9);
 
 	/* no groups: no events */
 	memset(&s, 0, sizeof(s));
 	nlh = family_put(&s, groups, ids, 1, true, 2);
-	T_EXPECT_EQ(tbctl_nl_parse_family(nlh, &f), 0);
+	T_EXPECT_EQ(tbctl_genl_parse_family(nlh, TRACEBUF_GENL_MCGRP_EVENTS, &f), 0);
 	T_EXPECT_EQ(f.id, FAMILY);
-	T_EXPECT_EQ(f.events, 0);
+	T_EXPECT_EQ(f.group, 0);
 
 	memset(&s, 0, sizeof(s));
 	nlh = family_put(&s, groups, ids, 0, true, 2);
-	T_EXPECT_EQ(tbctl_nl_parse_family(nlh, &f), 0);
-	T_EXPECT_EQ(f.events, 0);
+	T_EXPECT_EQ(tbctl_genl_parse_family(nlh, TRACEBUF_GENL_MCGRP_EVENTS, &f), 0);
+	T_EXPECT_EQ(f.group, 0);
 
 	/* no id, or one of the wrong size */
 	memset(&s, 0, sizeof(s));
 	nlh = family_put(&s, groups, ids, 2, false, 2);
-	T_EXPECT_EQ(tbctl_nl_parse_family(nlh, &f), -EINVAL);
+	T_EXPECT_EQ(tbctl_genl_parse_family(nlh, TRACEBUF_GENL_MCGRP_EVENTS, &f), -EINVAL);
 	memset(&s, 0, sizeof(s));
 	nlh = family_put(&s, groups, ids, 2, true, 4);
-	T_EXPECT_EQ(tbctl_nl_parse_family(nlh, &f), -EINVAL);
+	T_EXPECT_EQ(tbctl_genl_parse_family(nlh, TRACEBUF_GENL_MCGRP_EVENTS, &f), -EINVAL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -290,16 +294,16 @@ static struct nlmsghdr *error_put(struct stream *s, uint32_t seq, int error, boo
 {
 	uint16_t flags = (capped ? NLM_F_CAPPED : 0) | (msg ? NLM_F_ACK_TLVS : 0);
 	struct nlmsghdr *nlh = msg_put(s, NLMSG_ERROR, flags, seq);
-	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
+	struct nlmsgerr *e = tbctl_nlmsg_put_extra(nlh, ROOM(s), sizeof(*e));
 
 	e->error = error;
 	e->msg.nlmsg_len = (uint32_t)(sizeof(e->msg) + echo);
 	e->msg.nlmsg_type = FAMILY;
 	e->msg.nlmsg_seq = seq;
 	if (!capped && echo)
-		memset(mnl_nlmsg_put_extra_header(nlh, echo), 0x5a, echo);
+		memset(tbctl_nlmsg_put_extra(nlh, ROOM(s), echo), 0x5a, echo);
 	if (msg)
-		mnl_attr_put(nlh, NLMSGERR_ATTR_MSG, msg_len, msg);
+		tbctl_nla_put(nlh, ROOM(s), NLMSGERR_ATTR_MSG, msg_len, msg);
 	msg_end(s, nlh);
 	return nlh;
 }
@@ -309,9 +313,9 @@ static struct nlmsghdr *done_put(struct stream *s, uint32_t seq, int error, cons
 	struct nlmsghdr *nlh = msg_put(s, NLMSG_DONE, NLM_F_MULTI | (msg ? NLM_F_ACK_TLVS : 0),
 				       seq);
 
-	memcpy(mnl_nlmsg_put_extra_header(nlh, sizeof(error)), &error, sizeof(error));
+	memcpy(tbctl_nlmsg_put_extra(nlh, ROOM(s), sizeof(error)), &error, sizeof(error));
 	if (msg)
-		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+		tbctl_nla_put_strz(nlh, ROOM(s), NLMSGERR_ATTR_MSG, msg);
 	msg_end(s, nlh);
 	return nlh;
 }
@@ -347,7 +351,7 @@ static void parse_error(void)
 		memset(msg, 'x', sizeof(msg));
 		nlh = error_put(&s, 3, cases[i].error, cases[i].capped, cases[i].echo,
 				cases[i].msg, cases[i].msg_len);
-		ret = tbctl_nl_parse_error(nlh, msg, sizeof(msg));
+		ret = tbctl_nlmsg_parse_error(nlh, msg, sizeof(msg));
 		if (ret != want || strcmp(msg, cases[i].expect))
 			T_FAIL("%s: %d '%.20s', expected %d '%s'", cases[i].what, ret, msg,
 			       want, cases[i].expect);
@@ -363,22 +367,22 @@ static void parse_error_short_and_done(void)
 	/* too short for struct nlmsgerr */
 	memset(&s, 0, sizeof(s));
 	nlh = msg_put(&s, NLMSG_ERROR, 0, 1);
-	mnl_nlmsg_put_extra_header(nlh, 4);
-	T_EXPECT_EQ(tbctl_nl_parse_error(nlh, msg, sizeof(msg)), -EBADMSG);
+	tbctl_nlmsg_put_extra(nlh, ROOM(&s), 4);
+	T_EXPECT_EQ(tbctl_nlmsg_parse_error(nlh, msg, sizeof(msg)), -EBADMSG);
 	T_EXPECT(!strcmp(msg, ""));
 
 	/* a dump's end, good or bad; the message is cut to fit */
 	memset(&s, 0, sizeof(s));
 	nlh = done_put(&s, 1, 0, NULL);
-	T_EXPECT_EQ(tbctl_nl_parse_error(nlh, msg, sizeof(msg)), 0);
+	T_EXPECT_EQ(tbctl_nlmsg_parse_error(nlh, msg, sizeof(msg)), 0);
 	memset(&s, 0, sizeof(s));
 	nlh = done_put(&s, 1, -ENOMEM, "no memory left");
-	T_EXPECT_EQ(tbctl_nl_parse_error(nlh, msg, sizeof(msg)), -ENOMEM);
+	T_EXPECT_EQ(tbctl_nlmsg_parse_error(nlh, msg, sizeof(msg)), -ENOMEM);
 	T_EXPECT(!strcmp(msg, "no memo"));
 	/* a bare NLMSG_DONE */
 	memset(&s, 0, sizeof(s));
 	nlh = msg_put(&s, NLMSG_DONE, NLM_F_MULTI, 1);
-	T_EXPECT_EQ(tbctl_nl_parse_error(nlh, msg, sizeof(msg)), 0);
+	T_EXPECT_EQ(tbctl_nlmsg_parse_error(nlh, msg, sizeof(msg)), 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -406,7 +410,7 @@ static int collect(const struct nlmsghdr *nlh, void *arg)
 #define SEQ	77
 #define PORTID	1234
 
-static void reply_init(struct tbctl_nl_reply *r, struct collected *c)
+static void reply_init(struct tbctl_nlmsg_reply *r, struct collected *c)
 {
 	memset(r, 0, sizeof(*r));
 	memset(c, 0, sizeof(*c));
@@ -423,7 +427,7 @@ static const struct attr bad[] = { { TRACEBUF_A_ID, 2, 1, NULL }, { 0 } };
 static void reply_dump(void)
 {
 	static struct stream s;
-	struct tbctl_nl_reply r;
+	struct tbctl_nlmsg_reply r;
 	struct collected c;
 
 	/* two datagrams: the first has no end */
@@ -431,12 +435,12 @@ static void reply_dump(void)
 	memset(&s, 0, sizeof(s));
 	provider_put(&s, NLM_F_MULTI, SEQ, TRACEBUF_CMD_PROVIDER_GET, id1);
 	provider_put(&s, NLM_F_MULTI, SEQ, TRACEBUF_CMD_PROVIDER_GET, id2);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 0);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 0);
 	T_EXPECT(!r.done);
 	memset(&s, 0, sizeof(s));
 	provider_put(&s, NLM_F_MULTI, SEQ, TRACEBUF_CMD_PROVIDER_GET, id3);
 	done_put(&s, SEQ, 0, NULL);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, 0);
 	T_EXPECT_EQ(c.n, 3);
 	T_EXPECT(c.ids[0] == 1 && c.ids[1] == 2 && c.ids[2] == 3);
@@ -445,7 +449,7 @@ static void reply_dump(void)
 	reply_init(&r, &c);
 	memset(&s, 0, sizeof(s));
 	done_put(&s, SEQ, 0, NULL);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, 0);
 	T_EXPECT_EQ(c.n, 0);
 
@@ -454,7 +458,7 @@ static void reply_dump(void)
 	memset(&s, 0, sizeof(s));
 	provider_put(&s, NLM_F_MULTI, SEQ, TRACEBUF_CMD_PROVIDER_GET, id1);
 	done_put(&s, SEQ, -EMSGSIZE, "too big");
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, -EMSGSIZE);
 	T_EXPECT(!strcmp(r.extack, "too big"));
 }
@@ -462,7 +466,7 @@ static void reply_dump(void)
 static void reply_get_and_errors(void)
 {
 	static struct stream s;
-	struct tbctl_nl_reply r;
+	struct tbctl_nlmsg_reply r;
 	struct collected c;
 
 	/* a GET: the provider, then the ack */
@@ -470,7 +474,7 @@ static void reply_get_and_errors(void)
 	memset(&s, 0, sizeof(s));
 	provider_put(&s, 0, SEQ, TRACEBUF_CMD_PROVIDER_GET, id2);
 	error_put(&s, SEQ, 0, true, 0, NULL, 0);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, 0);
 	T_EXPECT(c.n == 1 && c.ids[0] == 2);
 
@@ -478,7 +482,7 @@ static void reply_get_and_errors(void)
 	reply_init(&r, &c);
 	memset(&s, 0, sizeof(s));
 	error_put(&s, SEQ, -ENOENT, true, 0, "no such provider", 17);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, -ENOENT);
 	T_EXPECT(!strcmp(r.extack, "no such provider"));
 
@@ -489,7 +493,7 @@ static void reply_get_and_errors(void)
 	provider_put(&s, NLM_F_MULTI, SEQ, TRACEBUF_CMD_PROVIDER_GET, bad);
 	provider_put(&s, NLM_F_MULTI, SEQ, TRACEBUF_CMD_PROVIDER_GET, id3);
 	done_put(&s, SEQ, 0, NULL);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, -EINVAL);
 	T_EXPECT_EQ(c.n, 1);
 
@@ -499,7 +503,7 @@ static void reply_get_and_errors(void)
 	genl_put(&s, FAMILY + 1, 0, SEQ, 1);
 	msg_end(&s, (void *)s.buf);
 	error_put(&s, SEQ, 0, true, 0, NULL, 0);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), 1);
 	T_EXPECT_EQ(r.err, 0);
 	T_EXPECT_EQ(c.n, 0);
 }
@@ -507,7 +511,7 @@ static void reply_get_and_errors(void)
 static void reply_foreign(void)
 {
 	static struct stream s;
-	struct tbctl_nl_reply r;
+	struct tbctl_nlmsg_reply r;
 	struct collected c;
 	struct nlmsghdr *nlh;
 
@@ -515,21 +519,21 @@ static void reply_foreign(void)
 	reply_init(&r, &c);
 	memset(&s, 0, sizeof(s));
 	provider_put(&s, 0, SEQ + 1, TRACEBUF_CMD_PROVIDER_GET, id1);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), -EPROTO);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), -EPROTO);
 
 	/* another socket's */
 	reply_init(&r, &c);
 	memset(&s, 0, sizeof(s));
 	nlh = provider_put(&s, 0, SEQ, TRACEBUF_CMD_PROVIDER_GET, id1);
 	nlh->nlmsg_pid = PORTID + 1;
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), -ESRCH);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), -ESRCH);
 	T_EXPECT_EQ(c.n, 0);
 
 	/* a dump the kernel says is inconsistent */
 	reply_init(&r, &c);
 	memset(&s, 0, sizeof(s));
 	provider_put(&s, NLM_F_MULTI | NLM_F_DUMP_INTR, SEQ, TRACEBUF_CMD_PROVIDER_GET, id1);
-	T_EXPECT_EQ(tbctl_nl_reply_run(&r, s.buf, s.len, SEQ, PORTID), -EINTR);
+	T_EXPECT_EQ(tbctl_nlmsg_reply_run(&r, s.buf, s.len, SEQ, PORTID), -EINTR);
 }
 
 static const struct t_test tests[] = {
