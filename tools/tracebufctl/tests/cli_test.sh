@@ -10,13 +10,15 @@
 # exit status 0 iff every test passed.
 #
 #   TBCTL=path/to/tracebufctl tests/cli_test.sh   (default: ./tracebufctl)
+#
+# TBCTL_BUILD: where mkfxt and jsoncheck were built (default: build).
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
 TBCTL=${TBCTL:-$TOP/tracebufctl}
-MKFXT=$TOP/build/tests/mkfxt
-JSONCHECK=$TOP/build/tests/jsoncheck
+MKFXT=${TBCTL_BUILD:-$TOP/build}/tests/mkfxt
+JSONCHECK=${TBCTL_BUILD:-$TOP/build}/tests/jsoncheck
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 

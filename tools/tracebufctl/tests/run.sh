@@ -7,9 +7,13 @@
 # program (scripts/lib.sh: tb_report_program), then "N passed, M failed"
 # as the last line.  A shell test (*.sh) runs twice: against tracebufctl
 # (and build/tests/tracebufctl-fake) and, as NAME-san, against their
-# ASan + UBSan builds (TBCTL, TBCTL_FAKE in its environment).
+# ASan + UBSan builds (TBCTL, TBCTL_FAKE and TBCTL_BUILD in its
+# environment).
 #
 #   tests/run.sh PROGRAM...     results in build/test-results/
+#
+# With "make O=DIR test", TBCTL_BIN is DIR/tracebufctl and TBCTL_BUILD
+# (build/ here) is DIR/build/tracebufctl.
 #
 # TIMEOUT (seconds, default 120) limits each program.  Exit status 0 iff
 # M is 0.
@@ -21,7 +25,9 @@ TOP=$(cd "$HERE/.." && pwd)
 . "$TOP/../../scripts/lib.sh"
 
 TIMEOUT=${TIMEOUT:-120}
-RES=$TOP/build/test-results
+BUILD=${TBCTL_BUILD:-$TOP/build}
+BIN=${TBCTL_BIN:-$TOP/tracebufctl}
+RES=$BUILD/test-results
 reported=0
 trap '[ $reported = 1 ] || echo "0 passed, 1 failed"' EXIT
 
@@ -51,10 +57,10 @@ for p in "$@"; do
 	t=$(basename "$p")
 	case $t in
 	*.sh)
-		run "${t%.sh}" "$p" TBCTL="$TOP/tracebufctl" \
-			TBCTL_FAKE="$TOP/build/tests/tracebufctl-fake"
-		run "${t%.sh}-san" "$p" TBCTL="$TOP/build/san/tracebufctl" \
-			TBCTL_FAKE="$TOP/build/tests/tracebufctl-fake-san"
+		run "${t%.sh}" "$p" TBCTL="$BIN" TBCTL_BUILD="$BUILD" \
+			TBCTL_FAKE="$BUILD/tests/tracebufctl-fake"
+		run "${t%.sh}-san" "$p" TBCTL="$BUILD/san/tracebufctl" TBCTL_BUILD="$BUILD" \
+			TBCTL_FAKE="$BUILD/tests/tracebufctl-fake-san"
 		;;
 	*)
 		run "$t" "$p"
