@@ -176,21 +176,29 @@ static inline void release_provider(struct held *h)
 	h->pid = 0;
 }
 
-/* Find this program's directory, make the scratch one, run the tests. */
-static inline int vmtest_main(const char *argv0, const struct t_test *tests, size_t n)
+/* Find this program's directory (g_dir, for prog_path()); its name. */
+static inline const char *vmtest_find_dir(const char *argv0)
 {
+	static char name[NAME_MAX + 1];
 	char self[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	const char *name;
 
 	if (len <= 0)
 		snprintf(self, sizeof(self), "%s", argv0);
 	else
 		self[len] = 0;
-	name = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
-	snprintf(g_out, sizeof(g_out), "/tmp/%.200s.XXXXXX", name);
+	snprintf(name, sizeof(name), "%.*s", NAME_MAX,
+		 strrchr(self, '/') ? strrchr(self, '/') + 1 : self);
 	snprintf(g_dir, sizeof(g_dir), "%s", dirname(self));
+	return name;
+}
+
+/* Find this program's directory, make the scratch one, run the tests. */
+static inline int vmtest_main(const char *argv0, const struct t_test *tests, size_t n)
+{
+	const char *name = vmtest_find_dir(argv0);
+
+	snprintf(g_out, sizeof(g_out), "/tmp/%.200s.XXXXXX", name);
 	if (!mkdtemp(g_out))
 		return 1;
 	chmod(g_out, 0755);
