@@ -21,10 +21,15 @@
 #endif
 #include "../../../../userlib/tests/ktap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <elf.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 
 #include "vmtest.h"
 
@@ -125,6 +130,83 @@ static bool reap_all(unsigned int s)
 	}
 }
 
+/*
+ * What the processes of group @pgrp wait for: "pid comm state wchan" and
+ * the top of the kernel stack of each, into @buf, for a stuck record.
+ */
+static void group_state(pid_t pgrp, char *buf, size_t len)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t used = 0;
+
+	buf[0] = 0;
+	while (d && (e = readdir(d)) && used + 1 < len) {
+		char p[64], stat[512], wchan[64], stack[512], *c;
+		long pid = strtol(e->d_name, NULL, 10), grp;
+		char state;
+
+		snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
+		if (pid <= 0 || read_file(p, stat, sizeof(stat)) || !(c = strrchr(stat, ')')) ||
+		    sscanf(c + 1, " %c %*d %ld", &state, &grp) != 2 || grp != pgrp)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%ld/wchan", pid);
+		if (read_file(p, wchan, sizeof(wchan)))
+			wchan[0] = 0;
+		snprintf(p, sizeof(p), "/proc/%ld/stack", pid);
+		if (read_file(p, stack, sizeof(stack)))
+			stack[0] = 0;
+		for (c = stack; (c = strchr(c, '\n')); )
+			*c = '|';
+		used += snprintf(buf + used, len - used, "\n#   %ld %.*s %c %s: %.200s", pid,
+				 (int)(strchr(stat, ')') - strchr(stat, '(') + 1),
+				 strchr(stat, '('), state, wchan, stack);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * Where a process spinning in user space is: its program counter (and
+ * link register on arm64), sampled @n times with ptrace, for addr2line
+ * on the static binary.  @pid must be our child.
+ */
+static void user_pcs(pid_t pid, unsigned int n, char *buf, size_t len)
+{
+	size_t used = snprintf(buf, len, "\n#   pid %d user pc:", (int)pid);
+
+#if defined(__aarch64__) || defined(__x86_64__) || defined(__i386__)
+	for (unsigned int i = 0; i < n && used + 1 < len; i++) {
+		struct user_regs_struct regs;
+		struct iovec io = { &regs, sizeof(regs) };
+		int st;
+
+		if (ptrace(PTRACE_SEIZE, pid, 0, 0) || ptrace(PTRACE_INTERRUPT, pid, 0, 0) ||
+		    waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
+			used += snprintf(buf + used, len - used, " (ptrace: %s)", strerror(errno));
+			return;
+		}
+		if (!ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &io)) {
+#if defined(__aarch64__)
+			used += snprintf(buf + used, len - used, " %#llx<-%#llx",
+					 (unsigned long long)regs.pc,
+					 (unsigned long long)regs.regs[30]);
+#elif defined(__x86_64__)
+			used += snprintf(buf + used, len - used, " %#llx",
+					 (unsigned long long)regs.rip);
+#else
+			used += snprintf(buf + used, len - used, " %#lx", (unsigned long)regs.eip);
+#endif
+		}
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		sleep_ms(20);
+	}
+#else
+	(void)n;
+	snprintf(buf + used, len - used, " (not sampled on this architecture)");
+#endif
+}
+
 struct soak {
 	unsigned int cycles, finished, killed_mgr, killed_prov, decoded;
 	unsigned int status[256];
@@ -199,7 +281,9 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 	t0 = t_now();
 	while (waitpid(rec, &status, WNOHANG) == 0) {
 		if (t_now() - t0 > RECORD_MAX_S) {
-			bad(s, c, "record did not end", NULL);
+			group_state(rec, detail, sizeof(detail));
+			user_pcs(rec, 8, detail + strlen(detail), sizeof(detail) - strlen(detail));
+			bad(s, c, "record did not end", detail);
 			kill(-rec, SIGKILL);
 			waitpid(rec, &status, 0);
 			break;
