@@ -45,6 +45,18 @@ bg_ready() {
 	fail "no temporary file after 10 s"
 }
 
+# bg_started FILE: wait (at most 10 s) until COMMAND, which creates FILE
+# once it runs, did: a signal that comes earlier finds no COMMAND to pass
+# it to or wait for (tracebufctl reads its signals only after the fork).
+bg_started() {
+	local _
+	for _ in $(seq 100); do
+		[ ! -e "$1" ] || return 0
+		sleep 0.1
+	done
+	fail "COMMAND did not start within 10 s"
+}
+
 # bg_wait: wait for it (at most 10 s); sets RC, OUT, ERR.
 bg_wait() {
 	local _
@@ -245,8 +257,8 @@ test_sigint_stops() {
 }
 
 test_sigterm_reaches_command() {
-	bg record -q -- sleep 30
-	bg_ready || return 1
+	bg record -q -- sh -c 'touch "$0"; exec sleep 30' "$TMP/term.started"
+	bg_started "$TMP/term.started" || return 1
 	kill -TERM "$PID"
 	bg_wait || return 1
 	[ "$RC" = 143 ] || fail "exit $RC, expected 143 (sleep killed by SIGTERM): $ERR" ||
@@ -297,8 +309,9 @@ tracebufctl: waiting for sh (pid "*") to exit; SIGINT leaves it running" ]] ||
 # recording and keeps the trace, the third stops waiting for COMMAND.
 test_sigint_to_tracebufctl_alone() {
 	local child
-	bg record -o i.fxt -- sh -c 'trap "" INT; while :; do sleep 0.05; done'
-	bg_ready || return 1
+	bg record -o i.fxt -- sh -c 'trap "" INT; touch "$0"; while :; do sleep 0.05; done' \
+		"$TMP/int.started"
+	bg_started "$TMP/int.started" || return 1
 	kill -INT "$PID"
 	sleep 0.5
 	kill -0 "$PID" 2> /dev/null || fail "exited after one SIGINT" || return 1
