@@ -9,9 +9,13 @@
  * every page is present, with category "bench" enabled and started.  Each
  * run writes hundreds of MiB, so the rolling buffers wrap many times:
  * what is measured is the steady state, chunk refills and half switches
- * included.  Ticks are the TSC when the module would vouch for it
- * (constant_tsc, nonstop_tsc, clocksource tsc), else CLOCK_MONOTONIC,
- * like tracebuf_engine_set_timebase() is told by a real provider.
+ * included.  Ticks are the CPU counter when the module would vouch for
+ * it, else CLOCK_MONOTONIC, like tracebuf_engine_set_timebase() is told
+ * by a real provider: on x86 the TSC (constant_tsc, nonstop_tsc,
+ * clocksource tsc), on Arm the generic timer's virtual count at CNTFRQ
+ * (clocksource arch_sys_counter).  Under emulation (user-mode QEMU, a
+ * QEMU TCG guest: detected cheaply, not always) a warning says the
+ * timings mean nothing, and so does --report.
  *
  * Single-thread figures, ns per event (per begin+end pair for durations),
  * each a loop of N calls in its own noinline function:
@@ -22,7 +26,7 @@
  *		with none (40 + 16 bytes)
  *   counter	TRACEBUF_LIB_COUNTER with one TA_U64 (40 bytes)
  *   instant_mono	instant with the CLOCK_MONOTONIC timebase (what a
- *		machine without a usable TSC pays; LTTng's clock)
+ *		machine without a usable counter pays; LTTng's clock)
  *   floor_pt	the floor: what any per-thread-buffer tracer must do per
  *		event, and nothing else.  A thread-local bump pointer kept
  *		in memory (relaxed atomic load of pos and end, a bounds
@@ -63,7 +67,7 @@
  * inflate; above 1 the two threads slow each other down.
  *
  * tracebuf_ticks() alone is timed too: on x86 the TSC read is most of an
- * event's cost.
+ * event's cost (on Arm the counter read and its ISB).
  *
  *   tb-bench [--rounds N] [--run-ms MS] [--results FILE]
  *	measure, print the details, write "key median min max" lines to FILE
@@ -74,6 +78,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -99,8 +106,8 @@ static unsigned int opt_rounds = 7;
 static unsigned int opt_run_ms = 250;
 static const char *opt_results;
 static bool lttng_on;
-static bool use_tsc;
-static uint64_t tsc_hz;
+static bool use_counter;
+static uint64_t counter_hz;
 
 static void die(const char *fmt, ...)
 {
@@ -193,49 +200,139 @@ static bool file_has_word(const char *path, const char *word)
 }
 
 /*
- * The module reports a TSC rate when the TSC is constant, non-stop and
- * stable; the clocksource being "tsc" is user space's view of "stable".
- * The rate is calibrated against CLOCK_MONOTONIC over 50 ms.
+ * The value of the first /proc/cpuinfo line whose key is @key, into @val
+ * (what follows ": "); false when there is none.
+ */
+static bool cpuinfo_field(const char *key, char *val, size_t size)
+{
+	char line[512];
+	size_t len = strlen(key);
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		/* the key, blanks, then the colon */
+		if (strncmp(line, key, len) || !c ||
+		    strspn(line + len, " \t") != (size_t)(c - line) - len)
+			continue;
+		c += 1 + strspn(c + 1, " \t");
+		snprintf(val, size, "%s", c);
+		val[strcspn(val, "\n")] = '\0';
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Is this program's CPU emulated?  Cheap tests, not proof: a kernel of
+ * another architecture (user-mode emulation: /proc/cpuinfo is the host's,
+ * without what this architecture's kernel writes), QEMU TCG's CPUID
+ * signature or CPU model name (x86), QEMU's "max" CPU (Arm: implementer
+ * 0, reserved for software; also what newer user-mode QEMU shows).
+ * Returns how, or NULL.
+ */
+static const char *detect_emulation(void)
+{
+	char val[128];
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+	char sig[13];
+
+	if (!cpuinfo_field("vendor_id", val, sizeof(val)))
+		return "an x86 program on another architecture's kernel (user-mode emulation)";
+	if (__get_cpuid(1, &a, &b, &c, &d) && c & (1u << 31)) {
+		__cpuid(0x40000000, a, b, c, d);
+		memcpy(sig, &b, 4);
+		memcpy(sig + 4, &c, 4);
+		memcpy(sig + 8, &d, 4);
+		sig[12] = '\0';
+		if (!strcmp(sig, "TCGTCGTCGTCG"))
+			return "QEMU TCG (CPUID hypervisor signature)";
+	}
+	if (cpuinfo_field("model name", val, sizeof(val)) && strstr(val, "QEMU"))
+		return "a QEMU CPU model, most likely emulated by TCG";
+#elif defined(__aarch64__) || defined(__arm__)
+	if (!cpuinfo_field("CPU implementer", val, sizeof(val)))
+		return "an Arm program on another architecture's kernel (user-mode emulation)";
+	if (strtoul(val, NULL, 0) == 0)
+		return "QEMU's emulated \"max\" CPU (CPU implementer 0)";
+#else
+	(void)val;
+#endif
+	return NULL;
+}
+
+#if TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_CNTVCT
+/* CNTFRQ, which EL0 may read wherever it may read the counter. */
+static uint64_t cntfrq(void)
+{
+#ifdef __aarch64__
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(v));
+	return v;
+#else
+	uint32_t v;
+
+	__asm__ __volatile__("mrc p15, 0, %0, c14, c0, 0" : "=r"(v));
+	return v;
+#endif
+}
+#endif
+
+/*
+ * What the module would report, as user space sees it.  x86: a constant,
+ * non-stop TSC that the kernel uses as its clocksource (user space's view
+ * of "stable"), its rate calibrated against CLOCK_MONOTONIC over 50 ms.
+ * Arm: the generic timer as the clocksource, at CNTFRQ (a whole number
+ * of kHz, as the module wants); a kernel trapping the counter for an
+ * erratum (which the module would see) shows as a slow tracebuf_ticks().
  */
 static void choose_timebase(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
 	const char *cs = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+#if TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_TSC
 	double t0, t1;
 	uint64_t c0, c1;
 
-	use_tsc = file_has_word("/proc/cpuinfo", "constant_tsc") &&
-		  file_has_word("/proc/cpuinfo", "nonstop_tsc") &&
-		  file_has_word(cs, "tsc");
-	if (!use_tsc)
+	use_counter = file_has_word("/proc/cpuinfo", "constant_tsc") &&
+		      file_has_word("/proc/cpuinfo", "nonstop_tsc") &&
+		      file_has_word(cs, "tsc");
+	if (!use_counter)
 		return;
 	t0 = mono_ns();
 	c0 = __rdtsc();
 	while ((t1 = mono_ns()) - t0 < 50e6)
 		;
 	c1 = __rdtsc();
-	tsc_hz = (uint64_t)((double)(c1 - c0) * 1e9 / (t1 - t0));
+	counter_hz = (uint64_t)((double)(c1 - c0) * 1e9 / (t1 - t0));
+#elif TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_CNTVCT
+	if (!file_has_word(cs, "arch_sys_counter"))
+		return;
+	counter_hz = cntfrq();
+	use_counter = counter_hz && !(counter_hz % 1000);
+#else
+	(void)cs;
 #endif
 }
 
 static void cpu_model(char *buf, size_t size)
 {
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	char impl[32], part[32];
 
-	snprintf(buf, size, "unknown CPU");
-	if (!f)
+	if (cpuinfo_field("model name", buf, size))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && c) {
-			snprintf(buf, size, "%s", c + 2);
-			buf[strcspn(buf, "\n")] = '\0';
-			break;
-		}
-	}
-	fclose(f);
+	/* Arm: no model name, the MIDR's fields */
+	if (cpuinfo_field("CPU implementer", impl, sizeof(impl)) &&
+	    cpuinfo_field("CPU part", part, sizeof(part)))
+		snprintf(buf, size, "CPU implementer %s part %s", impl, part);
+	else
+		snprintf(buf, size, "unknown CPU");
 }
 
 /* Total and steal jiffies of all CPUs, from /proc/stat. */
@@ -288,7 +385,7 @@ static void engine_setup(void)
 	ret = tracebuf_event_set_categories(cats, sizeof(cats), 1);
 	if (ret)
 		die("tracebuf_event_set_categories: %s", strerror(-ret));
-	tracebuf_engine_set_timebase(use_tsc, tsc_hz);
+	tracebuf_engine_set_timebase(use_counter, counter_hz);
 	/* F_CLEAR zeroes the whole buffer: every page is faulted in now */
 	ret = tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR);
 	if (ret)
@@ -502,8 +599,8 @@ static struct figure *figure(const char *key)
 
 static void set_mono(bool mono)
 {
-	if (use_tsc)
-		tracebuf_engine_set_timebase(!mono, tsc_hz);
+	if (use_counter)
+		tracebuf_engine_set_timebase(!mono, counter_hz);
 }
 
 /* One timed run of @f; returns ns per iteration of thread CPU time. */
@@ -855,17 +952,28 @@ static int measure(void)
 	double r_floor[MAX_ROUNDS], r_floor_sh[MAX_ROUNDS], r_lttng[MAX_ROUNDS];
 	unsigned int rounds = opt_rounds;
 	struct figure *inst = figure("instant");
+	const char *emulated;
 	char model[256];
 	double t_begin = mono_ns();
 
 	cpu_model(model, sizeof(model));
 	choose_timebase();
 	printf("tb-bench: %s, %ld CPUs online; ticks: %s", model,
-	       sysconf(_SC_NPROCESSORS_ONLN), use_tsc ? "TSC" : "CLOCK_MONOTONIC (ns)");
-	if (use_tsc)
-		printf(" at %.3f GHz", (double)tsc_hz / 1e9);
+	       sysconf(_SC_NPROCESSORS_ONLN), !use_counter ? "CLOCK_MONOTONIC (ns)" :
+	       TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_TSC ? "TSC" : "CNTVCT");
+	if (use_counter && counter_hz >= 1000000000)
+		printf(" at %.3f GHz", (double)counter_hz / 1e9);
+	else if (use_counter)
+		printf(" at %.3f MHz", (double)counter_hz / 1e6);
 	printf("\n  engine: CIRCULAR over a %u MiB memfd, MAP_SHARED; %u rounds of ~%u ms per figure\n",
 	       BUF_SIZE >> 20, rounds, opt_run_ms);
+	emulated = detect_emulation();
+	if (emulated) {
+		printf("  warning: the CPU is emulated (%s): timings under emulation mean nothing\n",
+		       emulated);
+		if (results)
+			fprintf(results, "emulated %s\n", emulated);
+	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		die("needs 2 CPUs for the scaling figures");
 
@@ -1037,7 +1145,7 @@ static const struct row rows[] = {
 
 static int report(const char *path)
 {
-	int i_disc, i_setup, i_ev, i_size, i_scale, met = 0, missed = 0, absent = 0;
+	int i_disc, i_setup, i_ev, i_size, i_scale, i_emu, met = 0, missed = 0, absent = 0;
 	long long discarded = -1;
 	const char *lttng_bad = NULL;
 	char why[160];
@@ -1115,6 +1223,10 @@ static int report(const char *path)
 	printf("targets: %d met, %d missed, %d not measured\n", met, missed, absent);
 	if (lttng_bad)
 		printf("%s\n", lttng_bad);
+	i_emu = find_kv("emulated");
+	if (i_emu >= 0)
+		printf("WARNING: measured on an emulated CPU (%s): these timings mean nothing\n",
+		       kv[i_emu].text);
 	return absent ? 1 : 0;
 }
 
