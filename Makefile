@@ -10,8 +10,13 @@
 #   make module               the module only
 #   make selftests            the selftests only (selftests/tracebuf)
 #   make check                THE test suite: libtracebuf's host unit tests,
-#                             then Debian's 6.1 kernel in QEMU
+#                             then Debian's 6.1 x86-64 kernel in QEMU
+#   make check TARGET=NAME    the suite on another target: x86_64-6.12 (Debian's
+#                             6.12 kernel), arm64-6.1 (Debian's arm64 kernel in
+#                             qemu-system-aarch64, arm64 and armhf programs)
 #   make check-debug          the same suite on the debug kernel, with kmemleak
+#   make check-all            check on every target, then check-debug; the
+#                             last line sums them
 #   make fault                every operation with each of its allocations
 #                             failing in turn (faultinj), on the debug kernel
 #   make fuzz                 the state-machine fuzzer, FUZZ_OPS (default
@@ -24,9 +29,11 @@
 #                             here (scripts/demo.sh)
 #   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
 #                             (host only, ~1 min; scripts/bench.sh)
+#   make bench TARGET=arm64-6.1  the same cross-built, under qemu-aarch64: a
+#                             check that it works, the timings mean nothing
 #   make clean
 #
-# make check    [KERNEL=<image> KDIR=<build tree> MODDIR=</lib/modules/ver>]
+# make check    [TARGET=<name>] [KERNEL=<image> KDIR=<build tree> MODDIR=</lib/modules/ver>]
 # make check-debug [DEBUG_KERNEL=<image> DEBUG_KDIR=<build tree>]
 #               [SHARED_KERNELS=<dir with *.bzImage and *-build.tar.xz>]
 # make fuzz [FUZZ_OPS=N] [FUZZ_SEED=S]    make soak [SOAK_CYCLES=N]
@@ -44,6 +51,9 @@ DEBUG_KERNEL ?=
 DEBUG_KDIR ?=
 DEBUG_MODDIR ?=
 VM_ARGS ?=
+TARGET ?=
+# the targets' one home is scripts/lib.sh
+TARGETS = $(shell bash -c '. scripts/lib.sh && echo $$TB_TARGETS')
 FUZZ_OPS ?= 1000000
 FUZZ_SEED ?=
 SOAK_CYCLES ?= 1000
@@ -75,8 +85,19 @@ selftests:
 	$(MAKE) -C $(SELFTESTS)
 
 check:
-	@VM_ARGS="$(VM_ARGS)" scripts/check.sh $(CHECK_KDIR) \
+	@VM_ARGS="$(VM_ARGS)" scripts/check.sh $(CHECK_KDIR) $(if $(TARGET),--target $(TARGET)) \
 		$(if $(KERNEL),--kernel $(KERNEL)) $(if $(MODDIR),--moddir $(MODDIR))
+
+# Each run prints its summary; the last line is their sum.
+check-all:
+	@mkdir -p .build; p=0; f=0; for t in $(TARGETS) debug; do \
+		echo "=== $$t ==="; \
+		if [ $$t = debug ]; then $(MAKE) -s --no-print-directory check-debug; \
+		else $(MAKE) -s --no-print-directory check TARGET=$$t; fi \
+			2>&1 | tee .build/check-all-$$t.log; \
+		set -- $$(grep -aE '^[0-9]+ passed, [0-9]+ failed$$' .build/check-all-$$t.log | tail -n 1) 0 passed, 1 failed; \
+		p=$$((p + $$1)); f=$$((f + $$3)); \
+	done; echo "$$p passed, $$f failed"; [ $$f = 0 ]
 
 CHECK_DEBUG = SHARED_KERNELS="$(SHARED_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/check.sh --debug \
 	$(if $(DEBUG_KERNEL),--kernel $(DEBUG_KERNEL)) \
@@ -106,7 +127,7 @@ lint:
 	@scripts/lint.sh $(CHECK_KDIR)
 
 bench:
-	@scripts/bench.sh
+	@scripts/bench.sh $(if $(filter arm64%,$(TARGET)),--arch arm64)
 
 demo:
 	@VM_ARGS="$(VM_ARGS)" scripts/demo.sh --dest "$(CURDIR)"
@@ -120,5 +141,5 @@ clean:
 	$(MAKE) -C tools/tracebufctl clean
 	rm -rf .build
 
-.PHONY: all userlib tracebufctl module selftests check check-debug fault fuzz soak \
+.PHONY: all userlib tracebufctl module selftests check check-all check-debug fault fuzz soak \
 	lint bench demo clean

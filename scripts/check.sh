@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The body of "make check" and "make check-debug": install what is missing,
-# run the host unit tests of libtracebuf (scripts/host-tests.sh; "make
-# check" only: they do not depend on the kernel), build tracebuf.ko for the
-# kernel under test (in .build/, never in the tree), build the selftests
-# statically for the busybox guest, boot the kernel in QEMU and run them
+# The body of "make check", "make check TARGET=..." and "make check-debug":
+# install what is missing, run the host unit tests of libtracebuf
+# (scripts/host-tests.sh; the default target only: they do not depend on
+# the kernel), build tracebuf.ko for the kernel under test (in .build/,
+# never in the tree), build the test programs statically for the busybox
+# guest (64-bit and 32-bit), boot the kernel in QEMU and run them
 # (scripts/vm-run.sh).
 #
-#   check.sh [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
-#       Default: the newest Debian 6.1 kernel installed (linux-image-amd64,
-#       linux-headers-amd64).  With only --kdir /lib/modules/<ver>/build, the
-#       image and modules are taken from /boot and /lib/modules/<ver>.
+#   check.sh [--target NAME] [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
+#       NAME: one of lib.sh's TB_TARGETS, default x86_64-6.1: the newest
+#       Debian kernel of the target's series and architecture, installed
+#       (x86_64) or unpacked into .build/targets/NAME (arm64) by
+#       scripts/install-deps.sh --target NAME.  With only --kdir
+#       /lib/modules/<ver>/build, the image and modules are taken from
+#       /boot and /lib/modules/<ver>.
 #   check.sh --debug [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
 #       The debug kernel: default the newest *.bzImage in $SHARED_KERNELS
 #       (../shared/kernels), its build tree from the *-build.tar.xz beside
@@ -33,11 +37,12 @@ set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEBUG=0 KERNEL='' KDIR='' MODDIR='' PROGRAMS=''
+DEBUG=0 KERNEL='' KDIR='' MODDIR='' PROGRAMS='' TARGET=''
 VM_OPTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debug) DEBUG=1 ;;
+	--target) TARGET=$2; shift ;;
 	--programs) PROGRAMS=$2; shift ;;
 	--env|--timeout|--watchdog) VM_OPTS+=("$1" "$2"); shift ;;
 	--kernel) KERNEL=$2; shift ;;
@@ -55,8 +60,16 @@ reported=0
 TALLY=$(mktemp -d)
 trap 'rm -rf "$TALLY"; [ $reported = 1 ] || echo "$host_passed passed, $((host_failed + 1)) failed"' EXIT
 
-[ "${NO_DEPS:-0}" = 1 ] || "$TB_ROOT/scripts/install-deps.sh" ||
+# The debug kernel is an x86-64 one.
+[ $DEBUG = 0 ] || [ -z "$TARGET" ] || tb_die "--debug and --target do not go together"
+DEFAULT_TARGET=${TB_TARGETS%% *}
+tb_target "${TARGET:-$DEFAULT_TARGET}"
+[ "${NO_DEPS:-0}" = 1 ] || "$TB_ROOT/scripts/install-deps.sh" --target "$TB_TARGET" ||
 	tb_die "missing packages (see above)"
+# The host tests and the runner's self-check run once, with the default
+# target.
+FIRST=0
+[ $DEBUG = 1 ] || [ -n "$PROGRAMS" ] || [ "$TB_TARGET" != "$DEFAULT_TARGET" ] || FIRST=1
 
 # tally LABEL: copy standard input to standard output, but print its
 # "N passed, M failed" lines as "LABEL: N passed, M failed" and keep the
@@ -78,7 +91,7 @@ counts() {
 	cat "$TALLY/$1" 2>/dev/null || echo "0 1"
 }
 
-if [ $DEBUG = 0 ] && [ -z "$PROGRAMS" ]; then
+if [ $FIRST = 1 ]; then
 	"$TB_ROOT/scripts/host-tests.sh" --out "$TB_BUILD/host-tests" | tally host || true
 	read -r host_passed host_failed < <(counts host)
 fi
@@ -111,7 +124,7 @@ if [ $DEBUG = 1 ]; then
 	VM_EXTRA=(--kmemleak)
 else
 	if [ -z "$KERNEL" ] && [ -z "$KDIR" ]; then
-		kinfo=$(tb_find_kernel 6.1)
+		kinfo=$(tb_find_kernel "$TB_SERIES" "$TB_FLAVOUR" "$TB_KROOT")
 		read -r KERNEL KDIR MODDIR <<< "$kinfo"
 	elif [ -z "$KERNEL" ]; then
 		ver=$(tb_kernel_release "$KDIR") ||
@@ -133,30 +146,53 @@ KDIR=$(cd "$KDIR" && pwd)
 release=$(tb_kernel_release "$KDIR" || basename "$KERNEL")
 WORK=$TB_BUILD/check-$release
 mkdir -p "$WORK"
-tb_log "kernel $KERNEL, build tree $KDIR"
+tb_log "target $TB_TARGET: kernel $KERNEL, build tree $KDIR"
 
 t0=$(date +%s)
-KO=$(tb_build_module "$KDIR" "$WORK")
+KO=$(tb_build_module "$KDIR" "$WORK" "${TB_KMAKE[@]}")
 
-TESTS=$TB_BUILD/selftests-static
+# A build tree of another architecture than the compiler's is refused in
+# one line (module/Kbuild), not with pages of compiler errors.
+if [ $FIRST = 0 ] && [ -n "${TB_KMAKE[*]}" ] && [ -z "$PROGRAMS" ]; then
+	check_name="module build refuses the $TB_ARCH tree with the host's compiler"
+	if (tb_build_module "$KDIR" "$WORK/wrong-cc") > "$WORK/wrong-cc.log" 2>&1; then
+		echo "  FAIL  $check_name: it built"
+		host_failed=$((host_failed + 1))
+	elif grep -q "Kbuild:[0-9]*: \*\*\* tracebuf: .* is an $TB_ARCH kernel tree but .* builds for x86_64-linux-gnu (pass CROSS_COMPILE=" "$WORK/wrong-cc.log"; then
+		echo "  PASS  $check_name"
+		host_passed=$((host_passed + 1))
+	else
+		echo "  FAIL  $check_name: not with the one-line reason (see $WORK/wrong-cc.log)"
+		host_failed=$((host_failed + 1))
+	fi
+fi
+
+# One directory of programs per architecture.
+TESTS=$TB_BUILD/programs-$TB_ARCH
 mkdir -p "$TESTS"
-tb_log "building the selftests (static) into $TESTS"
-make -C "$SELFTESTS" OUTPUT="$TESTS" EXTRA_LDFLAGS=-static >&2 ||
+tb_log "building the selftests (static, $TB_CC and $TB_CC32) into $TESTS"
+make -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$TB_CC32" EXTRA_LDFLAGS=-static >&2 ||
 	tb_die "the selftests did not build"
+[ -x "$TESTS/abi_test_32" ] ||
+	tb_die "no 32-bit selftests: '$TB_CC32' cannot link a static program (scripts/install-deps.sh)"
 # the debug kernel has no userfaultfd and no memory cgroups: the
 # programs that need them run on Debian's kernel only (list-debug)
 LIST_TARGET=list
 [ $DEBUG = 0 ] || LIST_TARGET=list-debug
-make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" $LIST_TARGET > "$WORK/tests.list" ||
+make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$TB_CC32" \
+	$LIST_TARGET > "$WORK/tests.list" ||
 	tb_die "'make -C $SELFTESTS $LIST_TARGET' failed"
 [ -s "$WORK/tests.list" ] || tb_die "'make -C $SELFTESTS list' printed no programs"
 # The integration tests of libtracebuf and tracebufctl (with tracebufctl
 # and the example program beside them), before the script that reloads
 # the module.
 : > "$WORK/vmtests.list"
+# Their objects and libraries go to one directory per architecture, never
+# into the tree.
 for dir in userlib tools/tracebufctl; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
-	make -C "$TB_ROOT/$dir" vmtests VMTEST_OUT="$TESTS" >&2 ||
+	make -C "$TB_ROOT/$dir" O="$TB_BUILD/out-$TB_ARCH" CC="$TB_CC" CC32="$TB_CC32" \
+		vmtests VMTEST_OUT="$TESTS" >&2 ||
 		tb_die "the integration tests of $dir did not build"
 	make -s --no-print-directory -C "$TB_ROOT/$dir" list-vmtests >> "$WORK/vmtests.list" ||
 		tb_die "'make -C $dir list-vmtests' failed"
@@ -166,6 +202,11 @@ done
   grep -x 'insmod_test.sh' "$WORK/tests.list" || true
 } > "$WORK/tests.list.new"
 mv "$WORK/tests.list.new" "$WORK/tests.list"
+if [ -n "$TB_NOT_RUN" ]; then
+	echo "  note: not run on $TB_TARGET: $TB_NOT_RUN ($TB_NOT_RUN_WHY)"
+	grep -vxF "${TB_NOT_RUN// /$'\n'}" "$WORK/tests.list" > "$WORK/tests.list.new" || true
+	mv "$WORK/tests.list.new" "$WORK/tests.list"
+fi
 if [ -n "$PROGRAMS" ]; then
 	: > "$WORK/tests.list.new"
 	for p in $PROGRAMS; do
@@ -179,7 +220,7 @@ tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.
 
 # The runner itself: a first boot that fails before the module is loaded
 # is retried and the run goes on (not on the debug kernel: a minute a boot).
-if [ $DEBUG = 0 ] && [ -z "$PROGRAMS" ]; then
+if [ $FIRST = 1 ]; then
 	echo abi_test > "$WORK/retry.list"
 	if "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" --tests "$TESTS" \
 		--list "$WORK/retry.list" --mem "$MEM" --out "$WORK/vm-retry" \
@@ -199,6 +240,7 @@ vm_rc=0
 "$TB_ROOT/scripts/vm-run.sh" --kernel "$KERNEL" --module "$KO" \
 	--tests "$TESTS" --list "$WORK/tests.list" --scripts-dir "$SELFTESTS" \
 	--mem "$MEM" --timeout-mult "$TIMEOUT_MULT" --out "$WORK/vm" \
+	--arch "$TB_ARCH" ${TB_BUSYBOX:+--busybox "$TB_BUSYBOX"} \
 	"${VM_EXTRA[@]}" "${VM_OPTS[@]}" ${VM_ARGS:-} | tally vm || vm_rc=$?
 read -r vm_passed vm_failed < <(counts vm)
 if [ "$vm_rc" != 0 ] && [ "$vm_failed" = 0 ]; then

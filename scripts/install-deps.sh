@@ -4,24 +4,70 @@
 # Runs apt-get only when something is missing.
 #
 #   scripts/install-deps.sh           install what is missing (needs root)
-#   scripts/install-deps.sh --list    print the package list and exit
+#   scripts/install-deps.sh --target NAME
+#                                     also what target NAME needs (lib.sh's
+#                                     TB_TARGETS): its kernel, headers,
+#                                     compilers and QEMU
+#   scripts/install-deps.sh --list [--target NAME]
+#                                     print the package list and exit
+#
+# A foreign target's kernel and busybox are not installed: they are
+# unpacked ("apt-get download" + "dpkg-deb -x") into .build/targets/NAME/,
+# so the host gets nothing but packages of its own architecture (and
+# arm64 in apt's architecture list, to find them).
 set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # make/gcc/libc6-dev: build; linux-headers-amd64: module build tree;
 # linux-image-amd64: the kernel booted in QEMU (with its virtio/9p modules);
-# qemu-system-x86, busybox-static, cpio: the test VM; gcc-multilib: 32-bit
-# selftests; libmnl-dev: genetlink client code; sparse, perl,
+# qemu-system-x86, busybox-static, cpio: the test VM; gcc-i686-linux-gnu and
+# libc6-dev-i386-cross: the 32-bit test programs (not gcc-multilib, which
+# Debian's cross compilers conflict with); sparse, perl,
 # linux-source-6.1 (checkpatch.pl, kselftest headers): lint and selftests;
 # xz-utils: the source and debug-kernel tarballs; pkgconf: the libtracebuf
 # install test; g++ and clang: the public headers are checked as C++ and
 # with clang (userlib/tests/headers_test.sh, cxx_test.cpp).  gcc's ASan and
-# UBSan runtimes (libasan8, libubsan1) come with gcc.
+# UBSan runtimes (libasan8, libubsan1) come with gcc.  binutils' readelf:
+# the VM runner refuses dynamic programs of a foreign architecture.
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
-	  linux-source-6.1 gcc-multilib libmnl-dev sparse pkgconf)
+	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils)
 
-if [ "${1:-}" = --list ]; then
+LIST=0 TARGET=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--list) LIST=1 ;;
+	--target) TARGET=$2; shift ;;
+	*) tb_die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+# What each target adds.  arm64: cross compilers for the module (64-bit)
+# and the test programs (64-bit and armhf), with their C libraries,
+# qemu-system-aarch64, and qemu-aarch64 (qemu-user) for "make bench
+# TARGET=arm64-6.1"; linux-kbuild-6.1 (from linux-headers-amd64) runs the
+# arm64 header tree's build scripts.
+UNPACK=()
+if [ -n "$TARGET" ]; then
+	tb_target "$TARGET"
+	case $TARGET in
+	x86_64-6.1) ;;
+	x86_64-*) PACKAGES+=("linux-image-$TB_SERIES-amd64" "linux-headers-$TB_SERIES-amd64") ;;
+	arm64-6.1)
+		PACKAGES+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+			   libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
+			   qemu-user)
+		UNPACK=(linux-image-arm64 linux-headers-arm64 busybox-static) ;;
+	esac
+fi
+
+if [ $LIST = 1 ]; then
 	printf '%s\n' "${PACKAGES[@]}"
+	for p in "${UNPACK[@]}"; do
+		echo "$p:arm64 (unpacked into .build/targets/$TARGET)"
+	done
 	exit 0
 fi
 
@@ -31,17 +77,77 @@ for p in "${PACKAGES[@]}"; do
 	[ "$status" = installed ] || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps.sh: missing Debian packages: ${missing[*]}" >&2
+		echo "install-deps.sh: run as root:  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "install-deps.sh: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+[ ${#UNPACK[@]} -gt 0 ] || exit 0
+
+# --- a foreign target's kernel and busybox, unpacked ---------------------------
+
+# depends_of PACKAGE [PATTERN]: the first dependency of arm64 PACKAGE that
+# matches PATTERN, e.g. the versioned package a metapackage stands for.
+depends_of() {
+	apt-cache depends "$1:arm64" 2>/dev/null |
+		sed -n 's/^ *Depends: <\?\([^:<>]*\)\(:arm64\)\?>\?$/\1/p' |
+		grep -x -- "${2:-.*}" | head -n 1
+}
+
+if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
+   [ -z "$(depends_of linux-image-arm64)" ]; then
+	[ "$(id -u)" -eq 0 ] ||
+		tb_die "target $TARGET: apt does not know arm64 packages; as root: dpkg --add-architecture arm64 && apt-get update"
+	echo "install-deps.sh: adding arm64 to apt's architectures" >&2
+	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+	apt-get update -q
+fi
+
+image=$(depends_of linux-image-arm64)
+headers=$(depends_of linux-headers-arm64)
+[ -n "$image" ] && [ -n "$headers" ] || tb_die "apt knows no linux-image-arm64/linux-headers-arm64"
+common=$(depends_of "$headers" 'linux-headers-.*-common')
+[[ $common == linux-headers-*-common ]] || tb_die "cannot tell the common headers $headers needs (got '$common')"
+kver=${image#linux-image-}
+want="$image $headers $common busybox-static $(apt-cache policy "$image:arm64" | sed -n 's/^ *Candidate: //p')"
+if [ "$(cat "$TB_KROOT/.unpacked" 2>/dev/null || true)" = "$want" ]; then
 	exit 0
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps.sh: missing Debian packages: ${missing[*]}" >&2
-	echo "install-deps.sh: run as root:  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
-	exit 1
-fi
+echo "install-deps.sh: unpacking $image, $headers, $common and busybox-static (arm64) into $TB_KROOT" >&2
+dl=$TB_BUILD/targets/.download
+rm -rf "$TB_KROOT" "$dl"
+mkdir -p "$TB_KROOT" "$dl"
+# apt's sandbox user must be able to write the download directory.
+chmod 777 "$dl"
+(cd "$dl" && apt-get download -q "$image:arm64" "$headers:arm64" "$common" busybox-static:arm64) >&2 ||
+	tb_die "apt-get download failed"
+for deb in "$dl"/*.deb; do
+	dpkg-deb -x "$deb" "$TB_KROOT"
+done
+rm -rf "$dl"
 
-echo "install-deps.sh: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Make the header tree work where it is: its links to the build scripts
+# point at the host's linux-kbuild (amd64, Multi-Arch: foreign), its
+# Makefile at the common headers unpacked beside it, and the modules'
+# build link at it.
+kbuild=/usr/lib/linux-kbuild-$TB_SERIES
+[ -d "$kbuild/scripts" ] || tb_die "$kbuild not found (linux-kbuild-$TB_SERIES comes with linux-headers-amd64)"
+src=$TB_KROOT/usr/src
+for d in "$src/$headers" "$src/$common"; do
+	for l in scripts tools; do
+		[ ! -L "$d/$l" ] || ln -sfn "$kbuild/$l" "$d/$l"
+	done
+done
+sed -i "s|^include /usr/src/$common/|include $src/$common/|" "$src/$headers/Makefile"
+ln -sfn "$src/$headers" "$TB_KROOT/lib/modules/$kver/build"
+depmod -b "$TB_KROOT" "$kver"
+[ -x "$TB_KROOT/bin/busybox" ] || tb_die "busybox-static:arm64 has no bin/busybox"
+echo "$want" > "$TB_KROOT/.unpacked"

@@ -8,22 +8,60 @@ TB_BUILD=${TB_BUILD:-$TB_ROOT/.build}
 tb_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 tb_die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 2; }
 
-# tb_find_kernel SERIES: print "IMAGE KDIR MODDIR" for the newest Debian
-# kernel of SERIES (e.g. 6.1) that has an image in /boot, a build tree
-# and a modules directory.  Nothing is hard-coded beyond the series.
+# The targets the suite runs on: an architecture and a Debian kernel
+# series.  "make check" is the first; README's "Supported targets" table
+# says how each is tested.
+TB_TARGETS="x86_64-6.1 x86_64-6.12 arm64-6.1"
+
+# tb_target NAME: describe target NAME in
+#   TB_ARCH     the guest's architecture, as scripts/vm-run.sh --arch takes it
+#   TB_SERIES   the Debian kernel series, TB_FLAVOUR its flavour (amd64, arm64)
+#   TB_KROOT    where that kernel's packages are: / when installed, else the
+#               directory scripts/install-deps.sh --target NAME unpacked them in
+#   TB_KMAKE    extra make arguments for the module build (CROSS_COMPILE=...)
+#   TB_CC, TB_CC32  the compilers of the 64-bit and 32-bit test programs
+#   TB_BUSYBOX  a static busybox for the guest ('' = the host's)
+#   TB_NOT_RUN  test programs the target cannot run, TB_NOT_RUN_WHY why
+tb_target() {
+	TB_KMAKE=() TB_BUSYBOX='' TB_NOT_RUN='' TB_NOT_RUN_WHY=''
+	case $1 in
+	x86_64-6.1|x86_64-6.12)
+		TB_ARCH=x86_64 TB_SERIES=${1#x86_64-} TB_FLAVOUR=amd64 TB_KROOT=/
+		TB_CC=gcc TB_CC32=i686-linux-gnu-gcc ;;
+	arm64-6.1)
+		TB_ARCH=arm64 TB_SERIES=6.1 TB_FLAVOUR=arm64
+		TB_KROOT=$TB_BUILD/targets/$1
+		TB_KMAKE=(CROSS_COMPILE=aarch64-linux-gnu-)
+		TB_CC=aarch64-linux-gnu-gcc TB_CC32=arm-linux-gnueabihf-gcc
+		TB_BUSYBOX=$TB_KROOT/bin/busybox
+		TB_NOT_RUN='uffd_test uffd_test_32'
+		TB_NOT_RUN_WHY='userfaultfd write-protect faults reach arm64 in Linux 6.10' ;;
+	*) tb_die "unknown target '$1' (known: $TB_TARGETS)" ;;
+	esac
+	TB_TARGET=$1
+}
+
+# tb_find_kernel SERIES [FLAVOUR [ROOT]]: print "IMAGE KDIR MODDIR" for the
+# newest Debian kernel of SERIES (e.g. 6.1) and FLAVOUR (default amd64)
+# under ROOT (default /) that has an image in boot/, a build tree and a
+# modules directory.  Nothing is hard-coded beyond the series.
 tb_find_kernel() {
-	local series=$1 img ver
+	local series=$1 flavour=${2:-amd64} root=${3:-/} img ver mods
+	root=${root%/}
 	while read -r img; do
 		[ -f "$img" ] || continue
-		ver=${img#/boot/vmlinuz-}
-		if [ -f "/lib/modules/$ver/build/Makefile" ] &&
-		   [ -f "/lib/modules/$ver/modules.dep" ]; then
+		ver=${img#"$root"/boot/vmlinuz-}
+		mods=$root/lib/modules/$ver
+		if [ -f "$mods/build/Makefile" ] && [ -f "$mods/modules.dep" ]; then
 			[ -r "$img" ] || tb_die "$img is not readable (run as root or chmod a+r it)"
-			printf '%s %s %s\n' "$img" "/lib/modules/$ver/build" "/lib/modules/$ver"
+			printf '%s %s %s\n' "$img" "$mods/build" "$mods"
 			return 0
 		fi
-	done < <(printf '%s\n' /boot/vmlinuz-"$series".*-amd64 | sort -V -r)
-	tb_die "no Debian $series kernel with headers found (need /boot/vmlinuz-$series.*-amd64 and /lib/modules/<ver>/build; run scripts/install-deps.sh)"
+	done < <(printf '%s\n' "$root"/boot/vmlinuz-"$series".*-"$flavour" | sort -V -r)
+	if [ -z "$root" ]; then
+		tb_die "no Debian $series $flavour kernel with headers found (need /boot/vmlinuz-$series.*-$flavour and /lib/modules/<ver>/build; run scripts/install-deps.sh)"
+	fi
+	tb_die "no Debian $series $flavour kernel with headers in $root (run scripts/install-deps.sh --target ${TB_TARGET:-<name>})"
 }
 
 # tb_build_module KDIR DIR [MAKEARGS...]: copy the module sources into

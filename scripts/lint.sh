@@ -5,11 +5,13 @@
 #   1. a W=1 build of the module; any compiler or modpost warning fails,
 #   2. sparse over every module source (C=2); any sparse warning or error
 #      fails,
+#   (1 and 2 for the kernel of every target in lib.sh's TB_TARGETS: x86-64
+#   6.1 and 6.12, arm64 6.1 cross-compiled)
 #   3. checkpatch.pl --strict over every file in module/ and uapi/; any
 #      ERROR, WARNING or CHECK fails.
 # Builds happen in .build/lint/ (a copy of the sources), never in the tree.
 #
-#   lint.sh [--kdir DIR]     default: the newest Debian 6.1 headers installed
+#   lint.sh [--kdir DIR]     only against the build tree DIR (a native one)
 #
 # checkpatch.pl comes from Debian's linux-source-6.1 tarball (extracted once
 # into .build/checkpatch/), or from $CHECKPATCH if set.
@@ -25,13 +27,24 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if [ -z "$KDIR" ]; then
-	kinfo=$(tb_find_kernel 6.1)
-	read -r _ KDIR _ <<< "$kinfo"
+# "NAME KDIR MAKEARGS..." per line: what the module is built against.
+trees=()
+if [ -n "$KDIR" ]; then
+	trees=("$(basename "$(dirname "$KDIR")") $KDIR")
+else
+	for t in $TB_TARGETS; do
+		tb_target "$t"
+		"$TB_ROOT/scripts/install-deps.sh" --target "$t" >&2 ||
+			tb_die "missing packages for target $t (see above)"
+		kinfo=$(tb_find_kernel "$TB_SERIES" "$TB_FLAVOUR" "$TB_KROOT")
+		read -r _ kdir _ <<< "$kinfo"
+		trees+=("$t $kdir ${TB_KMAKE[*]}")
+	done
 fi
 
-WORK=$TB_BUILD/lint
-mkdir -p "$WORK"
+LINT=$TB_BUILD/lint
+WORK=$LINT
+mkdir -p "$LINT"
 status=0
 
 # report NAME LOG PATTERN: print the matching lines of LOG; fail if any.
@@ -47,25 +60,32 @@ report() {
 	fi
 }
 
-# 1. W=1.  Capture everything; kbuild's own chatter has no "warning:".
-echo "lint: W=1 build against $KDIR"
-if ! (tb_build_module "$KDIR" "$WORK" W=1) > /dev/null 2> "$WORK/w1.log"; then
-	cat "$WORK/w1.log"
-	echo "lint: the W=1 build failed"
-	status=1
-fi
-report "W=1 build" "$WORK/w1.log" '[Ww][Aa][Rr][Nn][Ii][Nn][Gg]:|[Ee][Rr][Rr][Oo][Rr]:'
+for tree in "${trees[@]}"; do
+	read -r name KDIR kmake <<< "$tree"
+	# shellcheck disable=SC2206 # kmake: make arguments, one per word
+	kmake=($kmake)
+	WORK=$LINT/$name
 
-# 2. sparse, on top of the W=1 objects so only the checker runs.
-if [ $status = 0 ] || [ -f "$WORK/src/module/tracebuf.ko" ]; then
-	command -v sparse > /dev/null || tb_die "sparse not found (scripts/install-deps.sh)"
-	echo "lint: sparse (C=2)"
-	make -C "$KDIR" M="$WORK/src" W=1 C=2 modules > "$WORK/sparse.log" 2>&1 || {
-		cat "$WORK/sparse.log"
+	# 1. W=1.  Capture everything; kbuild's own chatter has no "warning:".
+	echo "lint: W=1 build against $KDIR${kmake[*]:+ (${kmake[*]})}"
+	if ! (tb_build_module "$KDIR" "$WORK" W=1 "${kmake[@]}") > /dev/null 2> "$WORK.w1.log"; then
+		cat "$WORK.w1.log"
+		echo "lint: the W=1 build failed"
 		status=1
-	}
-	report sparse "$WORK/sparse.log" ': (warning|error):'
-fi
+	fi
+	report "$name: W=1 build" "$WORK.w1.log" '[Ww][Aa][Rr][Nn][Ii][Nn][Gg]:|[Ee][Rr][Rr][Oo][Rr]:'
+
+	# 2. sparse, on top of the W=1 objects so only the checker runs.
+	if [ -f "$WORK/src/module/tracebuf.ko" ]; then
+		command -v sparse > /dev/null || tb_die "sparse not found (scripts/install-deps.sh)"
+		echo "lint: $name: sparse (C=2)"
+		make -C "$KDIR" M="$WORK/src" W=1 C=2 "${kmake[@]}" modules > "$WORK.sparse.log" 2>&1 || {
+			cat "$WORK.sparse.log"
+			status=1
+		}
+		report "$name: sparse" "$WORK.sparse.log" ': (warning|error):'
+	fi
+done
 
 # 3. checkpatch.
 CHECKPATCH=${CHECKPATCH:-}
@@ -89,7 +109,7 @@ fi
 
 # checkpatch applies its uapi rules (no BIT(), C99 types allowed, ...) to
 # paths under include/uapi/, so it sees uapi/ through such a path.
-cproot=$WORK/checkpatch-root
+cproot=$LINT/checkpatch-root
 rm -rf "$cproot"
 mkdir -p "$cproot/include"
 ln -s "$TB_ROOT/uapi" "$cproot/include/uapi"
@@ -111,8 +131,8 @@ else
 		case $f in uapi/*) paths+=("include/$f") ;; *) paths+=("$f") ;; esac
 	done
 	(cd "$cproot" && perl "$CHECKPATCH" --strict --no-tree --terse --show-types \
-		-f "${paths[@]}") | sed 's|^include/uapi/|uapi/|' > "$WORK/checkpatch.log" || true
-	report checkpatch "$WORK/checkpatch.log" ': (ERROR|WARNING|CHECK):'
+		-f "${paths[@]}") | sed 's|^include/uapi/|uapi/|' > "$LINT/checkpatch.log" || true
+	report checkpatch "$LINT/checkpatch.log" ': (ERROR|WARNING|CHECK):'
 fi
 
 if [ $status = 0 ]; then

@@ -14,7 +14,12 @@ usage() {
 	cat <<EOF
 Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
 
-  --kernel IMAGE       kernel image to boot (bzImage / vmlinuz)
+  --kernel IMAGE       kernel image to boot (bzImage / vmlinuz / arm64 Image)
+  --arch ARCH          the kernel's and the programs' architecture: x86_64
+                       (default) or arm64 (qemu-system-aarch64 -M virt);
+                       programs of a foreign architecture must be static
+  --busybox FILE       a static busybox of ARCH (default: the host's, for
+                       the host's architecture)
   --module KO          tracebuf.ko built for that kernel
   --tests DIR          directory holding the built test programs
   --list FILE          programs to run, one per line, in order
@@ -25,7 +30,8 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
                        (omit when they are built in)
   --mem SIZE           guest memory (default 1G)
   --smp N              guest CPUs (default 2)
-  --cpu MODEL          QEMU CPU model (default qemu64,+rdrand: with RDRAND the
+  --cpu MODEL          QEMU CPU model (default x86_64: qemu64,+rdrand, arm64:
+                       max,pauth-impdef=on; both have a hardware RNG, so the
                        guest's RNG is ready at boot, not after ~1 min)
   --timeout SECS       per-program timeout (default: timeout= in DIR/settings, else 45)
   --timeout-mult N     multiply every timeout, boot allowance included (default 1)
@@ -43,12 +49,15 @@ EOF
 	exit 2
 }
 
-KERNEL='' KO='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU=qemu64,+rdrand TIMEOUT='' MULT=1
+KERNEL='' KO='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU='' TIMEOUT='' MULT=1
+ARCH=x86_64 BUSYBOX=''
 KMEMLEAK=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0
 ENVS=() FAIL_FIRST=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift ;;
+	--arch) ARCH=$2; shift ;;
+	--busybox) BUSYBOX=$2; shift ;;
 	--module) KO=$2; shift ;;
 	--tests) TESTS=$2; shift ;;
 	--list) LIST=$2; shift ;;
@@ -90,11 +99,31 @@ trap on_exit EXIT
 [ -d "$TESTS" ] || tb_die "test directory '$TESTS' not found"
 [ -z "$MODDIR" ] || [ -f "$MODDIR/modules.dep" ] || tb_die "'$MODDIR' has no modules.dep"
 [[ $MULT =~ ^[1-9][0-9]*$ ]] || tb_die "--timeout-mult must be a positive integer"
-command -v qemu-system-x86_64 >/dev/null || tb_die "qemu-system-x86_64 not found (scripts/install-deps.sh)"
+# What differs between the architectures the guest can have.
+case $ARCH in
+x86_64)
+	QEMU_BIN=qemu-system-x86_64 QEMU_MACHINE=() CONSOLE=ttyS0
+	: "${CPU:=qemu64,+rdrand}" ;;
+arm64)
+	# pauth-impdef: QEMU's own pointer-authentication hash, much faster
+	# to emulate than the architected one.
+	QEMU_BIN=qemu-system-aarch64 QEMU_MACHINE=(-M virt) CONSOLE=ttyAMA0
+	: "${CPU:=max,pauth-impdef=on}" ;;
+*) tb_die "unknown --arch '$ARCH' (x86_64 or arm64)" ;;
+esac
+HOST_ARCH=$(uname -m)
+[ "$HOST_ARCH" != aarch64 ] || HOST_ARCH=arm64
+NATIVE=0
+[ "$ARCH" != "$HOST_ARCH" ] || NATIVE=1
+command -v "$QEMU_BIN" >/dev/null || tb_die "$QEMU_BIN not found (scripts/install-deps.sh)"
 command -v cpio >/dev/null || tb_die "cpio not found (scripts/install-deps.sh)"
-BUSYBOX=$(command -v busybox || true)
-[ -x /bin/busybox ] && BUSYBOX=/bin/busybox
-[ -n "$BUSYBOX" ] || tb_die "busybox not found (apt-get install busybox-static)"
+if [ -z "$BUSYBOX" ]; then
+	[ $NATIVE = 1 ] || tb_die "--arch $ARCH needs --busybox (a static busybox of $ARCH)"
+	BUSYBOX=$(command -v busybox || true)
+	[ -x /bin/busybox ] && BUSYBOX=/bin/busybox
+	[ -n "$BUSYBOX" ] || tb_die "busybox not found (apt-get install busybox-static)"
+fi
+[ -x "$BUSYBOX" ] || tb_die "busybox '$BUSYBOX' not found or not executable"
 
 if [ -z "$TIMEOUT" ]; then
 	TIMEOUT=45
@@ -154,6 +183,19 @@ for t in "${names[@]}"; do
 			continue
 		fi
 	fi
+	machine=$(readelf -h "$dst" 2>/dev/null | sed -n 's/^ *Machine: *//p' || true)
+	case $ARCH:$machine in
+	*:|x86_64:*X86-64|x86_64:*80386|arm64:AArch64|arm64:ARM) ;;
+	*)
+		echo "built for $machine, not for $ARCH" > "$SHARE/out/$t.missing"
+		tb_log "$t is built for $machine, not for $ARCH"
+		continue ;;
+	esac
+	if [ $NATIVE = 0 ] && readelf -lW "$dst" 2>/dev/null | grep 'program interpreter' > /dev/null; then
+		echo "dynamically linked: a program for $ARCH must be static" > "$SHARE/out/$t.missing"
+		tb_log "$t is dynamically linked: the $ARCH guest has no libraries"
+		continue
+	fi
 	run+=("$t")
 done
 printf '%s\n' "${names[@]}" > "$SHARE/tests.list"
@@ -170,9 +212,11 @@ done
 # --- the initramfs -------------------------------------------------------------
 
 # copy_libs FILE: put the shared libraries FILE needs (none for a static
-# binary or a script) into the initramfs, at the same paths.
+# binary or a script) into the initramfs, at the same paths.  A program of
+# a foreign architecture has none: the host's cannot serve it.
 copy_libs() {
 	local lib
+	[ $NATIVE = 1 ] || return 0
 	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
 		[ -e "$STAGE$lib" ] && continue
 		mkdir -p "$STAGE$(dirname "$lib")"
@@ -187,14 +231,18 @@ copy_with_libs() {
 }
 
 mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,mnt,tmp,run,root,lib/tb-modules}
-copy_with_libs "$BUSYBOX"
-[ "$BUSYBOX" = /bin/busybox ] || ln -s "$BUSYBOX" "$STAGE/bin/busybox"
+if [ $NATIVE = 1 ]; then
+	copy_with_libs "$BUSYBOX"
+	[ "$BUSYBOX" = /bin/busybox ] || ln -s "$BUSYBOX" "$STAGE/bin/busybox"
+	# bash, for test scripts that ask for it.
+	[ -x /bin/bash ] && copy_with_libs /bin/bash
+else
+	cp -L "$BUSYBOX" "$STAGE/bin/busybox"
+fi
 ln -s busybox "$STAGE/bin/sh"
-# bash, for test scripts that ask for it.
-[ -x /bin/bash ] && copy_with_libs /bin/bash
-# Test programs should be static, but dynamic ones get their libraries;
-# so do the tools they run from the same directory (e.g. tracebufctl,
-# which needs libmnl).
+# Test programs should be static, but dynamic ones get their libraries
+# (in a guest of the host's architecture), and so do the tools they run
+# from the same directory.
 while IFS= read -r -d '' f; do
 	copy_libs "$f"
 done < <(find "$SHARE/tests" -maxdepth 1 -type f -perm -u+x -print0)
@@ -263,8 +311,8 @@ IDLE=$((TIMEOUT > BOOT_ALLOW ? TIMEOUT : BOOT_ALLOW))
 IDLE=$((IDLE > LEAK_ALLOW ? IDLE : LEAK_ALLOW))
 IDLE=$((IDLE + 60))
 
-CMDLINE="console=ttyS0 panic=-1 printk.devkmsg=on log_buf_len=16M $APPEND"
-QEMU=(qemu-system-x86_64 -nographic -no-reboot -nic none -cpu "$CPU" -smp "$SMP" -m "$MEM"
+CMDLINE="console=$CONSOLE panic=-1 printk.devkmsg=on log_buf_len=16M $APPEND"
+QEMU=("$QEMU_BIN" "${QEMU_MACHINE[@]}" -nographic -no-reboot -nic none -cpu "$CPU" -smp "$SMP" -m "$MEM"
       -kernel "$KERNEL" -initrd "$OUT/initramfs.cpio"
       -virtfs "local,path=$SHARE,mount_tag=tbshare,security_model=none,id=tbshare")
 printf '%q ' "${QEMU[@]}" -append "$CMDLINE" > "$OUT/qemu.cmdline"
