@@ -72,7 +72,8 @@ static void record_usage(FILE *f)
 		"                               (default: all); repeatable\n"
 		"  -m, --mode MODE              oneshot (default), circular or streaming\n"
 		"  -b, --buffer-size SIZE       buffer per provider (default 4M): bytes, or\n"
-		"                               K, M, G (KiB, MiB, GiB); a multiple of 4K\n"
+		"                               K, M, G (KiB, MiB, GiB); a multiple of 4K,\n"
+		"                               and of the page size where larger\n"
 		"  -b, --buffer-size NAME:SIZE  buffer of the providers named NAME; repeatable\n"
 		"  -d, --duration TIME          stop after TIME: 500ms, 10s, 2m, 1h (a plain\n"
 		"                               number is seconds)\n"
@@ -619,31 +620,51 @@ static int record_tmp_commit(struct record_run *r)
 	return 0;
 }
 
-/* A buffer size over the module's limit: say which, and the limit. */
-static void record_efbig(const struct record_run *r)
+/*
+ * A buffer size the module refuses, said with the module's own rule:
+ * -EFBIG, the largest size is over max_buffer_size; -EINVAL, a size is
+ * not a multiple of the kernel's buffer alignment (4 KiB, or its page
+ * size where that is larger: 16 or 64 KiB on some arm64 kernels).
+ * Returns false when no size is at fault.
+ */
+static bool record_size_refused(const struct record_run *r, int err)
 {
 	const struct record_opts *o = r->o;
 	struct tracebuf_manager *m;
-	char size[32], max[32];
+	char size[32], rule[32];
 	uint64_t want = o->buffer_size ? o->buffer_size : TRACEBUF_LIB_DEFAULT_BUFFER_SIZE;
-	uint64_t limit = 0;
+	uint64_t limit = 0, align = 0;
 
+	if (!tracebuf_manager_open(r->ctx->device, 0, &m)) {
+		limit = tracebuf_manager_version(m)->max_buffer_size;
+		align = tracebuf_manager_buffer_align(m);
+		tracebuf_manager_close(m);
+	}
+	if (err == -EINVAL) {
+		if (!align)
+			return false;
+		for (size_t i = 0; i < o->noverrides && !(want % align); i++)
+			want = o->overrides[i].size;
+		if (!(want % align))
+			return false;
+		tbctl_err("buffer size %s is not a multiple of %s, this kernel's buffer "
+			  "alignment (its page size)", tbctl_human_bytes(want, size, sizeof(size)),
+			  tbctl_human_bytes(align, rule, sizeof(rule)));
+		return true;
+	}
 	for (size_t i = 0; i < o->noverrides; i++)
 		if (o->overrides[i].size > want)
 			want = o->overrides[i].size;
-	if (!tracebuf_manager_open(r->ctx->device, 0, &m)) {
-		limit = tracebuf_manager_version(m)->max_buffer_size;
-		tracebuf_manager_close(m);
-	}
 	tbctl_human_bytes(want, size, sizeof(size));
 	if (!limit) {
 		tbctl_err("buffer size %s is larger than the module's max_buffer_size "
 			  "(/sys/module/tracebuf/parameters/max_buffer_size)", size);
-		return;
+		return true;
 	}
 	tbctl_err("buffer size %s is larger than the module's max_buffer_size, %s "
 		  "(/sys/module/tracebuf/parameters/max_buffer_size)", size,
-		  tbctl_human_bytes(limit, max, sizeof(max)));
+		  tbctl_human_bytes(limit, rule, sizeof(rule)));
+	return true;
 }
 
 static int record_session_create(struct record_run *r)
@@ -683,10 +704,11 @@ static int record_session_create(struct record_run *r)
 	case 0:
 		break;
 	case -EFBIG:
-		record_efbig(r);
+		record_size_refused(r, ret);
 		break;
 	case -EINVAL:
-		tbctl_err("invalid configuration (mode, buffer sizes or categories) refused");
+		if (!record_size_refused(r, ret))
+			tbctl_err("invalid configuration (mode, buffer sizes or categories) refused");
 		break;
 	case -EIO:
 	case -ENOSPC:

@@ -7,6 +7,7 @@
  *
  *   FAKE_CREATE=N      tracebuf_session_create() and tracebuf_manager_open()
  *                      fail with -N
+ *   FAKE_ALIGN=N       tracebuf_manager_buffer_align() says N (default 4096)
  *   FAKE_DESTROY=N     tracebuf_session_destroy() returns -N
  *   FAKE_DISPATCH=N    tracebuf_session_dispatch() returns -EIO from the
  *                      N-th call on
@@ -259,8 +260,12 @@ int tracebuf_manager_open(const char *device, uint32_t flags, struct tracebuf_ma
 {
 	(void)device;
 	(void)flags;
-	/* a manager is opened fine where only the session's size is refused */
-	if (fake_env("FAKE_CREATE") && fake_env("FAKE_CREATE") != EFBIG)
+	/*
+	 * a manager is opened fine where only the session's sizes or
+	 * config are refused
+	 */
+	if (fake_env("FAKE_CREATE") && fake_env("FAKE_CREATE") != EFBIG &&
+	    fake_env("FAKE_CREATE") != EINVAL)
 		return -fake_env("FAKE_CREATE");
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
@@ -314,6 +319,12 @@ tracebuf_manager_version(const struct tracebuf_manager *m)
 
 	(void)m;
 	return &v;
+}
+
+uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m)
+{
+	(void)m;
+	return fake_env("FAKE_ALIGN") ? (uint64_t)fake_env("FAKE_ALIGN") : TRACEBUF_BUFFER_ALIGN;
 }
 
 void tracebuf_manager_close(struct tracebuf_manager *m)

@@ -350,6 +350,18 @@ test_create_errors() {
 	done
 }
 
+# A kernel with 16 KiB pages (FAKE_ALIGN) refuses 8 KiB buffers: record
+# says which size and the kernel's rule, not "invalid configuration".
+test_size_not_aligned_for_this_kernel() {
+	FAKE_CREATE=22 FAKE_ALIGN=16384 t_run record -d 1s -b 8K
+	expect_error "buffer size 8.0 KiB is not a multiple of 16.0 KiB, this kernel's buffer alignment (its page size)" ||
+		return 1
+	expect_empty_dir "$TMP/w" || return 1
+	FAKE_CREATE=22 FAKE_ALIGN=16384 t_run record -d 1s -b 32K -b app:20K
+	expect_error "buffer size 20.0 KiB is not a multiple of 16.0 KiB" || return 1
+	expect_empty_dir "$TMP/w"
+}
+
 test_output_in_subdirectory() {
 	mkdir "$TMP/w/sub"
 	t_run record -q -d 50ms -o sub/t.fxt
@@ -424,6 +436,7 @@ TESTS=(
 	test_dispatch_error_leaves_nothing
 	test_dispatch_error_waits_for_command
 	test_create_errors
+	test_size_not_aligned_for_this_kernel
 	test_output_in_subdirectory
 	test_status_line_on_terminal
 	test_list
