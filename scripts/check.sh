@@ -151,11 +151,13 @@ tb_log "target $TB_TARGET: kernel $KERNEL, build tree $KDIR"
 t0=$(date +%s)
 KO=$(tb_build_module "$KDIR" "$WORK" "${TB_KMAKE[@]}")
 
-# A build tree of another architecture than the compiler's is refused in
-# one line (module/Kbuild), not with pages of compiler errors.
+# A build tree of another architecture than the compiler's (here the
+# host's gcc, given explicitly: a 6.12 tree names its own compiler) is
+# refused in one line (module/Kbuild), not with pages of compiler errors.
 if [ $FIRST = 0 ] && [ -n "${TB_KMAKE[*]}" ] && [ -z "$PROGRAMS" ]; then
 	check_name="module build refuses the $TB_ARCH tree with the host's compiler"
-	if (tb_build_module "$KDIR" "$WORK/wrong-cc") > "$WORK/wrong-cc.log" 2>&1; then
+	if (tb_build_module "$KDIR" "$WORK/wrong-cc" "${TB_KMAKE[@]}" CC=gcc) \
+		> "$WORK/wrong-cc.log" 2>&1; then
 		echo "  FAIL  $check_name: it built"
 		host_failed=$((host_failed + 1))
 	elif grep -q "Kbuild:[0-9]*: \*\*\* tracebuf: .* is an $TB_ARCH kernel tree but .* builds for x86_64-linux-gnu (pass CROSS_COMPILE=" "$WORK/wrong-cc.log"; then
@@ -171,7 +173,8 @@ fi
 TESTS=$TB_BUILD/programs-$TB_ARCH
 mkdir -p "$TESTS"
 tb_log "building the selftests (static, $TB_CC and $TB_CC32) into $TESTS"
-make -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$TB_CC32" EXTRA_LDFLAGS=-static >&2 ||
+make -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$TB_CC32" \
+	EXTRA_LDFLAGS="-static $TB_LDFLAGS" >&2 ||
 	tb_die "the selftests did not build"
 [ -x "$TESTS/abi_test_32" ] ||
 	tb_die "no 32-bit selftests: '$TB_CC32' cannot link a static program (scripts/install-deps.sh)"
@@ -192,7 +195,7 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$
 for dir in userlib tools/tracebufctl; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
 	make -C "$TB_ROOT/$dir" O="$TB_BUILD/out-$TB_ARCH" CC="$TB_CC" CC32="$TB_CC32" \
-		vmtests VMTEST_OUT="$TESTS" >&2 ||
+		LDFLAGS="$TB_LDFLAGS" vmtests VMTEST_OUT="$TESTS" >&2 ||
 		tb_die "the integration tests of $dir did not build"
 	make -s --no-print-directory -C "$TB_ROOT/$dir" list-vmtests >> "$WORK/vmtests.list" ||
 		tb_die "'make -C $dir list-vmtests' failed"

@@ -44,23 +44,27 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# What each target adds.  arm64: cross compilers for the module (64-bit)
-# and the test programs (64-bit and armhf), with their C libraries,
+# What each target adds.  x86-64: its kernel and headers when not 6.1's.
+# arm64: cross compilers for the module (64-bit) and the test programs
+# (64-bit and armhf, C and C++), with their C libraries,
 # qemu-system-aarch64, and qemu-aarch64 (qemu-user) for "make bench
-# TARGET=arm64-6.1"; linux-kbuild-6.1 (from linux-headers-amd64) runs the
-# arm64 header tree's build scripts.
+# TARGET=arm64-6.1"; its kernel, headers and busybox are unpacked, not
+# installed (below).  Every target: the C++ compiler of its 32-bit
+# programs.
 UNPACK=()
 if [ -n "$TARGET" ]; then
 	tb_target "$TARGET"
-	case $TARGET in
-	x86_64-6.1) ;;
-	x86_64-*) PACKAGES+=("linux-image-$TB_SERIES-amd64" "linux-headers-$TB_SERIES-amd64") ;;
-	arm64-6.1)
-		PACKAGES+=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+	case $TB_ARCH in
+	x86_64)
+		[ "$TB_SERIES" = 6.1 ] ||
+			PACKAGES+=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG") ;;
+	arm64)
+		PACKAGES+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 			   libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
 			   qemu-user)
-		UNPACK=(linux-image-arm64 linux-headers-arm64 busybox-static) ;;
+		UNPACK=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG" busybox-static) ;;
 	esac
+	PACKAGES+=("g++-${TB_CXX32%-g++}")
 fi
 
 if [ $LIST = 1 ]; then
@@ -101,8 +105,9 @@ depends_of() {
 		grep -x -- "${2:-.*}" | head -n 1
 }
 
+image_meta=${UNPACK[0]} headers_meta=${UNPACK[1]}
 if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
-   [ -z "$(depends_of linux-image-arm64)" ]; then
+   [ -z "$(depends_of "$image_meta")" ]; then
 	[ "$(id -u)" -eq 0 ] ||
 		tb_die "target $TARGET: apt does not know arm64 packages; as root: dpkg --add-architecture arm64 && apt-get update"
 	echo "install-deps.sh: adding arm64 to apt's architectures" >&2
@@ -110,19 +115,30 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
 	apt-get update -q
 fi
 
-image=$(depends_of linux-image-arm64)
-headers=$(depends_of linux-headers-arm64)
-[ -n "$image" ] && [ -n "$headers" ] || tb_die "apt knows no linux-image-arm64/linux-headers-arm64"
+image=$(depends_of "$image_meta")
+headers=$(depends_of "$headers_meta")
+[ -n "$image" ] && [ -n "$headers" ] || tb_die "apt knows no $image_meta/$headers_meta"
 common=$(depends_of "$headers" 'linux-headers-.*-common')
 [[ $common == linux-headers-*-common ]] || tb_die "cannot tell the common headers $headers needs (got '$common')"
+# The header tree's build scripts are the host's (linux-kbuild-*, amd64,
+# Multi-Arch: foreign): the same version must be installed here.
+kbuild_pkg=$(depends_of "$headers" 'linux-kbuild-.*')
+[[ $kbuild_pkg == linux-kbuild-* ]] || tb_die "cannot tell the linux-kbuild $headers needs (got '$kbuild_pkg')"
+if [ "$(dpkg-query -W -f='${db:Status-Status}' "$kbuild_pkg" 2>/dev/null || true)" != installed ]; then
+	[ "$(id -u)" -eq 0 ] ||
+		tb_die "missing $kbuild_pkg; as root: apt-get install --no-install-recommends $kbuild_pkg"
+	echo "install-deps.sh: installing $kbuild_pkg" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$kbuild_pkg"
+fi
 kver=${image#linux-image-}
+kver=${kver%-unsigned}
 want="$image $headers $common busybox-static $(apt-cache policy "$image:arm64" | sed -n 's/^ *Candidate: //p')"
 if [ "$(cat "$TB_KROOT/.unpacked" 2>/dev/null || true)" = "$want" ]; then
 	exit 0
 fi
 
 echo "install-deps.sh: unpacking $image, $headers, $common and busybox-static (arm64) into $TB_KROOT" >&2
-dl=$TB_BUILD/targets/.download
+dl=$TB_BUILD/targets/.download-$TARGET
 rm -rf "$TB_KROOT" "$dl"
 mkdir -p "$TB_KROOT" "$dl"
 # apt's sandbox user must be able to write the download directory.
@@ -135,11 +151,10 @@ done
 rm -rf "$dl"
 
 # Make the header tree work where it is: its links to the build scripts
-# point at the host's linux-kbuild (amd64, Multi-Arch: foreign), its
-# Makefile at the common headers unpacked beside it, and the modules'
-# build link at it.
-kbuild=/usr/lib/linux-kbuild-$TB_SERIES
-[ -d "$kbuild/scripts" ] || tb_die "$kbuild not found (linux-kbuild-$TB_SERIES comes with linux-headers-amd64)"
+# point at the host's linux-kbuild, its Makefile at the common headers
+# unpacked beside it, and the modules' build link at it.
+kbuild=/usr/lib/$kbuild_pkg
+[ -d "$kbuild/scripts" ] || tb_die "$kbuild has no scripts/ ($kbuild_pkg)"
 src=$TB_KROOT/usr/src
 for d in "$src/$headers" "$src/$common"; do
 	for l in scripts tools; do
@@ -147,6 +162,8 @@ for d in "$src/$headers" "$src/$common"; do
 	done
 done
 sed -i "s|^include /usr/src/$common/|include $src/$common/|" "$src/$headers/Makefile"
+grep -q "^include $src/$common/" "$src/$headers/Makefile" ||
+	tb_die "$src/$headers/Makefile does not include the common headers as expected"
 ln -sfn "$src/$headers" "$TB_KROOT/lib/modules/$kver/build"
 depmod -b "$TB_KROOT" "$kver"
 [ -x "$TB_KROOT/bin/busybox" ] || tb_die "busybox-static:arm64 has no bin/busybox"

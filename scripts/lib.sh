@@ -9,33 +9,52 @@ tb_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 tb_die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 2; }
 
 # The targets the suite runs on: an architecture and a Debian kernel
-# series.  "make check" is the first; README's "Supported targets" table
-# says how each is tested.
-TB_TARGETS="x86_64-6.1 x86_64-6.12 arm64-6.1"
+# series (and flavour).  "make check" is the first; README's "Supported
+# targets" table says how each is tested.
+TB_TARGETS="x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12-16k"
 
 # tb_target NAME: describe target NAME in
 #   TB_ARCH     the guest's architecture, as scripts/vm-run.sh --arch takes it
-#   TB_SERIES   the Debian kernel series, TB_FLAVOUR its flavour (amd64, arm64)
+#   TB_SERIES   the Debian kernel series, TB_FLAVOUR its flavour (amd64,
+#               arm64, arm64-16k)
 #   TB_KROOT    where that kernel's packages are: / when installed, else the
 #               directory scripts/install-deps.sh --target NAME unpacked them in
-#   TB_KMAKE    extra make arguments for the module build (CROSS_COMPILE=...)
-#   TB_CC, TB_CC32  the compilers of the 64-bit and 32-bit test programs
+#   TB_KPKG     the suffix of its linux-image-* and linux-headers-*
+#               metapackages (e.g. 6.12-amd64, arm64)
+#   TB_KMAKE    extra make arguments for the module build (ARCH=, CROSS_COMPILE=)
+#   TB_CC, TB_CC32    the C compilers of the 64-bit and 32-bit test programs
+#   TB_CXX, TB_CXX32  the C++ ones
+#   TB_LDFLAGS  linker flags of every test program
 #   TB_BUSYBOX  a static busybox for the guest ('' = the host's)
 #   TB_NOT_RUN  test programs the target cannot run, TB_NOT_RUN_WHY why
 tb_target() {
-	TB_KMAKE=() TB_BUSYBOX='' TB_NOT_RUN='' TB_NOT_RUN_WHY=''
+	TB_KMAKE=() TB_BUSYBOX='' TB_NOT_RUN='' TB_NOT_RUN_WHY='' TB_LDFLAGS=''
 	case $1 in
 	x86_64-6.1|x86_64-6.12)
 		TB_ARCH=x86_64 TB_SERIES=${1#x86_64-} TB_FLAVOUR=amd64 TB_KROOT=/
-		TB_CC=gcc TB_CC32=i686-linux-gnu-gcc ;;
-	arm64-6.1)
-		TB_ARCH=arm64 TB_SERIES=6.1 TB_FLAVOUR=arm64
-		TB_KROOT=$TB_BUILD/targets/$1
-		TB_KMAKE=(CROSS_COMPILE=aarch64-linux-gnu-)
+		TB_KPKG=amd64
+		[ "$TB_SERIES" = 6.1 ] || TB_KPKG=$TB_SERIES-amd64
+		TB_CC=gcc TB_CC32=i686-linux-gnu-gcc
+		TB_CXX=g++ TB_CXX32=i686-linux-gnu-g++ ;;
+	arm64-6.1|arm64-6.12-16k)
+		TB_ARCH=arm64 TB_KROOT=$TB_BUILD/targets/$1
+		TB_KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 		TB_CC=aarch64-linux-gnu-gcc TB_CC32=arm-linux-gnueabihf-gcc
+		TB_CXX=aarch64-linux-gnu-g++ TB_CXX32=arm-linux-gnueabihf-g++
 		TB_BUSYBOX=$TB_KROOT/bin/busybox
-		TB_NOT_RUN='uffd_test uffd_test_32'
-		TB_NOT_RUN_WHY='userfaultfd write-protect faults reach arm64 in Linux 6.10' ;;
+		# The kernel maps a program's segments by whole pages: on a
+		# kernel with 16 or 64 KiB pages, segments 4 KiB apart (the
+		# armhf linker's default) overlap, and the data segment's
+		# mapping takes the end of the code.
+		TB_LDFLAGS=-Wl,-z,max-page-size=0x10000
+		if [ "$1" = arm64-6.1 ]; then
+			TB_SERIES=6.1 TB_FLAVOUR=arm64 TB_KPKG=arm64
+			TB_NOT_RUN='uffd_test uffd_test_32'
+			TB_NOT_RUN_WHY='userfaultfd write-protect faults reach arm64 in Linux 6.10'
+		else
+			# 16 KiB pages: what assumed 4 KiB ones shows here
+			TB_SERIES=6.12 TB_FLAVOUR=arm64-16k TB_KPKG=6.12-arm64-16k
+		fi ;;
 	*) tb_die "unknown target '$1' (known: $TB_TARGETS)" ;;
 	esac
 	TB_TARGET=$1
