@@ -225,7 +225,7 @@ FIXTURE_TEARDOWN(version)
 {
 	tb_close(&self->fd);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 static void tb_check_version(struct __test_metadata *_metadata,
@@ -236,7 +236,7 @@ static void tb_check_version(struct __test_metadata *_metadata,
 			    TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
 			    TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
 			    TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN;
-	long page = sysconf(_SC_PAGESIZE);
+	size_t page = tb_page_size();
 	long long val;
 
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);
@@ -259,8 +259,11 @@ static void tb_check_version(struct __test_metadata *_metadata,
 	EXPECT_EQ((__u64)val, v->max_total_memory);
 	ASSERT_EQ(0, tb_param_get("max_providers", &val));
 	EXPECT_EQ((__u32)val, v->max_providers);
+	/* max(4096, page size): 16 KiB on an arm64 kernel with 16 KiB pages */
 	EXPECT_EQ((__u32)(page > TRACEBUF_BUFFER_ALIGN ? page : TRACEBUF_BUFFER_ALIGN),
 		  v->buffer_align);
+	/* and what the other tests take for the smallest buffer */
+	EXPECT_EQ((__u64)v->buffer_align, tb_buffer_min());
 	EXPECT_EQ(0U, v->reserved);
 #if defined(__aarch64__) || defined(__arm__)
 	/*
@@ -584,7 +587,7 @@ FIXTURE_TEARDOWN(ioctl)
 	tb_close(&self->fresh);
 	tb_close(&self->efd);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 /* The file the command is meant for. */
@@ -767,7 +770,7 @@ TEST_F(role, read_without_role_einval)
 
 TEST_F(role, mmap_without_role_einval)
 {
-	EXPECT_MAP_FAILED(tb_map(self->fd, TB_PAGE, PROT_READ, 0));
+	EXPECT_MAP_FAILED(tb_map(self->fd, tb_page_size(), PROT_READ, 0));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -889,27 +892,29 @@ TEST_F(unknown_cmd, on_manager_enotty)
 
 FIXTURE(reg) {
 	int fd;
+	size_t page;
 	char *pages;	/* two pages, the second PROT_NONE */
 };
 
 FIXTURE_SETUP(reg)
 {
 	self->fd = -1;
+	self->page = tb_page_size();
 	self->pages = MAP_FAILED;
 	TB_REQUIRE_DEV();
 	self->fd = tb_open();
 	ASSERT_LE(0, self->fd);
-	self->pages = mmap(NULL, 2 * TB_PAGE, PROT_READ | PROT_WRITE,
+	self->pages = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_MAPPED(self->pages);
-	ASSERT_EQ(0, mprotect(self->pages + TB_PAGE, TB_PAGE, PROT_NONE));
+	ASSERT_EQ(0, mprotect(self->pages + self->page, self->page, PROT_NONE));
 }
 
 FIXTURE_TEARDOWN(reg)
 {
 	tb_close(&self->fd);
 	if (self->pages != MAP_FAILED)
-		munmap(self->pages, 2 * TB_PAGE);
+		munmap(self->pages, 2 * self->page);
 }
 
 /* A refused REGISTER left the file without a role. */
@@ -998,7 +1003,7 @@ TEST_F(reg, nul_at_end_of_name_einval)
 
 TEST_F(reg, name_bad_pointer_efault)
 {
-	EXPECT_EQ(-1, tb_reg_raw(self->fd, self->pages + TB_PAGE, 4, 0));
+	EXPECT_EQ(-1, tb_reg_raw(self->fd, self->pages + self->page, 4, 0));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_NO_ROLE_YET(self->fd);
 }
@@ -1012,7 +1017,7 @@ TEST_F(reg, name_null_pointer_efault)
 
 TEST_F(reg, name_crossing_into_bad_page_efault)
 {
-	char *name = self->pages + TB_PAGE - 2;
+	char *name = self->pages + self->page - 2;
 
 	name[0] = 'a';
 	name[1] = 'b';
@@ -1225,7 +1230,7 @@ FIXTURE_TEARDOWN(list)
 		tb_close(&self->prov[i]);
 	tb_close(&self->mgr);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 static int tb_list_raw(int mgr, void *info, __u32 info_size, __u32 capacity,
@@ -1375,7 +1380,7 @@ FIXTURE_TEARDOWN(init)
 	tb_cats_free(&self->cats);
 	tb_peer_close(&self->p);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 /* Valid arguments, then one field changed by the test. */
@@ -1465,6 +1470,7 @@ TEST_F(init, size_below_min_einval)
 {
 	struct tracebuf_initialize_args a = tb_init_valid(self);
 
+	/* below TRACEBUF_BUFFER_MIN, so below the smallest buffer anywhere */
 	a.buffer_size = TRACEBUF_BUFFER_MIN - TRACEBUF_BUFFER_ALIGN / 2;
 	EXPECT_INIT_REFUSED(a, EINVAL);
 }
@@ -1473,8 +1479,33 @@ TEST_F(init, size_unaligned_einval)
 {
 	struct tracebuf_initialize_args a = tb_init_valid(self);
 
+	/* not a multiple of TRACEBUF_BUFFER_ALIGN, so of no buffer_align */
 	a.buffer_size = 64 * 1024 + 8;
 	EXPECT_INIT_REFUSED(a, EINVAL);
+}
+
+/*
+ * With pages above 4 KiB, buffer sizes are multiples of the page size too
+ * (VERSION's buffer_align, which version.* checks is max(4096, page
+ * size)): a multiple of 4096 that is not one of the page size is refused.
+ * Each from the smallest buffer up to the next multiple of the page size,
+ * which is accepted (with 4 KiB pages, the first one already is).
+ */
+TEST_F(init, size_multiple_of_4096_not_of_page_einval)
+{
+	struct tracebuf_initialize_args a = tb_init_valid(self);
+	size_t page = tb_page_size();
+	__u64 size;
+
+	for (size = tb_buffer_min() + TRACEBUF_BUFFER_ALIGN; size % page;
+	     size += TRACEBUF_BUFFER_ALIGN) {
+		a.buffer_size = size;
+		EXPECT_INIT_REFUSED(a, EINVAL);
+	}
+	a.buffer_size = size;
+	EXPECT_EQ(0, ioctl(self->p.mgr, TRACEBUF_IOC_MGR_INITIALIZE, &a));
+	self->p.buf_fd = a.buffer_fd;
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_INITIALIZE, NULL);
 }
 
 TEST_F(init, size_above_max_efbig)
@@ -1483,7 +1514,8 @@ TEST_F(init, size_above_max_efbig)
 	struct tracebuf_version_args v;
 
 	ASSERT_EQ(0, tb_version(self->p.mgr, &v));
-	a.buffer_size = v.max_buffer_size + TRACEBUF_BUFFER_ALIGN;
+	/* aligned, so that the size is refused for being too big only */
+	a.buffer_size = v.max_buffer_size + tb_buffer_min();
 	EXPECT_INIT_REFUSED(a, EFBIG);
 }
 
@@ -1491,7 +1523,7 @@ TEST_F(init, size_min_accepted)
 {
 	struct tracebuf_initialize_args a = tb_init_valid(self);
 
-	a.buffer_size = TRACEBUF_BUFFER_MIN;
+	a.buffer_size = tb_buffer_min();
 	EXPECT_EQ(0, ioctl(self->p.mgr, TRACEBUF_IOC_MGR_INITIALIZE, &a));
 	self->p.buf_fd = a.buffer_fd;
 }
@@ -1657,7 +1689,7 @@ FIXTURE_TEARDOWN(ctl)
 	tb_cats_free(&self->cats);
 	tb_peer_close(&self->p);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 static struct tracebuf_start_args tb_start_valid(FIXTURE_DATA(ctl) *self)
@@ -1861,7 +1893,7 @@ TEST_F(ctl, get_config_categories_bad_pointer_efault)
 	ASSERT_EQ(0, tb_cats_build(&self->cats, "cat", NULL));
 	tb_close(&self->p.buf_fd);
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 4096, &self->cats,
+				    TRACEBUF_MODE_ONESHOT, tb_buffer_min(), &self->cats,
 				    &self->p.buf_fd));
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.categories_ptr = tb_ptr(self->bad);

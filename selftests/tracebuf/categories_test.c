@@ -71,7 +71,7 @@ FIXTURE_SETUP(known)
 FIXTURE_TEARDOWN(known)
 {
 	if (self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 	tb_peer_close(&self->p);
 }
 
@@ -278,7 +278,7 @@ TEST_F(known, get_unknown_flag_einval)
 
 TEST_F(known, get_bad_pointer_efault)
 {
-	__u32 size = TB_PAGE, count;
+	__u32 size = (__u32)tb_page_size(), count;
 
 	ASSERT_EQ(0, set_known(self->p.prov, tb_list, sizeof(tb_list) - 1, 3));
 	EXPECT_EQ(-EFAULT, get_known(self->p.mgr, self->p.id, self->bad, &size, &count));

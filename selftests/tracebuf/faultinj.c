@@ -29,7 +29,7 @@
 #define FI_USERS	FI_DEBUGFS "/tracebuf/users"
 /* no operation allocates this often: a loop that gets here is stuck */
 #define FI_MAX_N	2000
-#define FI_SIZE		(16 * 1024)	/* buffers: 4 pages */
+#define FI_SIZE		(4 * tb_page_size())	/* buffers: 16 KiB with 4 KiB pages */
 #define FI_CATS		40		/* category pairs published */
 
 /* Shared with every test's process: the totals for the last test. */
@@ -42,6 +42,7 @@ struct fi_totals {
 };
 static struct fi_totals *fi_totals;
 static unsigned int fi_n;	/* the allocation failing, for messages */
+static char *fi_data;		/* FI_SIZE bytes, each test's own copy */
 
 static void __attribute__((constructor)) fi_totals_init(void)
 {
@@ -49,6 +50,9 @@ static void __attribute__((constructor)) fi_totals_init(void)
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	fi_totals = p == MAP_FAILED ? NULL : p;
+	p = mmap(NULL, FI_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fi_data = p == MAP_FAILED ? NULL : p;
 }
 
 static int fi_write_file(const char *path, const char *val)
@@ -112,7 +116,7 @@ struct fi_state {
 	struct tracebuf_pkt pkt;
 	struct tracebuf_mgr_msg msg;
 	char *cfg_cats;
-	char data[FI_SIZE];	/* pread target, touched before use */
+	char *data;		/* fi_data: pread target, touched before use */
 	__u32 count;
 	struct dump dump;
 };
@@ -126,7 +130,9 @@ static void fi_init(struct fi_state *s)
 	s->fd = s->efd = s->nl.fd = -1;
 	s->map = NULL;
 	s->cfg_cats = NULL;
-	memset(s->data, 0, sizeof(s->data));
+	s->data = fi_data;
+	if (s->data)
+		memset(s->data, 0, FI_SIZE);
 	memset(&s->cats, 0, sizeof(s->cats));
 	memset(&s->names, 0, sizeof(s->names));
 }
@@ -181,7 +187,7 @@ static int fi_get_known(struct fi_state *s)
 	struct tracebuf_get_known_args a = {
 		.provider_id = s->p.id,
 		.categories_ptr = tb_ptr(s->data),
-		.categories_size = sizeof(s->data),
+		.categories_size = FI_SIZE,
 	};
 	int ret = tb_ioctl(s->p.mgr, TRACEBUF_IOC_MGR_GET_CATEGORIES, &a);
 
@@ -249,6 +255,7 @@ FIXTURE_SETUP(fi)
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_TRUE(fi_totals != NULL);
+	ASSERT_TRUE(fi_data != NULL);
 	if (!fi_totals->have_users) {
 		/* the module's users before the first test */
 		if (!tb_read_text(FI_USERS, fi_totals->users,
@@ -559,11 +566,11 @@ static int op_handle_mmap(struct fi_state *s)
 
 static int op_handle_pread(struct fi_state *s)
 {
-	ssize_t n = pread(s->p.buf_fd, s->data, sizeof(s->data), 0);
+	ssize_t n = pread(s->p.buf_fd, s->data, FI_SIZE, 0);
 
 	if (n < 0)
 		return -errno;
-	return n == (ssize_t)sizeof(s->data) ? 0 : -EIO;
+	return n == (ssize_t)FI_SIZE ? 0 : -EIO;
 }
 
 /* Move the mapping elsewhere (a new VMA, the old one closed). */
@@ -580,7 +587,7 @@ static int op_mremap(struct fi_state *s)
 /* Unmap one page in the middle: the VMA splits in two. */
 static int op_munmap_middle(struct fi_state *s)
 {
-	if (munmap((char *)s->map + TB_PAGE, TB_PAGE))
+	if (munmap((char *)s->map + tb_page_size(), tb_page_size()))
 		return -errno;
 	return 0;
 }
@@ -756,8 +763,7 @@ static void ck_mapped(struct __test_metadata *_metadata, struct fi_state *s)
 
 	ASSERT_TRUE(s->map != NULL);
 	memset(s->map, 0xa5, s->map_len);
-	ASSERT_EQ((ssize_t)sizeof(s->data),
-		  pread(s->p.buf_fd, s->data, sizeof(s->data), 0));
+	ASSERT_EQ((ssize_t)FI_SIZE, pread(s->p.buf_fd, s->data, FI_SIZE, 0));
 	for (size_t i = 0; i < s->map_len; i++) {
 		ASSERT_EQ(c[i], (unsigned char)s->data[i])
 			TH_LOG("offset %zu of %zu, n=%u", i, s->map_len, fi_n);
@@ -768,8 +774,7 @@ static void ck_mapped(struct __test_metadata *_metadata, struct fi_state *s)
 static void ck_handle_mapped(struct __test_metadata *_metadata, struct fi_state *s)
 {
 	ASSERT_TRUE(s->map != NULL);
-	ASSERT_EQ((ssize_t)sizeof(s->data),
-		  pread(s->p.buf_fd, s->data, sizeof(s->data), 0));
+	ASSERT_EQ((ssize_t)FI_SIZE, pread(s->p.buf_fd, s->data, FI_SIZE, 0));
 	ASSERT_EQ(0, memcmp(s->data, s->map, s->map_len));
 }
 
@@ -777,7 +782,7 @@ static void ck_pread(struct __test_metadata *_metadata, struct fi_state *s)
 {
 	const unsigned char *c = (const unsigned char *)s->data;
 
-	ASSERT_EQ(0x5a, c[sizeof(s->data) - 1]);
+	ASSERT_EQ(0x5a, c[FI_SIZE - 1]);
 }
 
 static void ck_remapped(struct __test_metadata *_metadata, struct fi_state *s)
@@ -794,8 +799,8 @@ static void ck_split(struct __test_metadata *_metadata, struct fi_state *s)
 
 	ASSERT_EQ(0x5a, c[0]);
 	ASSERT_EQ(0x5a, c[s->map_len - 1]);
-	munmap(s->map, TB_PAGE);
-	munmap(c + 2 * TB_PAGE, s->map_len - 2 * TB_PAGE);
+	munmap(s->map, tb_page_size());
+	munmap(c + 2 * tb_page_size(), s->map_len - 2 * tb_page_size());
 	s->map = NULL;
 }
 

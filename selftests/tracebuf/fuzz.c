@@ -44,7 +44,6 @@
 #define FZ_ERRNO_MAX	134	/* errno buckets (EHWPOISON + 1) */
 #define FZ_ARG_MAX	(16 * 1024)	/* _IOC_SIZEMASK + 1 */
 #define FZ_STALL_S	60	/* no operation finished for this long */
-#define FZ_PAGE		4096UL
 
 /* ------------------------------------------------------------------ */
 /* Shared by the supervisor and every process it starts               */
@@ -261,6 +260,8 @@ static void *fz_kernel_addr(void)
 /* The pointer to pass for a buffer of len bytes at good: mostly good. */
 static void *fz_ptr(struct fz *z, void *good, size_t len)
 {
+	size_t page = tb_page_size();
+
 	if (fz_pct(z, 93))
 		return good;
 	switch (fz_below(z, 4)) {
@@ -272,9 +273,9 @@ static void *fz_ptr(struct fz *z, void *good, size_t len)
 		return fz_kernel_addr();
 	default:
 		/* starts readable, runs into the PROT_NONE page */
-		len = len > 2 && len / 2 < FZ_PAGE ? len / 2 : 1;
-		memcpy(z->edge + FZ_PAGE - len, good, len);
-		return z->edge + FZ_PAGE - len;
+		len = len > 2 && len / 2 < page ? len / 2 : 1;
+		memcpy(z->edge + page - len, good, len);
+		return z->edge + page - len;
 	}
 }
 
@@ -843,7 +844,8 @@ static void fz_cats(struct fz *z, __u64 *ptr, __u32 *size, __u32 *count)
 
 static void op_initialize(struct fz *z)
 {
-	static const __u64 sizes[] = { 4096, 8192, 16384, 65536 };
+	/* in smallest buffers: 4, 8, 16 and 64 KiB with 4 KiB pages */
+	static const unsigned int sizes[] = { 1, 2, 4, 16 };
 	struct tracebuf_initialize_args a;
 	int i = fz_file_for(z, FZ_MGR), ret;
 
@@ -851,7 +853,7 @@ static void op_initialize(struct fz *z)
 		return;
 	memset(&a, 0, sizeof(a));
 	a.provider_id = fz_id(z);
-	a.buffer_size = sizes[fz_below(z, ARRAY_SIZE(sizes))];
+	a.buffer_size = sizes[fz_below(z, ARRAY_SIZE(sizes))] * tb_buffer_min();
 	if (fz_pct(z, 4)) {
 		switch (fz_below(z, 4)) {
 		case 0:
@@ -1132,15 +1134,16 @@ static void fz_mmap(struct fz *z, int fd, bool provider)
 		PROT_READ | PROT_EXEC, PROT_WRITE, PROT_NONE,
 	};
 	int prot = prots[fz_below(z, provider ? ARRAY_SIZE(prots) : 2)];
-	size_t len = FZ_PAGE * (1 + fz_below(z, fz_pct(z, 80) ? 4 : 32));
-	off_t off = (off_t)(FZ_PAGE * fz_below(z, fz_pct(z, 80) ? 2 : 32));
+	size_t page = tb_page_size();
+	size_t len = page * (1 + fz_below(z, fz_pct(z, 80) ? 4 : 32));
+	off_t off = (off_t)(page * fz_below(z, fz_pct(z, 80) ? 2 : 32));
 	int flags = fz_pct(z, 95) ? MAP_SHARED : MAP_PRIVATE;
 	void *p;
 
 	if (!provider && fz_pct(z, 5))
 		prot = PROT_READ | PROT_WRITE;
 	if (fz_pct(z, 2))
-		off = (off_t)(fz_rand(z) & ~(FZ_PAGE - 1) & INT64_MAX);
+		off = (off_t)(fz_rand(z) & ~(__u64)(page - 1) & INT64_MAX);
 	p = mmap(NULL, len, prot, flags, fd, off);
 	if (!FZ_CHECK(z, p == MAP_FAILED ? -errno : 0, FZ_MMAP_ERRS))
 		return;
@@ -1174,12 +1177,12 @@ static void op_mmap_handle(struct fz *z)
 static void op_munmap(struct fz *z)
 {
 	struct fz_map *m = fz_map(z);
-	size_t tail;
+	size_t page = tb_page_size(), tail;
 
 	if (!m)
 		return;
-	if (m->len > FZ_PAGE && fz_pct(z, 40)) {
-		tail = FZ_PAGE * (1 + fz_below(z, (unsigned int)(m->len / FZ_PAGE) - 1));
+	if (m->len > page && fz_pct(z, 40)) {
+		tail = page * (1 + fz_below(z, (unsigned int)(m->len / page) - 1));
 		FZ_CHECK(z, munmap(m->addr + m->len - tail, tail) ? -errno : 0, 0);
 		m->len -= tail;
 		return;
@@ -1191,17 +1194,17 @@ static void op_munmap(struct fz *z)
 static void op_mremap(struct fz *z)
 {
 	struct fz_map *m = fz_map(z);
-	size_t len;
+	size_t page = tb_page_size(), len;
 	void *p;
 
 	if (!m)
 		return;
 	switch (fz_below(z, 3)) {
 	case 0:		/* grow: VM_DONTEXPAND refuses */
-		len = m->len + FZ_PAGE;
+		len = m->len + page;
 		break;
 	case 1:		/* shrink */
-		len = m->len > FZ_PAGE ? m->len - FZ_PAGE : m->len;
+		len = m->len > page ? m->len - page : m->len;
 		break;
 	default:	/* move */
 		len = m->len;
@@ -1245,15 +1248,15 @@ static void op_madvise(struct fz *z)
 	};
 	struct fz_map *m = fz_map(z);
 	int adv = advice[fz_below(z, ARRAY_SIZE(advice))];
-	size_t off = 0, len;
+	size_t page = tb_page_size(), off = 0, len;
 	long ret;
 
 	if (!m)
 		return;
 	len = m->len;
 	if (adv != MADV_DOFORK && adv != MADV_DONTFORK && fz_pct(z, 50)) {
-		off = FZ_PAGE * fz_below(z, (unsigned int)(m->len / FZ_PAGE));
-		len = FZ_PAGE * (1 + fz_below(z, (unsigned int)((m->len - off) / FZ_PAGE)));
+		off = page * fz_below(z, (unsigned int)(m->len / page));
+		len = page * (1 + fz_below(z, (unsigned int)((m->len - off) / page)));
 	}
 	ret = madvise(m->addr + off, len, adv) ? -errno : 0;
 	/* MADV_REMOVE punches a hole: not in a device (vfs_fallocate) */
@@ -1502,10 +1505,10 @@ static int fz_init(struct fz *z, unsigned int slot, unsigned int gen, __u64 seed
 	for (int i = 0; i < FZ_EFDS; i++)
 		z->efd[i] = -1;
 	z->bad = tb_bad_page();
-	z->edge = mmap(NULL, 2 * FZ_PAGE, PROT_READ | PROT_WRITE,
+	z->edge = mmap(NULL, 2 * tb_page_size(), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (z->bad == MAP_FAILED || z->edge == MAP_FAILED ||
-	    mprotect(z->edge + FZ_PAGE, FZ_PAGE, PROT_NONE))
+	    mprotect(z->edge + tb_page_size(), tb_page_size(), PROT_NONE))
 		return -errno;
 	if (tb_cats_build(&z->cats, "a", "bb", "fuzz", NULL) ||
 	    tb_cats_build(&z->names, "abc", "fuzz", "q", NULL) ||
@@ -1730,7 +1733,8 @@ static const char *fz_usable(void)
 	mgr = tb_open_manager(0, &mid);
 	if (prov < 0 || mgr < 0)
 		why = "cannot register or attach";
-	else if (mgr_initialize(mgr, id, TRACEBUF_MODE_ONESHOT, 16384, NULL, &bfd))
+	else if (mgr_initialize(mgr, id, TRACEBUF_MODE_ONESHOT, 4 * tb_buffer_min(),
+				NULL, &bfd))
 		why = "INITIALIZE failed";
 	else if (close(bfd), tb_read_pkt(prov, &pkt, TB_TIMEOUT_MS) ||
 		 pkt.request != TRACEBUF_PKT_INITIALIZE)
@@ -1796,6 +1800,8 @@ int main(void)
 	if (fd < 0)
 		ksft_exit_skip("%s: %s\n", TB_DEV_PATH, strerror(errno));
 	close(fd);
+	/* asked once here: every process started later knows it */
+	tb_buffer_min();
 	if (geteuid())
 		ksft_exit_skip("needs root (it runs workers as root and as nobody)\n");
 
@@ -1819,9 +1825,12 @@ int main(void)
 		       (unsigned long long)seed, workers, sh->target,
 		       (unsigned long long)seed);
 
-	/* small shares, so that nobody's workers meet their quotas */
+	/*
+	 * small shares, so that nobody's workers meet their quotas: 64
+	 * smallest buffers (256 KiB with 4 KiB pages)
+	 */
 	tb_param_change(&quota_prov, "max_user_providers", 6);
-	tb_param_change(&quota_mem, "max_user_memory", 256 * 1024);
+	tb_param_change(&quota_mem, "max_user_memory", 64 * tb_buffer_min());
 	have_users = !tb_read_text(FZ_USERS, users, sizeof(users));
 
 	fz_supervise(seed, workers, &res);

@@ -190,18 +190,20 @@ static int tb_footprint_enter(const char *dir, const struct tb_creds *c)
 
 /*
  * What the kernel holds for 1000 providers of one user, idle and then
- * initialized (4 KiB buffers, by a manager in the same cgroup), measured
- * as the growth of the cgroup's memory.current, which counts every
- * accounted kernel allocation (the module's, and the files, fds and VMAs
- * the kernel makes for them); the buffers' pages are taken out.  Per-CPU
- * charge batching makes it exact to about 0.5 KiB per provider.  The
- * bounds are generous: this guards against a regression by an order of
- * magnitude and prints the figures.
+ * initialized (smallest buffers: 4 KiB, or a page where pages are larger;
+ * by a manager in the same cgroup), measured as the growth of the
+ * cgroup's memory.current, which counts every accounted kernel allocation
+ * (the module's, and the files, fds and VMAs the kernel makes for them);
+ * the buffers' pages are taken out.  Per-CPU charge batching (in pages)
+ * makes it exact to about 0.5 KiB per provider with 4 KiB pages, 2 KiB
+ * with 16 KiB ones.  The bounds are generous: this guards against a
+ * regression by an order of magnitude and prints the figures.
  */
 TEST_F(memcg, footprint_of_1000_providers)
 {
 	struct tb_creds c = { TB_NOBODY, TB_NOBODY, 0, { 0 }, TB_NO_CAPS };
 	int to_prov[2], from_prov[2], to_mgr[2], from_mgr[2];
+	long long size = (long long)tb_buffer_min();
 	long long cur[4], idle, init;
 	pid_t prov, mgr;
 
@@ -260,7 +262,7 @@ TEST_F(memcg, footprint_of_1000_providers)
 					continue;
 				/* the handles stay open: part of the cost */
 				if (mgr_initialize(fd, info[i].id, TRACEBUF_MODE_ONESHOT,
-						   4096, NULL, &(int){ 0 }))
+						   size, NULL, &(int){ 0 }))
 					_exit(3);
 				n++;
 			}
@@ -288,11 +290,11 @@ TEST_F(memcg, footprint_of_1000_providers)
 	ksft_print_msg("memory.current: %lld, %lld registered, %lld, %lld initialized\n",
 		       cur[0], cur[1], cur[2], cur[3]);
 	idle = cur[1] - cur[0];
-	init = cur[3] - cur[2] - (long long)TB_FOOTPRINT_N * 4096;
+	init = cur[3] - cur[2] - TB_FOOTPRINT_N * size;
 	ksft_print_msg("%d providers of one user: idle %lld bytes (%lld per provider); "
-		       "initialized, beyond their %d KiB of buffers, %lld more (%lld per provider)\n",
-		       TB_FOOTPRINT_N, idle, idle / TB_FOOTPRINT_N, TB_FOOTPRINT_N * 4,
-		       init, init / TB_FOOTPRINT_N);
+		       "initialized, beyond their %lld KiB of buffers, %lld more (%lld per provider)\n",
+		       TB_FOOTPRINT_N, idle, idle / TB_FOOTPRINT_N,
+		       TB_FOOTPRINT_N * size / 1024, init, init / TB_FOOTPRINT_N);
 	fflush(stdout);
 	EXPECT_LT(idle, TB_FOOTPRINT_N * 16384LL);
 	EXPECT_LT(init, TB_FOOTPRINT_N * 32768LL);

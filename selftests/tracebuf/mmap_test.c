@@ -35,17 +35,18 @@ FIXTURE(geometry) {
 
 FIXTURE_VARIANT(geometry) {
 	__u32 mode;
-	__u64 size;
+	__u64 size;		/* 0: the smallest buffer */
 };
 
-FIXTURE_VARIANT_ADD(geometry, oneshot_4k) {
-	.mode = TRACEBUF_MODE_ONESHOT, .size = 4096,
+/* 4 KiB, or the page size if larger */
+FIXTURE_VARIANT_ADD(geometry, oneshot_min) {
+	.mode = TRACEBUF_MODE_ONESHOT, .size = 0,
 };
 FIXTURE_VARIANT_ADD(geometry, oneshot_64k) {
 	.mode = TRACEBUF_MODE_ONESHOT, .size = 64 * 1024,
 };
-FIXTURE_VARIANT_ADD(geometry, circular_4k) {
-	.mode = TRACEBUF_MODE_CIRCULAR, .size = 4096,
+FIXTURE_VARIANT_ADD(geometry, circular_min) {
+	.mode = TRACEBUF_MODE_CIRCULAR, .size = 0,
 };
 FIXTURE_VARIANT_ADD(geometry, circular_64k) {
 	.mode = TRACEBUF_MODE_CIRCULAR, .size = 64 * 1024,
@@ -68,10 +69,10 @@ FIXTURE_SETUP(geometry)
 	TB_REQUIRE_DEV();
 	tb_peer_open(_metadata, &self->p, "geometry", 0);
 	self->p.mode = variant->mode;
-	self->p.size = variant->size;
+	self->p.size = variant->size ? variant->size : tb_buffer_min();
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
 	self->map = tb_provider_map(_metadata, &self->p);
-	tb_buffer_sizes(variant->mode, variant->size, &self->durable,
+	tb_buffer_sizes(variant->mode, self->p.size, &self->durable,
 			&self->rolling);
 }
 
@@ -111,7 +112,7 @@ static void tb_check_header(struct __test_metadata *_metadata,
 TEST_F(geometry, header_in_provider_mapping)
 {
 	tb_check_header(_metadata, (const void *)self->map, variant->mode,
-			variant->size, self->durable, self->rolling);
+			self->p.size, self->durable, self->rolling);
 }
 
 TEST_F(geometry, header_by_pread)
@@ -120,18 +121,18 @@ TEST_F(geometry, header_by_pread)
 
 	memset(&h, TB_POISON8, sizeof(h));
 	ASSERT_EQ((ssize_t)sizeof(h), pread(self->p.buf_fd, &h, sizeof(h), 0));
-	tb_check_header(_metadata, &h, variant->mode, variant->size,
+	tb_check_header(_metadata, &h, variant->mode, self->p.size,
 			self->durable, self->rolling);
 }
 
 TEST_F(geometry, header_in_manager_mapping)
 {
-	void *m = tb_mgr_map(self->p.buf_fd, variant->size);
+	void *m = tb_mgr_map(self->p.buf_fd, self->p.size);
 
 	ASSERT_MAPPED(m);
-	tb_check_header(_metadata, m, variant->mode, variant->size,
+	tb_check_header(_metadata, m, variant->mode, self->p.size,
 			self->durable, self->rolling);
-	munmap(m, variant->size);
+	munmap(m, self->p.size);
 }
 
 TEST_F(geometry, sizes_follow_the_layout_rules)
@@ -139,9 +140,9 @@ TEST_F(geometry, sizes_follow_the_layout_rules)
 	/* the formula's result checked against the reader's rules */
 	if (variant->mode == TRACEBUF_MODE_ONESHOT) {
 		EXPECT_EQ(0ULL, self->durable);
-		EXPECT_EQ(variant->size - TRACEBUF_HEADER_SIZE, self->rolling);
+		EXPECT_EQ(self->p.size - TRACEBUF_HEADER_SIZE, self->rolling);
 	} else {
-		EXPECT_EQ(variant->size, TRACEBUF_HEADER_SIZE + self->durable +
+		EXPECT_EQ(self->p.size, TRACEBUF_HEADER_SIZE + self->durable +
 					 2 * self->rolling);
 		EXPECT_EQ(0ULL, self->durable % 8);
 		EXPECT_EQ(0ULL, self->rolling % 8);
@@ -153,18 +154,18 @@ TEST_F(geometry, sizes_follow_the_layout_rules)
 
 TEST_F(geometry, data_area_zero_filled)
 {
-	void *m = tb_mgr_map(self->p.buf_fd, variant->size);
+	void *m = tb_mgr_map(self->p.buf_fd, self->p.size);
 
 	ASSERT_MAPPED(m);
 	EXPECT_TRUE(tb_all_bytes((char *)m + TRACEBUF_HEADER_SIZE,
-				 variant->size - TRACEBUF_HEADER_SIZE, 0));
-	munmap(m, variant->size);
+				 self->p.size - TRACEBUF_HEADER_SIZE, 0));
+	munmap(m, self->p.size);
 }
 
 TEST_F(geometry, provider_writes_seen_by_manager)
 {
-	size_t last = variant->size - 8;
-	char *m = tb_mgr_map(self->p.buf_fd, variant->size);
+	size_t last = self->p.size - 8;
+	char *m = tb_mgr_map(self->p.buf_fd, self->p.size);
 	__u64 v = 0;
 
 	ASSERT_MAPPED(m);
@@ -179,52 +180,60 @@ TEST_F(geometry, provider_writes_seen_by_manager)
 			   offsetof(struct tracebuf_buffer_header,
 				    rolling_data_end)));
 	EXPECT_EQ(64ULL, v);
-	munmap(m, variant->size);
+	munmap(m, self->p.size);
 }
 
 TEST_F(geometry, provider_map_too_long_einval)
 {
-	EXPECT_MAP_FAILED(tb_map(self->p.prov, variant->size + TB_PAGE,
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, self->p.size + tb_page_size(),
 				 PROT_READ | PROT_WRITE, 0));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(geometry, provider_map_offset_at_end_einval)
 {
-	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
-				 variant->size));
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, tb_page_size(),
+				 PROT_READ | PROT_WRITE, self->p.size));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(geometry, provider_map_straddling_end_einval)
 {
-	EXPECT_MAP_FAILED(tb_map(self->p.prov, 2 * TB_PAGE,
-				 PROT_READ | PROT_WRITE,
-				 variant->size - TB_PAGE));
+	size_t page = tb_page_size();
+
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, 2 * page, PROT_READ | PROT_WRITE,
+				 self->p.size - page));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_F(geometry, provider_map_last_page)
 {
-	char *m = tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
-			 variant->size - TB_PAGE);
+	size_t page = tb_page_size();
+	char *m = tb_map(self->p.prov, page, PROT_READ | PROT_WRITE,
+			 self->p.size - page);
 
 	ASSERT_MAPPED(m);
-	m[TB_PAGE - 1] = 0x7e;
-	EXPECT_EQ(0x7e, self->map[variant->size - 1]);
-	munmap(m, TB_PAGE);
+	m[page - 1] = 0x7e;
+	EXPECT_EQ(0x7e, self->map[self->p.size - 1]);
+	munmap(m, page);
 }
 
 TEST_F(geometry, manager_map_too_long_einval)
 {
-	EXPECT_MAP_FAILED(tb_mgr_map(self->p.buf_fd, variant->size + TB_PAGE));
+	EXPECT_MAP_FAILED(tb_mgr_map(self->p.buf_fd,
+				     self->p.size + tb_page_size()));
 	EXPECT_EQ(EINVAL, errno);
 }
 
 /* ------------------------------------------------------------------ */
 /* Who may map what                                                   */
 
-#define TB_MM_SIZE (64 * 1024)
+/*
+ * The buffer of these tests: 16 pages (64 KiB with 4 KiB pages), each but
+ * the header's filled with its number, so that single pages can be
+ * unmapped, moved and probed.
+ */
+#define TB_MM_SIZE	(16 * tb_page_size())
 
 FIXTURE(mm) {
 	struct tb_peer p;
@@ -255,32 +264,31 @@ FIXTURE_TEARDOWN(mm)
 static void tb_mm_ready(struct __test_metadata *_metadata,
 			FIXTURE_DATA(mm) *self)
 {
-	size_t i;
+	size_t page = tb_page_size(), i;
 
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
 	self->map = tb_provider_map(_metadata, &self->p);
-	for (i = TB_PAGE; i < TB_MM_SIZE; i++)
-		self->map[i] = (char)(i / TB_PAGE);
+	for (i = page; i < TB_MM_SIZE; i++)
+		self->map[i] = (char)(i / page);
 }
 
 /* The buffer, read through the manager's handle, still has the pattern. */
 static bool tb_pattern_intact(int buf_fd)
 {
-	static char buf[TB_MM_SIZE];
-	size_t i;
+	size_t page = tb_page_size(), size = TB_MM_SIZE, i;
+	char *buf = malloc(size);
+	bool intact = buf && pread(buf_fd, buf, size, 0) == (ssize_t)size;
 
-	if (pread(buf_fd, buf, TB_MM_SIZE, 0) != TB_MM_SIZE)
-		return false;
-	for (i = TB_PAGE; i < TB_MM_SIZE; i++)
-		if (buf[i] != (char)(i / TB_PAGE))
-			return false;
-	return true;
+	for (i = page; intact && i < size; i++)
+		intact = buf[i] == (char)(i / page);
+	free(buf);
+	return intact;
 }
 
 TEST_F(mm, map_before_initialize_enodev)
 {
-	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
-				 0));
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, tb_page_size(),
+				 PROT_READ | PROT_WRITE, 0));
 	EXPECT_EQ(ENODEV, errno);
 }
 
@@ -288,8 +296,8 @@ TEST_F(mm, map_after_release_enodev)
 {
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_TERMINATING);
 	ASSERT_EQ(0, provider_release(self->p.prov));
-	EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE, PROT_READ | PROT_WRITE,
-				 0));
+	EXPECT_MAP_FAILED(tb_map(self->p.prov, tb_page_size(),
+				 PROT_READ | PROT_WRITE, 0));
 	EXPECT_EQ(ENODEV, errno);
 }
 
@@ -326,7 +334,7 @@ TEST_F(mm, manager_mprotect_write_eacces)
 	ASSERT_MAPPED(m);
 	EXPECT_EQ(-1, mprotect(m, TB_MM_SIZE, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
-	EXPECT_EQ(-1, mprotect(m, TB_PAGE, PROT_WRITE));
+	EXPECT_EQ(-1, mprotect(m, tb_page_size(), PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
 	munmap(m, TB_MM_SIZE);
 }
@@ -353,12 +361,12 @@ TEST_F(mm, exec_refused)
 	EXPECT_MAP_FAILED(tb_map(self->p.buf_fd, TB_MM_SIZE, PROT_READ | PROT_EXEC, 0));
 	EXPECT_EQ(EPERM, errno);
 	m = tb_provider_map(_metadata, &self->p);
-	EXPECT_EQ(-1, mprotect(m, TB_PAGE, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(-1, mprotect(m, tb_page_size(), PROT_READ | PROT_EXEC));
 	EXPECT_EQ(EACCES, errno);
 	munmap(m, TB_MM_SIZE);
 	m = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
 	ASSERT_MAPPED(m);
-	EXPECT_EQ(-1, mprotect(m, TB_PAGE, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(-1, mprotect(m, tb_page_size(), PROT_READ | PROT_EXEC));
 	EXPECT_EQ(EACCES, errno);
 	munmap(m, TB_MM_SIZE);
 }
@@ -389,19 +397,19 @@ static const struct {
  */
 static int tb_advise_and_touch(char *m, bool writable, int advice)
 {
+	size_t page = tb_page_size(), size = TB_MM_SIZE, i;
 	pid_t pid = fork();
-	size_t i;
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		madvise(m, TB_MM_SIZE, advice);
-		for (i = TB_PAGE; i < TB_MM_SIZE; i += 97)
-			if (m[i] != (char)(i / TB_PAGE))
+		madvise(m, size, advice);
+		for (i = page; i < size; i += 97)
+			if (m[i] != (char)(i / page))
 				_exit(1);
 		if (writable)
-			for (i = TB_PAGE; i < TB_MM_SIZE; i += TB_PAGE)
-				m[i] = (char)(i / TB_PAGE);
+			for (i = page; i < size; i += page)
+				m[i] = (char)(i / page);
 		_exit(0);
 	}
 	return tb_wait_child(pid);
@@ -440,12 +448,13 @@ TEST_F(mm, every_madvise_keeps_the_data)
 
 TEST_F(mm, two_provider_mappings_share_memory)
 {
+	size_t page = tb_page_size();
 	char *m2;
 
 	tb_mm_ready(_metadata, self);
 	m2 = tb_provider_map(_metadata, &self->p);
-	m2[TB_PAGE + 5] = 0x66;
-	EXPECT_EQ(0x66, self->map[TB_PAGE + 5]);
+	m2[page + 5] = 0x66;
+	EXPECT_EQ(0x66, self->map[page + 5]);
 	munmap(m2, TB_MM_SIZE);
 }
 
@@ -464,19 +473,21 @@ static int tb_probe_addr(const void *addr)
 
 TEST_F(mm, fork_child_does_not_inherit_mapping)
 {
+	size_t page = tb_page_size();
 	pid_t pid;
 
 	tb_mm_ready(_metadata, self);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
-		_exit(tb_probe_addr(self->map + TB_PAGE) == EFAULT ? 0 : 1);
+		_exit(tb_probe_addr(self->map + page) == EFAULT ? 0 : 1);
 	EXPECT_EQ(0, tb_wait_child(pid)) TH_LOG("the child could read it");
-	EXPECT_EQ(0, tb_probe_addr(self->map + TB_PAGE));
+	EXPECT_EQ(0, tb_probe_addr(self->map + page));
 }
 
 TEST_F(mm, fork_after_madv_dofork_shares_mapping)
 {
+	size_t page = tb_page_size();
 	pid_t pid;
 
 	tb_mm_ready(_metadata, self);
@@ -484,14 +495,14 @@ TEST_F(mm, fork_after_madv_dofork_shares_mapping)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (self->map[2 * TB_PAGE] != 2)
+		if (self->map[2 * page] != 2)
 			_exit(1);
-		self->map[3 * TB_PAGE + 1] = 0x77;
+		self->map[3 * page + 1] = 0x77;
 		_exit(0);
 	}
 	EXPECT_EQ(0, tb_wait_child(pid));
-	EXPECT_EQ(0x77, self->map[3 * TB_PAGE + 1]);
-	self->map[3 * TB_PAGE + 1] = 3;
+	EXPECT_EQ(0x77, self->map[3 * page + 1]);
+	self->map[3 * page + 1] = 3;
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 }
 
@@ -518,7 +529,7 @@ TEST_F(mm, memory_freed_when_last_user_exits)
 		close(self->p.mgr);
 		if (read(pfd[0], &c, 1) < 0)
 			_exit(2);
-		_exit(self->map[TB_PAGE] == 1 ? 0 : 1);
+		_exit(self->map[tb_page_size()] == 1 ? 0 : 1);
 	}
 	close(pfd[0]);
 	/* drop every user in this process */
@@ -549,20 +560,20 @@ TEST_F(mm, memory_freed_when_last_user_exits)
 
 TEST_F(mm, partial_munmap_keeps_the_rest)
 {
-	size_t i;
+	size_t page = tb_page_size(), i;
 
 	tb_mm_ready(_metadata, self);
-	ASSERT_EQ(0, munmap(self->map + 5 * TB_PAGE, TB_PAGE));
-	for (i = TB_PAGE; i < TB_MM_SIZE; i += TB_PAGE) {
-		if (i == 5 * TB_PAGE)
+	ASSERT_EQ(0, munmap(self->map + 5 * page, page));
+	for (i = page; i < TB_MM_SIZE; i += page) {
+		if (i == 5 * page)
 			continue;
-		EXPECT_EQ((char)(i / TB_PAGE), self->map[i + 17]);
-		self->map[i + 17] = (char)(i / TB_PAGE);	/* writable */
+		EXPECT_EQ((char)(i / page), self->map[i + 17]);
+		self->map[i + 17] = (char)(i / page);	/* writable */
 	}
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 	/* unmap the rest in two pieces */
-	ASSERT_EQ(0, munmap(self->map, 5 * TB_PAGE));
-	ASSERT_EQ(0, munmap(self->map + 6 * TB_PAGE, TB_MM_SIZE - 6 * TB_PAGE));
+	ASSERT_EQ(0, munmap(self->map, 5 * page));
+	ASSERT_EQ(0, munmap(self->map + 6 * page, TB_MM_SIZE - 6 * page));
 	self->map = MAP_FAILED;
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 }
@@ -575,7 +586,7 @@ TEST_F(mm, mremap_shrink_keeps_memory)
 	m = mremap(self->map, TB_MM_SIZE, TB_MM_SIZE / 2, 0);
 	if (m != MAP_FAILED) {
 		EXPECT_TRUE(m == (void *)self->map);
-		EXPECT_EQ(7, self->map[7 * TB_PAGE]);
+		EXPECT_EQ(7, self->map[7 * tb_page_size()]);
 		munmap(self->map, TB_MM_SIZE / 2);
 		self->map = MAP_FAILED;
 	}
@@ -594,13 +605,14 @@ TEST_F(mm, mremap_grow_refused)
 	if (m != MAP_FAILED) {
 		munmap(m, 2 * TB_MM_SIZE);
 	} else {
-		EXPECT_EQ(1, self->map[TB_PAGE]);
+		EXPECT_EQ(1, self->map[tb_page_size()]);
 	}
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 }
 
 TEST_F(mm, mremap_move_keeps_memory)
 {
+	size_t page = tb_page_size();
 	char *target, *m;
 
 	tb_mm_ready(_metadata, self);
@@ -613,10 +625,10 @@ TEST_F(mm, mremap_move_keeps_memory)
 		munmap(target, TB_MM_SIZE);
 	} else {
 		self->map = m;
-		EXPECT_EQ(4, m[4 * TB_PAGE + 9]);
-		m[4 * TB_PAGE + 9] = 0x44;
-		EXPECT_EQ(0x44, ((volatile char *)m)[4 * TB_PAGE + 9]);
-		m[4 * TB_PAGE + 9] = 4;
+		EXPECT_EQ(4, m[4 * page + 9]);
+		m[4 * page + 9] = 0x44;
+		EXPECT_EQ(0x44, ((volatile char *)m)[4 * page + 9]);
+		m[4 * page + 9] = 4;
 	}
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 }
@@ -634,12 +646,13 @@ TEST_F(mm, buffer_outlives_provider_file_and_mapping)
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 	m = tb_mgr_map(self->p.buf_fd, TB_MM_SIZE);
 	ASSERT_MAPPED(m);
-	EXPECT_EQ(9, ((char *)m)[9 * TB_PAGE]);
+	EXPECT_EQ(9, ((char *)m)[9 * tb_page_size()]);
 	munmap(m, TB_MM_SIZE);
 }
 
 TEST_F(mm, handle_outlives_manager_file)
 {
+	size_t page = tb_page_size();
 	void *m;
 
 	tb_mm_ready(_metadata, self);
@@ -648,21 +661,23 @@ TEST_F(mm, handle_outlives_manager_file)
 	tb_close(&self->p.mgr);
 	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_MANAGER_GONE, NULL);
 	/* the provider's old mapping and the handle still share the memory */
-	self->map[10 * TB_PAGE] = 0x31;
-	EXPECT_EQ(0x31, ((volatile char *)m)[10 * TB_PAGE]);
-	self->map[10 * TB_PAGE] = 10;
+	self->map[10 * page] = 0x31;
+	EXPECT_EQ(0x31, ((volatile char *)m)[10 * page]);
+	self->map[10 * page] = 10;
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 	munmap(m, TB_MM_SIZE);
 }
 
 TEST_F(mm, mapping_outlives_provider_file)
 {
+	size_t page = tb_page_size();
+
 	tb_mm_ready(_metadata, self);
 	tb_close(&self->p.prov);
 	/* still valid memory, shared with the handle */
-	self->map[11 * TB_PAGE] = 0x32;
-	EXPECT_EQ(0x32, self->map[11 * TB_PAGE]);
-	self->map[11 * TB_PAGE] = 11;
+	self->map[11 * page] = 0x32;
+	EXPECT_EQ(0x32, self->map[11 * page]);
+	self->map[11 * page] = 11;
 	EXPECT_TRUE(tb_pattern_intact(self->p.buf_fd));
 }
 

@@ -64,7 +64,7 @@ TEST_F(notify, provider_pollin_only_while_queued)
 
 	EXPECT_EQ(0, tb_pending(self->p.prov));
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 4096, NULL,
+				    TRACEBUF_MODE_ONESHOT, tb_buffer_min(), NULL,
 				    &self->p.buf_fd));
 	EXPECT_EQ(1, tb_pending(self->p.prov));
 	ASSERT_EQ(0, tb_read_pkt(self->p.prov, &pkt, 0));
@@ -92,7 +92,7 @@ TEST_F(notify, epoll_reports_provider_message)
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->p.prov, &ev));
 	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 4096, NULL,
+				    TRACEBUF_MODE_ONESHOT, tb_buffer_min(), NULL,
 				    &self->p.buf_fd));
 	EXPECT_EQ(1, epoll_wait(ep, &out, 1, TB_TIMEOUT_MS));
 	EXPECT_EQ((__u32)EPOLLIN, out.events & EPOLLIN);
@@ -155,7 +155,7 @@ TEST_F(notify, provider_poll_woken_by_initialize)
 
 	tb_waiter_start(_metadata, &w, self->p.prov, false, 0);
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 4096, NULL,
+				    TRACEBUF_MODE_ONESHOT, tb_buffer_min(), NULL,
 				    &self->p.buf_fd));
 	ASSERT_EQ(0, pthread_join(w.thread, NULL));
 	EXPECT_EQ(POLLIN, w.ret & POLLIN);
@@ -214,13 +214,13 @@ TEST_F(notify, provider_blocking_read_woken)
 
 	tb_waiter_start(_metadata, &w, self->p.prov, true, sizeof(*pkt));
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 8192, NULL,
-				    &self->p.buf_fd));
+				    TRACEBUF_MODE_ONESHOT, 2 * tb_buffer_min(),
+				    NULL, &self->p.buf_fd));
 	ASSERT_EQ(0, pthread_join(w.thread, NULL));
 	ASSERT_EQ((int)sizeof(*pkt), w.ret);
 	pkt = (struct tracebuf_pkt *)w.rec;
 	EXPECT_EQ(TRACEBUF_PKT_INITIALIZE, pkt->request);
-	EXPECT_EQ(8192ULL, pkt->data64);
+	EXPECT_EQ(2 * tb_buffer_min(), pkt->data64);
 }
 
 TEST_F(notify, manager_blocking_read_woken)
@@ -441,7 +441,7 @@ TEST_F(notify, eventfd_poll_wakes_other_process)
 		_exit(poll(&pfd, 1, TB_TIMEOUT_MS) == 1 ? 0 : 1);
 	tb_wait_sleeping(pid, pid, TB_TIMEOUT_MS);
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 4096, NULL,
+				    TRACEBUF_MODE_ONESHOT, tb_buffer_min(), NULL,
 				    &self->p.buf_fd));
 	EXPECT_EQ(0, tb_wait_child(pid));
 }
@@ -555,7 +555,7 @@ TEST_F(registry, watcher_owning_provider_gets_gone_and_registry)
 	ASSERT_LE(0, self->prov[0]);
 	tb_expect_registry(_metadata, self->watcher);
 	ASSERT_EQ(0, mgr_initialize(self->watcher, id, TRACEBUF_MODE_ONESHOT,
-				    4096, NULL, NULL));
+				    tb_buffer_min(), NULL, NULL));
 	tb_close(&self->prov[0]);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, tb_read_msg(self->watcher, &msg[i], TB_TIMEOUT_MS));

@@ -22,8 +22,7 @@ FIXTURE_SETUP(pkt)
 
 	tb_peer_init(&self->p);
 	TB_REQUIRE_DEV();
-	self->bad = mmap(NULL, TB_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
+	self->bad = tb_bad_page();
 	ASSERT_MAPPED(self->bad);
 	tb_peer_open(_metadata, &self->p, "pkt", 0);
 	self->p.size = TB_PKT_SIZE;
@@ -35,7 +34,7 @@ FIXTURE_TEARDOWN(pkt)
 {
 	tb_peer_close(&self->p);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 /*
@@ -607,8 +606,8 @@ TEST_F(pkt, outbox_full_does_not_block_other_provider)
 	q.mgr = self->p.mgr;
 	q.prov = tb_open_provider("pkt-other", &q.id);
 	ASSERT_LE(0, q.prov);
-	ASSERT_EQ(0, mgr_initialize(q.mgr, q.id, TRACEBUF_MODE_ONESHOT, 4096,
-				    NULL, &q.buf_fd));
+	ASSERT_EQ(0, mgr_initialize(q.mgr, q.id, TRACEBUF_MODE_ONESHOT,
+				    tb_buffer_min(), NULL, &q.buf_fd));
 	ASSERT_EQ(0, mgr_start(q.mgr, q.id, TRACEBUF_START_RETAIN, NULL));
 	EXPECT_EQ(0, provider_started(q.prov));
 	EXPECT_EQ(0, provider_alert(q.prov, "other"));
@@ -697,8 +696,7 @@ FIXTURE_SETUP(rd)
 {
 	tb_peer_init(&self->p);
 	TB_REQUIRE_DEV();
-	self->bad = mmap(NULL, TB_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
+	self->bad = tb_bad_page();
 	ASSERT_MAPPED(self->bad);
 	tb_peer_open(_metadata, &self->p, "read", 0);
 }
@@ -707,14 +705,14 @@ FIXTURE_TEARDOWN(rd)
 {
 	tb_peer_close(&self->p);
 	if (self->bad && self->bad != MAP_FAILED)
-		munmap(self->bad, TB_PAGE);
+		munmap(self->bad, tb_page_size());
 }
 
 /* INITIALIZE and START queued for the provider, unread. */
 static void tb_queue_two(struct __test_metadata *_metadata, struct tb_peer *p)
 {
-	ASSERT_EQ(0, mgr_initialize(p->mgr, p->id, TRACEBUF_MODE_ONESHOT, 4096,
-				    NULL, &p->buf_fd));
+	ASSERT_EQ(0, mgr_initialize(p->mgr, p->id, TRACEBUF_MODE_ONESHOT,
+				    tb_buffer_min(), NULL, &p->buf_fd));
 	ASSERT_EQ(0, mgr_start(p->mgr, p->id, TRACEBUF_START_RETAIN, NULL));
 }
 

@@ -289,12 +289,13 @@ FIXTURE(killed_manager) {
 	char *old_map;		/* provider 0's mapping of the first buffer */
 };
 
-#define TB_OLD_SIZE (64 * 1024)
+/* 16 pages: 64 KiB with 4 KiB pages */
+#define TB_OLD_SIZE (16 * tb_page_size())
 
 /*
- * The manager process: initialize provider 0 (streaming, 64 KiB) and
- * provider 1 (oneshot), start provider 0, report on out_fd, wait for
- * death.
+ * The manager process: initialize provider 0 (streaming, TB_OLD_SIZE) and
+ * provider 1 (oneshot, the smallest buffer), start provider 0, report on
+ * out_fd, wait for death.
  */
 static void __attribute__((noreturn)) tb_doomed_manager(const __u32 *id,
 							int out_fd)
@@ -308,7 +309,8 @@ static void __attribute__((noreturn)) tb_doomed_manager(const __u32 *id,
 	if (mgr_initialize(mgr, id[0], TRACEBUF_MODE_STREAMING, TB_OLD_SIZE,
 			   NULL, NULL))
 		_exit(11);
-	if (mgr_initialize(mgr, id[1], TRACEBUF_MODE_ONESHOT, 4096, NULL, NULL))
+	if (mgr_initialize(mgr, id[1], TRACEBUF_MODE_ONESHOT, tb_buffer_min(),
+			   NULL, NULL))
 		_exit(12);
 	if (mgr_start(mgr, id[0], TRACEBUF_START_CLEAR_ENTIRE, NULL))
 		_exit(13);
@@ -349,7 +351,8 @@ FIXTURE_SETUP(killed_manager)
 	self->old_map = tb_map(self->prov[0], TB_OLD_SIZE,
 			       PROT_READ | PROT_WRITE, 0);
 	ASSERT_MAPPED(self->old_map);
-	memset(self->old_map + TB_PAGE, 0x5a, TB_PAGE);
+	/* its second page */
+	memset(self->old_map + tb_page_size(), 0x5a, tb_page_size());
 	ASSERT_EQ(0, kill(self->child, SIGKILL));
 	ASSERT_EQ(128 + SIGKILL, tb_wait_child(self->child));
 	self->child = -1;
@@ -403,10 +406,10 @@ TEST_F(killed_manager, providers_registered_again)
 
 TEST_F(killed_manager, old_mapping_stays_valid)
 {
-	unsigned int i;
+	size_t page = tb_page_size(), i;
 
-	for (i = 0; i < TB_PAGE; i++) {
-		ASSERT_EQ(0x5a, (unsigned char)self->old_map[TB_PAGE + i]);
+	for (i = 0; i < page; i++) {
+		ASSERT_EQ(0x5a, (unsigned char)self->old_map[page + i]);
 	}
 	memset(self->old_map, 0xa5, TB_OLD_SIZE);
 	EXPECT_EQ(0xa5, (unsigned char)self->old_map[TB_OLD_SIZE - 1]);
@@ -432,8 +435,8 @@ TEST_F(killed_manager, new_manager_initializes_again)
 	hdr = (const void *)map;
 	EXPECT_EQ(TRACEBUF_HEADER_MAGIC, hdr->magic);
 	EXPECT_EQ((__u64)2 * TB_OLD_SIZE, hdr->total_size);
-	EXPECT_EQ(0, map[TB_PAGE]);
-	EXPECT_EQ(0x5a, (unsigned char)self->old_map[TB_PAGE]);
+	EXPECT_EQ(0, map[tb_page_size()]);
+	EXPECT_EQ(0x5a, (unsigned char)self->old_map[tb_page_size()]);
 	EXPECT_EQ(0, mgr_start(mgr, self->id[0], TRACEBUF_START_RETAIN, NULL));
 	munmap(map, 2 * TB_OLD_SIZE);
 	close(buf_fd);
@@ -491,8 +494,8 @@ TEST_F(close_in, provider_close_tells_owner)
 	}
 	EXPECT_EQ(-ESRCH, mgr_find(self->p.mgr, self->p.id, NULL));
 	EXPECT_EQ(-ESRCH, mgr_initialize(self->p.mgr, self->p.id,
-					 TRACEBUF_MODE_ONESHOT, 4096, NULL,
-					 NULL));
+					 TRACEBUF_MODE_ONESHOT, tb_buffer_min(),
+					 NULL, NULL));
 }
 
 TEST_F(close_in, provider_close_after_unmap_tells_owner)
@@ -501,7 +504,7 @@ TEST_F(close_in, provider_close_after_unmap_tells_owner)
 
 	if (variant->state == TRACEBUF_STATE_REGISTERED) {
 		/* no buffer to map, nobody to tell */
-		EXPECT_MAP_FAILED(tb_map(self->p.prov, TB_PAGE,
+		EXPECT_MAP_FAILED(tb_map(self->p.prov, tb_page_size(),
 					 PROT_READ | PROT_WRITE, 0));
 		EXPECT_EQ(ENODEV, errno);
 		tb_close(&self->p.prov);
@@ -565,7 +568,7 @@ TEST_F(close_in, manager_close_tells_provider)
 	mgr2 = tb_open_manager(0, NULL);
 	ASSERT_LE(0, mgr2);
 	EXPECT_EQ(0, mgr_initialize(mgr2, self->p.id, TRACEBUF_MODE_ONESHOT,
-				    4096, NULL, &buf2));
+				    tb_buffer_min(), NULL, &buf2));
 	if (buf2 >= 0)
 		close(buf2);
 	close(mgr2);

@@ -63,7 +63,8 @@ static int tb_try_manage(void *arg)
 		return -ret;
 	if (mgr_find(fd, id, &info))
 		return 112;
-	ret = mgr_initialize(fd, id, TRACEBUF_MODE_ONESHOT, 4096, NULL, NULL);
+	ret = mgr_initialize(fd, id, TRACEBUF_MODE_ONESHOT, tb_buffer_min(),
+			     NULL, NULL);
 	return -ret;
 }
 
@@ -265,8 +266,8 @@ static int tb_ns_init(struct tb_ns_result *res, __u32 id_out, int ready_fd,
 	NS_CHECK(res, info[0].pid == 1, info[0].pid);
 	/* the outside provider does not exist for it */
 	NS_CHECK(res, mgr_find(mgr, id_out, NULL) == -ESRCH, id_out);
-	NS_CHECK(res, mgr_initialize(mgr, id_out, TRACEBUF_MODE_ONESHOT, 4096,
-				     NULL, NULL) == -ESRCH, 0);
+	NS_CHECK(res, mgr_initialize(mgr, id_out, TRACEBUF_MODE_ONESHOT,
+				     tb_buffer_min(), NULL, NULL) == -ESRCH, 0);
 	NS_CHECK(res, mgr_start(mgr, id_out, TRACEBUF_START_RETAIN, NULL) ==
 		 -ESRCH, 0);
 	NS_CHECK(res, mgr_stop(mgr, id_out) == -ESRCH, 0);
@@ -297,7 +298,7 @@ static int tb_ns_init(struct tb_ns_result *res, __u32 id_out, int ready_fd,
 		NS_CHECK(res, info[i].id != id_out, info[i].id);
 	/* and it controls what it sees */
 	NS_CHECK(res, mgr_initialize(mgr, res->id_in, TRACEBUF_MODE_ONESHOT,
-				     4096, NULL, NULL) == 0, 0);
+				     tb_buffer_min(), NULL, NULL) == 0, 0);
 out:
 	if (write(ready_fd, "g", 1) != 1)
 		res->fail_line = res->fail_line ?: __LINE__;

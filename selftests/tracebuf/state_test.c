@@ -347,7 +347,7 @@ TEST_F(seq, released_provider_can_be_initialized_again)
 	mgr2 = tb_open_manager(0, NULL);
 	ASSERT_LE(0, mgr2);
 	EXPECT_EQ(0, mgr_initialize(mgr2, self->p.id, TRACEBUF_MODE_ONESHOT,
-				    8192, NULL, &buf2));
+				    2 * tb_buffer_min(), NULL, &buf2));
 	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_INITIALIZE, NULL);
 	EXPECT_EQ(TRACEBUF_STATE_INITIALIZED, provider_state(self->p.prov));
 	EXPECT_EQ(TRACEBUF_STATE_INITIALIZED, mgr_state(mgr2, self->p.id));
@@ -408,8 +408,8 @@ TEST_F(owner, other_initialize_ebusy)
 	int next_fd = tb_next_fd();
 
 	EXPECT_EQ(-EBUSY, mgr_initialize(self->other, self->p.id,
-					 TRACEBUF_MODE_ONESHOT, 4096, NULL,
-					 NULL));
+					 TRACEBUF_MODE_ONESHOT, tb_buffer_min(),
+					 NULL, NULL));
 	EXPECT_EQ(next_fd, tb_next_fd());
 	EXPECT_OWNED_UNCHANGED();
 }
@@ -467,8 +467,8 @@ TEST_F(owner, unknown_id_esrch)
 	EXPECT_EQ(-ESRCH, mgr_terminate(self->other, bogus));
 	EXPECT_EQ(-ESRCH, mgr_buffer_saved(self->other, bogus, 0, 0));
 	EXPECT_EQ(-ESRCH, mgr_initialize(self->other, bogus,
-					 TRACEBUF_MODE_ONESHOT, 4096, NULL,
-					 NULL));
+					 TRACEBUF_MODE_ONESHOT, tb_buffer_min(),
+					 NULL, NULL));
 }
 
 /* ------------------------------------------------------------------ */
@@ -703,6 +703,9 @@ TEST_F(sync, manager_gone_status_zero)
 /* ------------------------------------------------------------------ */
 /* TRACEBUF_IOC_PROVIDER_GET_CONFIG                                   */
 
+/* 16 KiB with 4 KiB pages */
+#define TB_CONFIG_SIZE	(4 * tb_buffer_min())
+
 FIXTURE(config) {
 	struct tb_peer p;
 	struct tb_cats init_cats;
@@ -730,7 +733,7 @@ static void tb_config_init(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(config) *self, struct tracebuf_pkt *pkt)
 {
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_CIRCULAR, 16384,
+				    TRACEBUF_MODE_CIRCULAR, TB_CONFIG_SIZE,
 				    &self->init_cats, &self->p.buf_fd));
 	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_INITIALIZE, pkt);
 }
@@ -791,12 +794,12 @@ TEST_F(config, initialize_categories_and_fields)
 	tb_expect_categories(_metadata, self->p.prov, &self->init_cats, NULL);
 	ASSERT_EQ(0, provider_get_config(self->p.prov, &cfg, buf, sizeof(buf)));
 	EXPECT_EQ((__u32)TRACEBUF_STATE_INITIALIZED, cfg.state);
-	EXPECT_EQ(16384ULL, cfg.buffer_size);
+	EXPECT_EQ(TB_CONFIG_SIZE, cfg.buffer_size);
 	EXPECT_EQ(TRACEBUF_MODE_CIRCULAR, cfg.mode);
 	EXPECT_EQ(0, cfg.disposition);
 	EXPECT_EQ(pkt.data32, cfg.generation);
 	EXPECT_EQ(TRACEBUF_MODE_CIRCULAR, pkt.data16);
-	EXPECT_EQ(16384ULL, pkt.data64);
+	EXPECT_EQ(TB_CONFIG_SIZE, pkt.data64);
 }
 
 TEST_F(config, empty_list_enables_everything)
@@ -805,7 +808,7 @@ TEST_F(config, empty_list_enables_everything)
 	char buf[16];
 
 	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id,
-				    TRACEBUF_MODE_ONESHOT, 4096, NULL,
+				    TRACEBUF_MODE_ONESHOT, tb_buffer_min(), NULL,
 				    &self->p.buf_fd));
 	ASSERT_EQ(0, provider_get_config(self->p.prov, &cfg, buf, sizeof(buf)));
 	EXPECT_EQ(0U, cfg.categories_size);

@@ -75,7 +75,6 @@
 /* How long to wait for a message that must arrive (emulated guest). */
 #define TB_TIMEOUT_MS	10000
 
-#define TB_PAGE		4096UL
 #define TB_POISON8	0xcc
 #define TB_POISON32	0xccccccccU
 #define TB_POISON64	0xccccccccccccccccULL
@@ -122,10 +121,23 @@ static inline void tb_close(int *fd)
 	*fd = -1;
 }
 
+/*
+ * The page size, which is not always 4096 (arm64 kernels may have 16 KiB
+ * or 64 KiB pages): mappings, mprotect() and munmap() deal in whole pages
+ * of this size, and offsets into a buffer's mapping are multiples of it.
+ */
+static inline size_t tb_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
+
 /* A page any access to faults: a pointer that must give EFAULT. */
 static inline void *tb_bad_page(void)
 {
-	return mmap(NULL, TB_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return mmap(NULL, tb_page_size(), PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 }
 
 static inline int tb_ioctl(int fd, unsigned long cmd, void *arg)
@@ -192,6 +204,41 @@ static inline int tb_version(int fd, struct tracebuf_version_args *v)
 {
 	memset(v, TB_POISON8, sizeof(*v));
 	return tb_ioctl(fd, TRACEBUF_IOC_VERSION, v);
+}
+
+/*
+ * The smallest buffer INITIALIZE accepts, and the unit of every buffer
+ * size: a multiple of it is aligned, a multiple of it above a limit is
+ * aligned and above it.  VERSION's buffer_align (ABI 1.4) is max(4096,
+ * page size) and TRACEBUF_BUFFER_MIN is 4096: 4 KiB on most kernels, 16
+ * or 64 KiB on arm64 kernels with larger pages.  Without the device or
+ * the feature, max(TRACEBUF_BUFFER_ALIGN, page size), which is what the
+ * module enforces.  Asked once per process (a forked child inherits the
+ * answer).
+ */
+static inline __u64 tb_buffer_min(void)
+{
+	static __u32 cached;
+	struct tracebuf_version_args v;
+	__u32 align = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	int fd;
+
+	if (align)
+		return align;
+	align = (__u32)tb_page_size();
+	if (align < TRACEBUF_BUFFER_ALIGN)
+		align = TRACEBUF_BUFFER_ALIGN;
+	fd = tb_open();
+	if (fd >= 0) {
+		if (!tb_version(fd, &v) &&
+		    (v.features & TRACEBUF_FEAT_BUFFER_ALIGN) && v.buffer_align)
+			align = v.buffer_align;
+		close(fd);
+	}
+	if (align < TRACEBUF_BUFFER_MIN)
+		align = TRACEBUF_BUFFER_MIN;
+	__atomic_store_n(&cached, align, __ATOMIC_RELAXED);
+	return align;
 }
 
 static inline int register_provider_ex(int fd, const void *name, __u32 len,

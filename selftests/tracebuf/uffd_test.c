@@ -32,7 +32,7 @@ FIXTURE_SETUP(uffd)
 				  .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP };
 	struct uffdio_register reg = { 0 };
 	struct uffdio_writeprotect wp = { 0 };
-	long psz = sysconf(_SC_PAGESIZE);
+	size_t psz = tb_page_size();
 
 	self->uffd = -1;
 	self->page = MAP_FAILED;
@@ -69,7 +69,7 @@ FIXTURE_TEARDOWN(uffd)
 	tb_close(&self->mgr2);
 	tb_peer_close(&self->p);
 	if (self->page != MAP_FAILED)
-		munmap(self->page, sysconf(_SC_PAGESIZE));
+		munmap(self->page, tb_page_size());
 	tb_close(&self->uffd);
 }
 
@@ -130,7 +130,7 @@ TEST_F(uffd, faulting_initialize_holds_no_lock)
 				 "refused");
 	/* let manager 1 go: the provider is manager 2's by now */
 	wp.range.start = (unsigned long)self->page;
-	wp.range.len = sysconf(_SC_PAGESIZE);
+	wp.range.len = tb_page_size();
 	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_WRITEPROTECT, &wp));
 	pthread_join(th, NULL);
 	if (ret < 0)
