@@ -84,7 +84,9 @@ static inline u32 tracebuf_buffer_align(void)
  * Copy in the argument of @cmd, which matched @expect by type and number.
  * The direction must match too (ENOTTY).  A caller's struct may be
  * shorter than ours down to @ver0 bytes (the rest reads as zero), or
- * longer with a zero tail (E2BIG otherwise, and above a page).
+ * longer with a zero tail (E2BIG otherwise, and above
+ * TRACEBUF_ARGS_SIZE_MAX: the same on every kernel, whatever its page
+ * size).
  */
 static int tracebuf_args_in(unsigned int cmd, unsigned int expect, void *karg,
 			    size_t ksize, size_t ver0, void __user *uarg)
@@ -95,7 +97,7 @@ static int tracebuf_args_in(unsigned int cmd, unsigned int expect, void *karg,
 		return -ENOTTY;
 	if (usize < ver0)
 		return -EINVAL;
-	if (usize > PAGE_SIZE)
+	if (usize > TRACEBUF_ARGS_SIZE_MAX)
 		return -E2BIG;
 	if (!(_IOC_DIR(cmd) & _IOC_WRITE)) {
 		memset(karg, 0, ksize);
@@ -373,7 +375,7 @@ static int tracebuf_ioctl_list(struct tracebuf_manager *m, unsigned int cmd,
 		return ret;
 	if (args.flags || args.info_size < TRACEBUF_PROVIDER_INFO_SIZE_VER0)
 		return -EINVAL;
-	if (args.info_size > PAGE_SIZE)
+	if (args.info_size > TRACEBUF_ARGS_SIZE_MAX)
 		return -E2BIG;
 
 	ret = tracebuf_manager_list(m, &args, u64_to_user_ptr(args.info_ptr));

@@ -659,6 +659,24 @@ TEST_F(ioctl, larger_nonzero_tail_e2big)
 	EXPECT_STILL_VALID();
 }
 
+/*
+ * Up to TRACEBUF_ARGS_SIZE_MAX a zero tail is accepted, above it the size
+ * alone is E2BIG: the same limit on every kernel, whatever its page size.
+ */
+TEST_F(ioctl, above_args_max_e2big)
+{
+	static char args[TRACEBUF_ARGS_SIZE_MAX + 8];
+
+	memset(args, 0, sizeof(args));
+	variant->build(self, args);
+	EXPECT_EQ(-1, ioctl(tb_role_fd(self, variant),
+			    tb_cmd_size(variant->cmd, TRACEBUF_ARGS_SIZE_MAX + 8), args));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(0, ioctl(tb_role_fd(self, variant),
+			   tb_cmd_size(variant->cmd, TRACEBUF_ARGS_SIZE_MAX), args))
+		TH_LOG("errno %d", errno);
+}
+
 TEST_F(ioctl, wrong_direction_enotty)
 {
 	unsigned int dir = _IOC_DIR(variant->cmd);
@@ -1334,6 +1352,20 @@ TEST_F(list, larger_info_size_tail_zeroed)
 		EXPECT_EQ(self->id[i], big[i].info.id);
 		EXPECT_EQ(0, memcmp(zero, big[i].tail, sizeof(zero)));
 	}
+}
+
+/* The largest info_size is the ABI's, not the page size. */
+TEST_F(list, info_size_above_args_max_e2big)
+{
+	static __u8 big[TRACEBUF_ARGS_SIZE_MAX + 8];
+	struct tracebuf_list_args a;
+
+	ASSERT_EQ(0, tb_list_raw(self->mgr, big, TRACEBUF_ARGS_SIZE_MAX, 1,
+				 self->id[0], &a));
+	EXPECT_EQ(1U, a.count);
+	EXPECT_EQ(-1, tb_list_raw(self->mgr, big, TRACEBUF_ARGS_SIZE_MAX + 8, 1,
+				  self->id[0], NULL));
+	EXPECT_EQ(E2BIG, errno);
 }
 
 TEST_F(list, info_size_below_ver0_einval)

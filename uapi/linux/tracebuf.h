@@ -24,7 +24,8 @@
  * older or newer header may pass a shorter or longer struct with the same
  * number: shorter than the first released size fails with EINVAL, longer
  * is accepted when the extra bytes are zero and fails with E2BIG
- * otherwise.  Unknown flag bits and non-zero reserved fields fail with
+ * otherwise, or when it is longer than TRACEBUF_ARGS_SIZE_MAX (4096,
+ * whatever the page size).  Unknown flag bits and non-zero reserved fields fail with
  * EINVAL.  A bad user pointer fails with EFAULT.  Unknown commands fail
  * with ENOTTY.
  *
@@ -153,6 +154,9 @@
 #define TRACEBUF_CATEGORIES_MAX		5000	/* categories in one list */
 #define TRACEBUF_DESCRIPTION_MAX	400	/* category description */
 #define TRACEBUF_ALERT_NAME_MAX		14	/* alert name, bytes */
+#define TRACEBUF_ARGS_SIZE_MAX		4096	/* an ioctl struct, a LIST
+						 * info_size: E2BIG above
+						 */
 #define TRACEBUF_BUFFER_MIN		4096	/* smallest trace buffer */
 #define TRACEBUF_BUFFER_ALIGN		4096	/* buffer sizes are multiples,
 						 * and of the page size:
@@ -488,7 +492,8 @@ struct tracebuf_get_known_args {
 /*
  * TRACEBUF_IOC_MGR_LIST: the providers this manager can see, by id, from
  * start_id up.  info_size is the caller's sizeof(struct
- * tracebuf_provider_info); a larger one gets its tail zeroed.
+ * tracebuf_provider_info); a larger one gets its tail zeroed, up to
+ * TRACEBUF_ARGS_SIZE_MAX (E2BIG above).
  */
 struct tracebuf_list_args {
 	__aligned_u64 info_ptr;		/* In: array of provider_info */
