@@ -200,8 +200,33 @@ for dir in userlib tools/tracebufctl; do
 	make -s --no-print-directory -C "$TB_ROOT/$dir" list-vmtests >> "$WORK/vmtests.list" ||
 		tb_die "'make -C $dir list-vmtests' failed"
 done
+# The unit tests of libtracebuf and tracebufctl, and the integration tests
+# of libtracebuf, once more as 32-bit programs; the unit tests also as
+# 64-bit programs where this machine cannot run them (host-tests.sh runs
+# them here otherwise).  Plain and static, in the guest.
+: > "$WORK/unit.list"
+# unit CC CXX SUFFIX: build them with CC and CXX, as NAMESUFFIX.
+unit() {
+	local dir goals lists
+	for dir in userlib tools/tracebufctl; do
+		goals=unit-tests lists=list-unit-tests
+		if [ "$dir$3" = userlib_32 ]; then
+			goals="unit-tests vmtests" lists="list-unit-tests list-vmtests"
+		fi
+		tb_log "building the $goals of $dir ($1) into $TESTS"
+		# shellcheck disable=SC2086 # goals, lists: make goals, one per word
+		make -C "$TB_ROOT/$dir" O="$TB_BUILD/out-$TB_ARCH$3" CC="$1" CXX="$2" \
+			LDFLAGS="$TB_LDFLAGS" UNIT_OUT="$TESTS" VMTEST_OUT="$TESTS" SUFFIX="$3" \
+			$goals >&2 || tb_die "the $goals of $dir did not build with $1"
+		# shellcheck disable=SC2086
+		make -s --no-print-directory -C "$TB_ROOT/$dir" SUFFIX="$3" $lists \
+			>> "$WORK/unit.list" || tb_die "'make -C $dir $lists' failed"
+	done
+}
+unit "$TB_CC32" "$TB_CXX32" _32
+[ "$TB_ARCH" = "$(tb_host_arch)" ] || unit "$TB_CC" "$TB_CXX" ''
 { grep -vx 'insmod_test.sh' "$WORK/tests.list" || true
-  cat "$WORK/vmtests.list"
+  cat "$WORK/unit.list" "$WORK/vmtests.list"
   grep -x 'insmod_test.sh' "$WORK/tests.list" || true
 } > "$WORK/tests.list.new"
 mv "$WORK/tests.list.new" "$WORK/tests.list"

@@ -60,6 +60,14 @@ tb_target() {
 	TB_TARGET=$1
 }
 
+# tb_host_arch: this machine's architecture, in TB_ARCH's names.
+tb_host_arch() {
+	local m
+	m=$(uname -m)
+	[ "$m" != aarch64 ] || m=arm64
+	printf '%s\n' "$m"
+}
+
 # tb_find_kernel SERIES [FLAVOUR [ROOT]]: print "IMAGE KDIR MODDIR" for the
 # newest Debian kernel of SERIES (e.g. 6.1) and FLAVOUR (default amd64)
 # under ROOT (default /) that has an image in boot/, a build tree and a

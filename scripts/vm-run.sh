@@ -111,10 +111,8 @@ arm64)
 	: "${CPU:=max,pauth-impdef=on}" ;;
 *) tb_die "unknown --arch '$ARCH' (x86_64 or arm64)" ;;
 esac
-HOST_ARCH=$(uname -m)
-[ "$HOST_ARCH" != aarch64 ] || HOST_ARCH=arm64
 NATIVE=0
-[ "$ARCH" != "$HOST_ARCH" ] || NATIVE=1
+[ "$ARCH" != "$(tb_host_arch)" ] || NATIVE=1
 command -v "$QEMU_BIN" >/dev/null || tb_die "$QEMU_BIN not found (scripts/install-deps.sh)"
 command -v cpio >/dev/null || tb_die "cpio not found (scripts/install-deps.sh)"
 if [ -z "$BUSYBOX" ]; then

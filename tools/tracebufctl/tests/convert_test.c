@@ -10,6 +10,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "json.h"
@@ -22,7 +24,7 @@
 /* ------------------------------------------------------------------------ */
 /* Fixture: base/ for captured output, base/work/ for traces                */
 
-static char base[64], work[128];
+static char base[64], work[128], tbctl[PATH_MAX];
 static struct sample sample;
 
 struct run {
@@ -76,6 +78,15 @@ static void setup(void)
 		exit(1);
 	}
 	atexit(teardown);
+	if (TBCTL_PATH[0] == '/') {
+		snprintf(tbctl, sizeof(tbctl), "%s", TBCTL_PATH);
+	} else {
+		char self[PATH_MAX];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		self[len > 0 ? len : 0] = '\0';
+		snprintf(tbctl, sizeof(tbctl), "%s/%s", dirname(self), TBCTL_PATH);
+	}
 	snprintf(work, sizeof(work), "%s/work", base);
 	mkdir(work, 0700);
 	if (sample_build(&sample)) {
@@ -159,7 +170,7 @@ static void run(struct run *r, const char *const *args)
 			_exit(126);
 		dup2(fo, 1);
 		dup2(fe, 2);
-		execv(TBCTL_PATH, argv);
+		execv(tbctl, argv);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
