@@ -6,7 +6,7 @@
 #   make [KDIR=<build tree>]  build libtracebuf, module/tracebuf.ko and the
 #                             selftests
 #   make userlib              libtracebuf only (userlib/; needs no KDIR)
-#   make tracebufctl          the command-line manager (tools/tracebufctl)
+#   make tracebufctl          the command-line manager (userlib/ctl)
 #   make module               the module only
 #   make selftests            the selftests only (selftests/tracebuf)
 #   make check                THE test suite: libtracebuf's host unit tests,
@@ -71,7 +71,7 @@ userlib:
 	$(MAKE) -C userlib
 
 tracebufctl: userlib
-	$(MAKE) -C tools/tracebufctl
+	$(MAKE) -C userlib/ctl
 
 module:
 	@test -f "$(KDIR)/Makefile" || { \
@@ -138,7 +138,8 @@ clean:
 		module/modules.order Module.symvers modules.order .*.cmd .module-common.o
 	@if [ -f $(SELFTESTS)/Makefile ]; then $(MAKE) -C $(SELFTESTS) clean; fi
 	$(MAKE) -C userlib clean
-	$(MAKE) -C tools/tracebufctl clean
+	$(MAKE) -C userlib/ctl clean
+	$(MAKE) -C userlib/examples clean
 	rm -rf .build
 
 .PHONY: all userlib tracebufctl module selftests check check-all check-debug fault fuzz soak \

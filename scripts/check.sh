@@ -192,7 +192,7 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$
 : > "$WORK/vmtests.list"
 # Their objects and libraries go to one directory per architecture, never
 # into the tree.
-for dir in userlib tools/tracebufctl; do
+for dir in userlib userlib/ctl; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
 	make -C "$TB_ROOT/$dir" O="$TB_BUILD/out-$TB_ARCH" CC="$TB_CC" CC32="$TB_CC32" \
 		LDFLAGS="$TB_LDFLAGS" vmtests VMTEST_OUT="$TESTS" >&2 ||
@@ -208,7 +208,7 @@ done
 # unit CC CXX SUFFIX: build them with CC and CXX, as NAMESUFFIX.
 unit() {
 	local dir goals lists
-	for dir in userlib tools/tracebufctl; do
+	for dir in userlib userlib/ctl; do
 		goals=unit-tests lists=list-unit-tests
 		if [ "$dir$3" = userlib_32 ]; then
 			goals="unit-tests vmtests" lists="list-unit-tests list-vmtests"

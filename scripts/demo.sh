@@ -12,8 +12,8 @@
 #
 # On a real board the same is three lines (see the README):
 #   sudo insmod module/tracebuf.ko
-#   sudo tools/tracebufctl/tracebufctl record -m streaming -- examples/tracebuf-example
-#   tools/tracebufctl/tracebufctl convert trace.fxt
+#   sudo userlib/ctl/tracebufctl record -m streaming -- userlib/examples/tracebuf-example
+#   userlib/ctl/tracebufctl convert trace.fxt
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -54,9 +54,9 @@ mkdir -p "$PROGS"
 tb_log "building the module for $(basename "$KERNEL")"
 KO=$(tb_build_module "$KDIR" "$WORK")
 tb_log "building tracebufctl and a static tracebuf-example into $PROGS"
-make -C "$TB_ROOT/tools/tracebufctl" "$PROGS/tracebufctl" VMTEST_OUT="$PROGS" >&2 ||
+make -C "$TB_ROOT/userlib/ctl" "$PROGS/tracebufctl" VMTEST_OUT="$PROGS" >&2 ||
 	tb_die "tracebufctl did not build"
-make -C "$TB_ROOT/examples" O="$PROGS" STATIC=1 >&2 || tb_die "the example did not build"
+make -C "$TB_ROOT/userlib/examples" O="$PROGS" STATIC=1 >&2 || tb_die "the example did not build"
 
 # What the guest runs, reporting in KTAP like every other program there.
 cat > "$PROGS/demo_run.sh" <<EOF

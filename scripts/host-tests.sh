@@ -3,7 +3,7 @@
 #
 # The host part of "make check" (and all of "make -C userlib test"): build
 # libtracebuf and tracebufctl and their unit tests (userlib/tests/,
-# tools/tracebufctl/tests/), once plainly and once
+# userlib/ctl/tests/), once plainly and once
 # with ASan and UBSan (NAME-san), run every test program on this machine
 # (no module, no VM) and report them the way vm-results.sh reports the
 # selftests: one PASS/FAIL line per program, then "N passed, M failed".
@@ -39,7 +39,7 @@ t0=$(date +%s)
 tb_log "building libtracebuf and its unit tests"
 make -C "$USERLIB" tests >&2 || tb_die "userlib or its tests did not build"
 mapfile -t progs < <(make -s --no-print-directory -C "$USERLIB" list-tests)
-TBCTL=$TB_ROOT/tools/tracebufctl
+TBCTL=$TB_ROOT/userlib/ctl
 make -C "$TBCTL" tests >&2 || tb_die "tracebufctl or its tests did not build"
 mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$TBCTL" list-tests)
 [ ${#progs[@]} -gt 0 ] || tb_die "'make -C userlib list-tests' printed no programs"

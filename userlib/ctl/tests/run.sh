@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# "make -C tools/tracebufctl test": run the test programs given as
+# "make -C userlib/ctl test": run the test programs given as
 # arguments (KTAP on stdout) on this machine, no module and no VM needed,
 # and report them like scripts/host-tests.sh: one PASS/FAIL line per
 # program (scripts/lib.sh: tb_report_program), then "N passed, M failed"
@@ -69,7 +69,7 @@ for p in "$@"; do
 done
 
 echo
-echo "==== tracebufctl tests (tools/tracebufctl/tests, $(($(date +%s) - t0))s) ===="
+echo "==== tracebufctl tests (userlib/ctl/tests, $(($(date +%s) - t0))s) ===="
 for t in "${names[@]}"; do
 	tb_report_program "$RES" "$t" "$TIMEOUT" "did not run" 0
 done

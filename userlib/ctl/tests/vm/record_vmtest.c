@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tracebufctl with the module, in the test VM: "record" around the
- * example program (examples/tracebuf-example.c) in each mode, the file
+ * example program (userlib/examples/tracebuf-example.c) in each mode, the file
  * read back with libtracebuf's reader (event kinds and counts per
  * thread, the provider's name); COMMAND's exit status passed through; a
  * provider that registers while recording joins it; "convert" gives valid

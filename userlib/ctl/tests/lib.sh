@@ -64,7 +64,7 @@ tap_main() {
 		rm -rf "$TMP/w"
 		mkdir "$TMP/w"
 		if [ -n "$missing" ]; then
-			echo "# not built:$missing (make -C tools/tracebufctl tests)"
+			echo "# not built:$missing (make -C userlib/ctl tests)"
 			echo "not ok $i ${t#test_}"
 			failed=$((failed + 1))
 		elif "$t"; then
