@@ -43,33 +43,11 @@ void tracebuf_mem_unreserve(u64 size)
 	atomic64_sub(size, &tracebuf_mem_used);
 }
 
-static u8 tracebuf_header_mode(u32 mode)
-{
-	switch (mode) {
-	case TRACEBUF_MODE_CIRCULAR:
-		return TRACEBUF_HEADER_MODE_CIRCULAR;
-	case TRACEBUF_MODE_STREAMING:
-		return TRACEBUF_HEADER_MODE_STREAMING;
-	default:
-		return TRACEBUF_HEADER_MODE_ONESHOT;
-	}
-}
-
-/* Fuchsia's ComputeBufferSizes() (fuchsia-design-notes.md section 1.2). */
+/* The uapi header's layout rule (Fuchsia's ComputeBufferSizes()). */
 static void tracebuf_buf_compute_sizes(struct tracebuf_buf *buf)
 {
-	u64 avail = buf->size - TRACEBUF_HEADER_SIZE;
-	u64 durable;
-
-	if (buf->mode == TRACEBUF_MODE_ONESHOT) {
-		buf->durable_size = 0;
-		buf->rolling_size = avail;
-		return;
-	}
-	durable = min_t(u64, avail / 16, TRACEBUF_DURABLE_MAX);
-	durable += (avail - durable) & 15;
-	buf->durable_size = durable;
-	buf->rolling_size = (avail - durable) / 2;
+	buf->durable_size = tracebuf_layout_durable_size(buf->size, buf->mode);
+	buf->rolling_size = tracebuf_layout_rolling_size(buf->size, buf->mode);
 }
 
 static struct tracebuf_buffer_header *tracebuf_buf_header(struct tracebuf_buf *buf)
@@ -84,7 +62,7 @@ static void tracebuf_buf_write_header(struct tracebuf_buf *buf)
 
 	hdr->magic = TRACEBUF_HEADER_MAGIC;
 	hdr->version = TRACEBUF_HEADER_VERSION;
-	hdr->buffering_mode = tracebuf_header_mode(buf->mode);
+	hdr->buffering_mode = tracebuf_layout_header_mode(buf->mode);
 	hdr->reserved1 = 0;
 	hdr->total_size = buf->size;
 	hdr->durable_buffer_size = buf->durable_size;

@@ -77,6 +77,7 @@
 
 #include "engine.h"
 #include "internal.h"
+#include "layout.h"
 
 struct tracebuf_engine_hot __tracebuf_hot;
 __thread struct tracebuf_thread __tracebuf_self
@@ -117,52 +118,32 @@ static uint64_t tb_oneshot_durable(uint64_t rolling)
 void tracebuf_engine_format(void *buf, size_t size, uint32_t mode)
 {
 	struct tracebuf_buffer_header *h = buf;
-	uint64_t avail = size - TRACEBUF_HEADER_SIZE, durable;
 
 	memset(h, 0, sizeof(*h));
 	h->magic = TRACEBUF_HEADER_MAGIC;
 	h->version = TRACEBUF_HEADER_VERSION;
 	h->total_size = size;
-	if (mode == TRACEBUF_MODE_ONESHOT) {
-		h->buffering_mode = TRACEBUF_HEADER_MODE_ONESHOT;
-		h->rolling_buffer_size = avail;
-		return;
-	}
-	durable = avail / 16;
-	if (durable > TRACEBUF_DURABLE_MAX)
-		durable = TRACEBUF_DURABLE_MAX;
-	durable += (avail - durable) & 15;
-	h->buffering_mode = mode == TRACEBUF_MODE_CIRCULAR ?
-			    TRACEBUF_HEADER_MODE_CIRCULAR :
-			    TRACEBUF_HEADER_MODE_STREAMING;
-	h->durable_buffer_size = durable;
-	h->rolling_buffer_size = (avail - durable) / 2;
+	h->buffering_mode = tracebuf_layout_header_mode(mode);
+	h->durable_buffer_size = tracebuf_layout_durable_size(size, mode);
+	h->rolling_buffer_size = tracebuf_layout_rolling_size(size, mode);
 }
 
-/* Check what the kernel (or tracebuf_engine_format) wrote; trust nothing. */
+/*
+ * Check what the kernel (or tracebuf_engine_format) wrote; trust nothing:
+ * the sizes must be the layout rule's for this size and mode.
+ */
 static int tb_check_header(const struct tracebuf_buffer_header *h, size_t size,
 			   uint32_t mode)
 {
-	static const uint8_t hdr_mode[] = {
-		[TRACEBUF_MODE_ONESHOT] = TRACEBUF_HEADER_MODE_ONESHOT,
-		[TRACEBUF_MODE_CIRCULAR] = TRACEBUF_HEADER_MODE_CIRCULAR,
-		[TRACEBUF_MODE_STREAMING] = TRACEBUF_HEADER_MODE_STREAMING,
-	};
-	uint64_t durable = h->durable_buffer_size, rolling = h->rolling_buffer_size;
-
 	if (mode < TRACEBUF_MODE_ONESHOT || mode > TRACEBUF_MODE_STREAMING ||
 	    size < TRACEBUF_BUFFER_MIN || size % 8 ||
 	    h->magic != TRACEBUF_HEADER_MAGIC ||
 	    h->version != TRACEBUF_HEADER_VERSION ||
-	    h->buffering_mode != hdr_mode[mode] || h->total_size != size ||
-	    durable % 8 || rolling % 8)
-		return -EINVAL;
-	if (mode == TRACEBUF_MODE_ONESHOT)
-		return durable == 0 && rolling == size - TRACEBUF_HEADER_SIZE ?
-		       0 : -EINVAL;
-	if (rolling >= size / 2 || durable >= rolling ||
-	    TRACEBUF_HEADER_SIZE + durable + 2 * rolling != size ||
-	    durable < 16)
+	    h->buffering_mode != tracebuf_layout_header_mode(mode) ||
+	    h->total_size != size ||
+	    h->durable_buffer_size != tracebuf_layout_durable_size(size, mode) ||
+	    h->rolling_buffer_size != tracebuf_layout_rolling_size(size, mode) ||
+	    h->durable_buffer_size % 8 || h->rolling_buffer_size % 8)
 		return -EINVAL;
 	return 0;
 }
@@ -630,6 +611,7 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 {
 	struct tracebuf_engine *e = &tb_engine;
 	struct tracebuf_buffer_header *h = buf;
+	struct tb_layout l;
 	int ret;
 
 	pthread_once(&tb_once, tb_once_init);
@@ -647,16 +629,18 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 	e->mode = mode;
 	e->hdr = h;
 	e->ops = ops ? *ops : (struct tracebuf_engine_ops){ 0 };
-	e->half_size = h->rolling_buffer_size;
+	tb_layout_compute(&l, size, mode);
+	e->half_size = l.rolling_size;
 	e->fill_limit = e->half_size - TRACEBUF_STOP_RESERVE;
-	e->rolling[0] = (uint8_t *)buf + TRACEBUF_HEADER_SIZE + h->durable_buffer_size;
+	e->rolling[0] = (uint8_t *)buf + l.rolling_off[0];
+	/* oneshot: the second half is never reached */
 	e->rolling[1] = e->rolling[0] + e->half_size;
 	if (mode == TRACEBUF_MODE_ONESHOT) {
 		e->durable = (uint64_t *)e->rolling[0];
 		e->durable_size = tb_oneshot_durable(e->half_size);
 	} else {
-		e->durable = (uint64_t *)((uint8_t *)buf + TRACEBUF_HEADER_SIZE);
-		e->durable_size = h->durable_buffer_size;
+		e->durable = (uint64_t *)((uint8_t *)buf + l.durable_off);
+		e->durable_size = l.durable_size;
 	}
 	/* Small buffers get small chunks: at least 16 per half. */
 	e->chunk_size = TRACEBUF_CHUNK_SIZE;

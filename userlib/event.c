@@ -417,7 +417,8 @@ static void tb_window_event(struct tracebuf_fxt_event *ev, struct tracebuf_fxt_a
 	memset(ev, 0, sizeof(*ev));
 	ev->type = TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE;
 	ev->thread = thread;
-	ev->category = tracebuf_fxt_str_inline("tracebuf:meta", 13);
+	ev->category = tracebuf_fxt_str_inline(TRACEBUF_LIB_META_CATEGORY,
+					       TRACEBUF_LIB_META_CATEGORY_LEN);
 	ev->name = tracebuf_fxt_str_inline("records dropped", 15);
 	*arg = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("count", 5), 0);
 	ev->args = arg;
@@ -427,7 +428,7 @@ static void tb_window_event(struct tracebuf_fxt_event *ev, struct tracebuf_fxt_a
 /*
  * Called by the engine when a thread got a chunk while a window of
  * dropped records is open: close the window with a duration-complete
- * event "records dropped" in category "tracebuf:meta", from the first
+ * event "records dropped" in TRACEBUF_LIB_META_CATEGORY, from the first
  * drop to now, with the count.  Inline strings: no lock may be taken.
  */
 void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t)

@@ -26,6 +26,7 @@
 #include <tracebuf_reader.h>
 
 #include "internal.h"
+#include "layout.h"
 #include "syscall.h"
 
 struct tracebuf_manager {
@@ -86,17 +87,6 @@ TRACEBUF_API const struct tracebuf_version_args *
 tracebuf_manager_version(const struct tracebuf_manager *m)
 {
 	return &m->ver;
-}
-
-TRACEBUF_API uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m)
-{
-	long page;
-
-	if (m->ver.features & TRACEBUF_FEAT_BUFFER_ALIGN && m->ver.buffer_align)
-		return m->ver.buffer_align;
-	/* a module before ABI 1.4 wanted 4096 and its page size: ours */
-	page = sysconf(_SC_PAGESIZE);
-	return page > TRACEBUF_BUFFER_ALIGN ? (uint64_t)page : TRACEBUF_BUFFER_ALIGN;
 }
 
 TRACEBUF_API int tracebuf_manager_list(struct tracebuf_manager *m,
@@ -183,12 +173,6 @@ TRACEBUF_API void tracebuf_manager_close(struct tracebuf_manager *m)
 enum tb_session_state {
 	TB_S_READY, TB_S_STARTING, TB_S_STARTED, TB_S_STOPPING, TB_S_STOPPED,
 	TB_S_TERMINATING, TB_S_TERMINATED,
-};
-
-/* The layout of a buffer, computed here (never read from the buffer). */
-struct tb_layout {
-	uint64_t durable_off, durable_size;
-	uint64_t rolling_off[2], rolling_size;
 };
 
 struct tb_tracee {
@@ -325,27 +309,6 @@ static int tb_out_write(struct tb_out *o, const void *buf, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Reading a provider's buffer                                              */
 
-static void tb_layout(struct tb_layout *l, uint64_t size, uint32_t mode)
-{
-	uint64_t avail = size - TRACEBUF_HEADER_SIZE, durable;
-
-	memset(l, 0, sizeof(*l));
-	if (mode == TRACEBUF_MODE_ONESHOT) {
-		l->rolling_off[0] = TRACEBUF_HEADER_SIZE;
-		l->rolling_size = avail;
-		return;
-	}
-	durable = avail / 16;
-	if (durable > TRACEBUF_DURABLE_MAX)
-		durable = TRACEBUF_DURABLE_MAX;
-	durable += (avail - durable) & 15;
-	l->durable_off = TRACEBUF_HEADER_SIZE;
-	l->durable_size = durable;
-	l->rolling_size = (avail - durable) / 2;
-	l->rolling_off[0] = TRACEBUF_HEADER_SIZE + durable;
-	l->rolling_off[1] = l->rolling_off[0] + l->rolling_size;
-}
-
 /*
  * A local copy of the header, and whether its fields agree with what the
  * kernel wrote and with each other.  A provider that died mid-way never
@@ -353,11 +316,6 @@ static void tb_layout(struct tb_layout *l, uint64_t size, uint32_t mode)
  */
 static bool tb_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h)
 {
-	static const uint8_t hdr_mode[] = {
-		[TRACEBUF_MODE_ONESHOT] = TRACEBUF_HEADER_MODE_ONESHOT,
-		[TRACEBUF_MODE_CIRCULAR] = TRACEBUF_HEADER_MODE_CIRCULAR,
-		[TRACEBUF_MODE_STREAMING] = TRACEBUF_HEADER_MODE_STREAMING,
-	};
 	const struct tb_layout *l = &t->lay;
 	const struct tracebuf_buffer_header *live = (const void *)t->map;
 	uint64_t mark;
@@ -379,7 +337,7 @@ static bool tb_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return h->magic == TRACEBUF_HEADER_MAGIC &&
 	       h->version == TRACEBUF_HEADER_VERSION &&
-	       h->buffering_mode == hdr_mode[t->info.mode] &&
+	       h->buffering_mode == tracebuf_layout_header_mode(t->info.mode) &&
 	       h->total_size == t->info.buffer_size &&
 	       h->durable_buffer_size == l->durable_size &&
 	       h->rolling_buffer_size == l->rolling_size &&
@@ -462,8 +420,9 @@ static size_t tb_validate(struct tracebuf_session *s, uint8_t *buf, size_t len,
 			/* the engine's drop windows (event.c) */
 			if (rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT &&
 			    rec.event.type == TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE &&
-			    rec.event.category.len == 13 &&
-			    !memcmp(rec.event.category.data, "tracebuf:meta", 13))
+			    rec.event.category.len == TRACEBUF_LIB_META_CATEGORY_LEN &&
+			    !memcmp(rec.event.category.data, TRACEBUF_LIB_META_CATEGORY,
+				    TRACEBUF_LIB_META_CATEGORY_LEN))
 				(*drop_windows)++;
 		}
 		tracebuf_reader_close(r);
@@ -891,7 +850,7 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 		tb_fail(s, t, ret, "cannot map its buffer");
 		return;
 	}
-	tb_layout(&t->lay, size, s->cfg.mode);
+	tb_layout_compute(&t->lay, size, s->cfg.mode);
 	t->info.state = TRACEBUF_LIB_TRACEE_INITIALIZED;
 	/* late joiners start cleared, as in Fuchsia */
 	if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
@@ -1142,20 +1101,6 @@ static bool tb_all_terminated(struct tracebuf_session *s)
 /* ------------------------------------------------------------------------ */
 /* The session API                                                          */
 
-/*
- * A buffer size this kernel takes: a multiple of its buffer alignment
- * (-EINVAL otherwise: 4 KiB, or its page size, e.g. 64 KiB on some arm64
- * kernels), at most its max_buffer_size (-EFBIG).
- */
-static int tb_check_size(const struct tracebuf_manager *m, uint64_t size)
-{
-	if (size % tracebuf_manager_buffer_align(m))
-		return -EINVAL;
-	if (size > m->ver.max_buffer_size)
-		return -EFBIG;
-	return 0;
-}
-
 TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *cfg,
 					 struct tracebuf_session **out)
 {
@@ -1165,12 +1110,12 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 
 	if (!cfg || !out || cfg->size < sizeof(*cfg) || cfg->flags ||
 	    cfg->mode > TRACEBUF_MODE_STREAMING || cfg->output_fd < 0 ||
-	    cfg->buffer_size % TRACEBUF_BUFFER_ALIGN ||
-	    (cfg->buffer_size && cfg->buffer_size < TRACEBUF_BUFFER_MIN))
+	    (cfg->buffer_size && tracebuf_buffer_size_check(NULL, cfg->buffer_size) == -EINVAL))
 		return -EINVAL;
 	for (size_t i = 0; i < cfg->noverrides; i++)
 		if (!cfg->overrides[i].name ||
-		    cfg->overrides[i].buffer_size % TRACEBUF_BUFFER_ALIGN)
+		    (cfg->overrides[i].buffer_size &&
+		     tracebuf_buffer_size_check(NULL, cfg->overrides[i].buffer_size) == -EINVAL))
 			return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -1218,10 +1163,10 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	if (ret)
 		goto out_free;
 	/* what INITIALIZE would refuse, refused here, as it would be */
-	ret = tb_check_size(s->m, s->cfg.buffer_size);
+	ret = tracebuf_buffer_size_check(s->m, s->cfg.buffer_size);
 	for (size_t i = 0; i < cfg->noverrides && !ret; i++)
 		if (cfg->overrides[i].buffer_size)
-			ret = tb_check_size(s->m, cfg->overrides[i].buffer_size);
+			ret = tracebuf_buffer_size_check(s->m, cfg->overrides[i].buffer_size);
 	if (ret)
 		goto out_close;
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));

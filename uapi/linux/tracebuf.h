@@ -280,6 +280,40 @@ struct tracebuf_buffer_header {
 
 #define TRACEBUF_HEADER_STOP_MARK	0x646570706f7473ULL	/* "stopped" */
 
+/*
+ * The layout rule above, once, for every side that needs it: the kernel
+ * writing the header, the provider's engine checking it, the manager
+ * reading a buffer it does not trust.  @mode is a valid TRACEBUF_MODE_*
+ * and @total_size at least TRACEBUF_BUFFER_MIN.
+ */
+static inline __u64 tracebuf_layout_durable_size(__u64 total_size, __u32 mode)
+{
+	__u64 avail = total_size - TRACEBUF_HEADER_SIZE;
+	__u64 durable = avail / 16;
+
+	if (mode == TRACEBUF_MODE_ONESHOT)
+		return 0;
+	if (durable > TRACEBUF_DURABLE_MAX)
+		durable = TRACEBUF_DURABLE_MAX;
+	return durable + ((avail - durable) & 15);
+}
+
+static inline __u64 tracebuf_layout_rolling_size(__u64 total_size, __u32 mode)
+{
+	__u64 avail = total_size - TRACEBUF_HEADER_SIZE;
+
+	return mode == TRACEBUF_MODE_ONESHOT ? avail :
+	       (avail - tracebuf_layout_durable_size(total_size, mode)) / 2;
+}
+
+/* The header's buffering_mode (engine numbering) of TRACEBUF_MODE_* @mode. */
+static inline __u8 tracebuf_layout_header_mode(__u32 mode)
+{
+	return mode == TRACEBUF_MODE_CIRCULAR ? TRACEBUF_HEADER_MODE_CIRCULAR :
+	       mode == TRACEBUF_MODE_STREAMING ? TRACEBUF_HEADER_MODE_STREAMING :
+	       TRACEBUF_HEADER_MODE_ONESHOT;
+}
+
 /* ---------------------------------------------------------------------- */
 /* ioctl arguments.  "In" fields are read by the kernel, "Out" written.   */
 

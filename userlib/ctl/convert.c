@@ -20,7 +20,7 @@
  *   kernel object process: M process_name
  *   the first event of each pid: M process_name, the provider's name
  *   provider event "buffer overflow": i named "buffer overflow" in
- *   category tracebuf:meta, process scope, at the last event of that
+ *   category TRACEBUF_LIB_META_CATEGORY, process scope, at the last event of that
  *   provider's section (global scope at the last event seen if its
  *   section had none), with the provider's name and id; the windows of
  *   dropped records are events of that category already (X "records
@@ -307,7 +307,8 @@ static void convert_overflow(struct convert *c)
 	fprintf(c->f, "{\"ph\":\"i\",\"s\":\"%s\"", c->section_events ? "p" : "g");
 	convert_us(c->f, "ts", c->section_events ? c->section_ns : c->last_ns);
 	fprintf(c->f, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
-		",\"cat\":\"tracebuf:meta\",\"name\":\"buffer overflow\",\"args\":{\"provider\":",
+		",\"cat\":\"" TRACEBUF_LIB_META_CATEGORY "\",\"name\":\"buffer overflow\""
+		",\"args\":{\"provider\":",
 		c->section_events ? c->section_pid : 0, c->section_events ? c->section_pid : 0);
 	tbctl_json_str(c->f, c->provider_name, strlen(c->provider_name));
 	fprintf(c->f, ",\"provider_id\":%u}}", c->provider_id);

@@ -621,49 +621,49 @@ static int record_tmp_commit(struct record_run *r)
 }
 
 /*
- * A buffer size the module refuses, said with the module's own rule:
- * -EFBIG, the largest size is over max_buffer_size; -EINVAL, a size is
- * not a multiple of the kernel's buffer alignment (4 KiB, or its page
- * size where that is larger: 16 or 64 KiB on some arm64 kernels).
- * Returns false when no size is at fault.
+ * A buffer size the session refused with @err, said with the library's
+ * rule for this kernel (tracebuf_buffer_size_check()): -EFBIG, a size
+ * over the module's max_buffer_size; -EINVAL, a size that is not a
+ * multiple of the kernel's buffer alignment (4 KiB, or its page size
+ * where that is larger: 16 or 64 KiB on some arm64 kernels).  Returns
+ * false when no size is at fault.
  */
 static bool record_size_refused(const struct record_run *r, int err)
 {
 	const struct record_opts *o = r->o;
 	struct tracebuf_manager *m;
 	char size[32], rule[32];
-	uint64_t want = o->buffer_size ? o->buffer_size : TRACEBUF_LIB_DEFAULT_BUFFER_SIZE;
-	uint64_t limit = 0, align = 0;
+	uint64_t bad = 0, limit, align;
 
-	if (!tracebuf_manager_open(r->ctx->device, 0, &m)) {
-		limit = tracebuf_manager_version(m)->max_buffer_size;
-		align = tracebuf_manager_buffer_align(m);
-		tracebuf_manager_close(m);
+	if (tracebuf_manager_open(r->ctx->device, 0, &m)) {
+		if (err != -EFBIG)
+			return false;
+		tbctl_err("a buffer size is larger than the module's max_buffer_size "
+			  "(/sys/module/tracebuf/parameters/max_buffer_size)");
+		return true;
 	}
-	if (err == -EINVAL) {
-		if (!align)
-			return false;
-		for (size_t i = 0; i < o->noverrides && !(want % align); i++)
-			want = o->overrides[i].size;
-		if (!(want % align))
-			return false;
+	for (size_t i = 0; i <= o->noverrides && !bad; i++) {
+		uint64_t want = i == o->noverrides ? o->buffer_size : o->overrides[i].size;
+
+		if (i == o->noverrides && !want)
+			want = TRACEBUF_LIB_DEFAULT_BUFFER_SIZE;
+		if (tracebuf_buffer_size_check(m, want) == err)
+			bad = want;
+	}
+	limit = tracebuf_manager_version(m)->max_buffer_size;
+	align = tracebuf_manager_buffer_align(m);
+	tracebuf_manager_close(m);
+	if (!bad)
+		return false;
+	tbctl_human_bytes(bad, size, sizeof(size));
+	if (err == -EFBIG)
+		tbctl_err("buffer size %s is larger than the module's max_buffer_size, %s "
+			  "(/sys/module/tracebuf/parameters/max_buffer_size)", size,
+			  tbctl_human_bytes(limit, rule, sizeof(rule)));
+	else
 		tbctl_err("buffer size %s is not a multiple of %s, this kernel's buffer "
-			  "alignment (its page size)", tbctl_human_bytes(want, size, sizeof(size)),
+			  "alignment (its page size)", size,
 			  tbctl_human_bytes(align, rule, sizeof(rule)));
-		return true;
-	}
-	for (size_t i = 0; i < o->noverrides; i++)
-		if (o->overrides[i].size > want)
-			want = o->overrides[i].size;
-	tbctl_human_bytes(want, size, sizeof(size));
-	if (!limit) {
-		tbctl_err("buffer size %s is larger than the module's max_buffer_size "
-			  "(/sys/module/tracebuf/parameters/max_buffer_size)", size);
-		return true;
-	}
-	tbctl_err("buffer size %s is larger than the module's max_buffer_size, %s "
-		  "(/sys/module/tracebuf/parameters/max_buffer_size)", size,
-		  tbctl_human_bytes(limit, rule, sizeof(rule)));
 	return true;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <linux/tracebuf.h>
+#include <tracebuf_manager.h>
 
 #include "util.h"
 
@@ -82,19 +83,25 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	v <<= units[i].shift;
 	if (!v)
 		return util_err(err, errlen, "size '%s' must not be 0", s);
-	if (v > TRACEBUF_BUFFER_MAX)
+	/* the library's rule, as far as it holds on every kernel */
+	switch (tracebuf_buffer_size_check(NULL, v)) {
+	case 0:
+		*out = v;
+		return 0;
+	case -EFBIG:
 		return util_err(err, errlen,
 				"size '%s' (%s) is larger than the largest trace buffer, %s",
 				s, tbctl_human_bytes(v, human, sizeof(human)),
 				tbctl_human_bytes(TRACEBUF_BUFFER_MAX, max, sizeof(max)));
-	if (v % TRACEBUF_BUFFER_ALIGN && units[i].shift)
-		return util_err(err, errlen,
-				"size '%s' (%llu bytes) is not a multiple of 4 KiB (4096 bytes)",
-				s, (unsigned long long)v);
-	if (v % TRACEBUF_BUFFER_ALIGN)
-		return util_err(err, errlen, "size %s is not a multiple of 4 KiB (4096 bytes)", s);
-	*out = v;
-	return 0;
+	default:
+		if (units[i].shift)
+			return util_err(err, errlen,
+					"size '%s' (%llu bytes) is not a multiple of %u KiB (%u bytes)",
+					s, (unsigned long long)v, TRACEBUF_BUFFER_ALIGN / 1024,
+					TRACEBUF_BUFFER_ALIGN);
+		return util_err(err, errlen, "size %s is not a multiple of %u KiB (%u bytes)",
+				s, TRACEBUF_BUFFER_ALIGN / 1024, TRACEBUF_BUFFER_ALIGN);
+	}
 }
 
 int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)

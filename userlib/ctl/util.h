@@ -24,8 +24,9 @@
  * tbctl_parse_size() - a trace buffer size: "4096", "64K", "4M", "1G"
  * (also KiB, MiB, GiB; K, M, G are binary multiples) into *out.  A size of
  * 0, a number that overflows 64 bits, a trailing word other than the
- * suffixes, a size over TRACEBUF_BUFFER_MAX (checked first) or one that is
- * not a multiple of TRACEBUF_BUFFER_ALIGN is -EINVAL.
+ * suffixes, or a size tracebuf_buffer_size_check(NULL, size) refuses
+ * (over TRACEBUF_BUFFER_MAX, said first, or not a multiple of
+ * TRACEBUF_BUFFER_ALIGN) is -EINVAL.  The kernel's own alignment is checked when a session asks it.
  */
 int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 

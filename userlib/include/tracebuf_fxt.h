@@ -73,6 +73,14 @@ extern "C" {
 #define TRACEBUF_LIB_FXT_MAGIC			0x0016547846040010ULL
 #define TRACEBUF_LIB_FXT_MAGIC_VALUE		0x16547846u	/* [24..55] */
 
+/*
+ * The category of the records libtracebuf and tracebufctl write
+ * themselves (a window of dropped records, a buffer overflow); a
+ * provider's records in it are not taken for theirs.
+ */
+#define TRACEBUF_LIB_META_CATEGORY		"tracebuf:meta"
+#define TRACEBUF_LIB_META_CATEGORY_LEN		(sizeof(TRACEBUF_LIB_META_CATEGORY) - 1)
+
 #define TRACEBUF_LIB_FXT_WORD			8u
 #define TRACEBUF_LIB_FXT_RECORD_MAX_WORDS	0xfffu
 #define TRACEBUF_LIB_FXT_RECORD_MAX		(0xfffu * 8u)	/* 32760 bytes */

@@ -85,6 +85,17 @@ tracebuf_manager_version(const struct tracebuf_manager *m);
  */
 uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m);
 /**
+ * tracebuf_buffer_size_check() - the rule for a trace buffer's size, the
+ * library's one home for it: at least TRACEBUF_BUFFER_MIN, a multiple of
+ * tracebuf_manager_buffer_align(@m) and at most @m's max_buffer_size.
+ * With @m NULL, what holds on every kernel: a multiple of
+ * TRACEBUF_BUFFER_ALIGN from TRACEBUF_BUFFER_MIN to TRACEBUF_BUFFER_MAX
+ * (for a check before a device is opened).
+ * Return: 0, -EFBIG (too large, said first) or -EINVAL (too small, or
+ * not a multiple).
+ */
+int tracebuf_buffer_size_check(const struct tracebuf_manager *m, uint64_t size);
+/**
  * tracebuf_manager_list() - every provider this manager can see, by id
  * Return: the count and a malloc'd array in *@out (NULL when 0).
  */
@@ -218,9 +229,8 @@ struct tracebuf_session;
 /**
  * tracebuf_session_create() - attach, write the magic record and
  * initialize every matching provider that no other manager owns.
- * Return: 0 and *@out; -EINVAL for a bad config (mode, a buffer size that
- * is not a multiple of 4 KiB, or of the kernel's page size where that is
- * larger: see tracebuf_manager_buffer_align(), a category over 100
+ * Return: 0 and *@out; -EINVAL for a bad config (mode, a buffer size
+ * tracebuf_buffer_size_check() refuses with -EINVAL, a category over 100
  * bytes), -EFBIG for a buffer over the module's max_buffer_size, or the
  * manager_open() errors.
  */

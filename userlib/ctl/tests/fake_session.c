@@ -7,7 +7,7 @@
  *
  *   FAKE_CREATE=N      tracebuf_session_create() and tracebuf_manager_open()
  *                      fail with -N
- *   FAKE_ALIGN=N       tracebuf_manager_buffer_align() says N (default 4096)
+ *   FAKE_ALIGN=N       VERSION's buffer_align is N (default 4096)
  *   FAKE_DESTROY=N     tracebuf_session_destroy() returns -N
  *   FAKE_DISPATCH=N    tracebuf_session_dispatch() returns -EIO from the
  *                      N-th call on
@@ -312,19 +312,16 @@ int tracebuf_manager_categories(struct tracebuf_manager *m, uint32_t id,
 const struct tracebuf_version_args *
 tracebuf_manager_version(const struct tracebuf_manager *m)
 {
-	static const struct tracebuf_version_args v = {
+	static struct tracebuf_version_args v = {
 		.abi_major = TRACEBUF_ABI_MAJOR, .abi_minor = TRACEBUF_ABI_MINOR,
-		.max_buffer_size = 1 << 20,
+		.features = TRACEBUF_FEAT_BUFFER_ALIGN,
+		.max_buffer_size = 1 << 20, .buffer_align = TRACEBUF_BUFFER_ALIGN,
 	};
 
 	(void)m;
+	if (fake_env("FAKE_ALIGN"))
+		v.buffer_align = (uint32_t)fake_env("FAKE_ALIGN");
 	return &v;
-}
-
-uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m)
-{
-	(void)m;
-	return fake_env("FAKE_ALIGN") ? (uint64_t)fake_env("FAKE_ALIGN") : TRACEBUF_BUFFER_ALIGN;
 }
 
 void tracebuf_manager_close(struct tracebuf_manager *m)

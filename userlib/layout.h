@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtracebuf, private: where the parts of a trace buffer are.  The one
+ * layout helper of the library, used by the provider's engine and the
+ * manager's read-out alike, over the uapi header's rule
+ * (tracebuf_layout_*(), which the kernel uses too): [header][durable]
+ * [rolling 0][rolling 1], no gaps; oneshot has no durable buffer and one
+ * rolling buffer.  Computed from the size and the mode, never read from a
+ * buffer.
+ */
+#ifndef TRACEBUF_LAYOUT_H
+#define TRACEBUF_LAYOUT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <linux/tracebuf.h>
+
+struct tb_layout {
+	uint64_t durable_off, durable_size;	/* 0, 0 in oneshot mode */
+	uint64_t rolling_off[2], rolling_size;	/* rolling_off[1] 0 in oneshot */
+};
+
+/* @size bytes (at least TRACEBUF_BUFFER_MIN), TRACEBUF_MODE_* @mode. */
+static inline void tb_layout_compute(struct tb_layout *l, uint64_t size, uint32_t mode)
+{
+	memset(l, 0, sizeof(*l));
+	l->durable_size = tracebuf_layout_durable_size(size, mode);
+	l->rolling_size = tracebuf_layout_rolling_size(size, mode);
+	if (l->durable_size)
+		l->durable_off = TRACEBUF_HEADER_SIZE;
+	l->rolling_off[0] = TRACEBUF_HEADER_SIZE + l->durable_size;
+	if (mode != TRACEBUF_MODE_ONESHOT)
+		l->rolling_off[1] = l->rolling_off[0] + l->rolling_size;
+}
+
+#endif /* TRACEBUF_LAYOUT_H */
