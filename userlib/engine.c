@@ -395,8 +395,29 @@ static bool tb_wait_switch(struct tracebuf_engine *e, uint32_t wrap)
 	return false;
 }
 
+/* The event layer's hooks, or NULL before it installed them. */
+static const struct tracebuf_engine_hooks *tb_hooks(struct tracebuf_engine *e)
+{
+	return atomic_load_explicit(&e->hooks, memory_order_acquire);
+}
+
+void tracebuf_engine_set_hooks(const struct tracebuf_engine_hooks *hooks)
+{
+	atomic_store_explicit(&tb_engine.hooks, hooks, memory_order_release);
+}
+
+/* Every call site looks its category up again; e->lock held. */
+static void tb_flush_sites_locked(struct tracebuf_engine *e)
+{
+	const struct tracebuf_engine_hooks *h = tb_hooks(e);
+
+	if (h && h->flush_sites_locked)
+		h->flush_sites_locked();
+}
+
 static int tb_register_thread(struct tracebuf_engine *e, struct tracebuf_thread *t)
 {
+	const struct tracebuf_engine_hooks *h = tb_hooks(e);
 	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
@@ -408,7 +429,8 @@ static int tb_register_thread(struct tracebuf_engine *e, struct tracebuf_thread 
 	}
 	if (t->epoch != atomic_load(&e->thread_epoch)) {
 		t->epoch = atomic_load(&e->thread_epoch);
-		ret = tracebuf_event_register_thread_locked(e, t);
+		if (h && h->register_thread_locked)
+			ret = h->register_thread_locked(e, t);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return ret;
@@ -503,8 +525,12 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 			      memory_order_relaxed);
 	atomic_store_explicit(&t->tag, TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_OPEN),
 			      memory_order_release);
-	if (atomic_load_explicit(&e->window_start, memory_order_relaxed))
-		tracebuf_event_drop_window(e, t);
+	if (atomic_load_explicit(&e->window_start, memory_order_relaxed)) {
+		const struct tracebuf_engine_hooks *h = tb_hooks(e);
+
+		if (h && h->drop_window)
+			h->drop_window(e, t);
+	}
 	return atomic_load_explicit(&t->pos, memory_order_relaxed);
 
 drop:
@@ -575,7 +601,8 @@ static void tb_fork_parent(void)
 /*
  * The child has one thread and no trace buffer (its mapping is
  * VM_DONTCOPY): detach without touching memory, so every record it tries
- * is refused, and forget its parent's other threads and provider.
+ * is refused, and forget its parent's other threads (its provider is
+ * forgotten by provider.c's own fork handler).
  */
 static void tb_fork_child(void)
 {
@@ -591,9 +618,8 @@ static void tb_fork_child(void)
 	atomic_store(&t->tag, TRACEBUF_CHUNK_TAG(0, TRACEBUF_CHUNK_NONE));
 	atomic_store(&t->end, atomic_load(&t->pos));
 	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
-	tracebuf_event_flush_sites_locked();
+	tb_flush_sites_locked(e);
 	pthread_mutex_unlock(&e->lock);
-	tracebuf_provider_forget_after_fork();
 }
 
 static void tb_once_init(void)
@@ -757,7 +783,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 	atomic_store(&e->service_needed, 0);
 	atomic_store(&e->state, e->durable_full ? TRACEBUF_ENGINE_FULL :
 						  TRACEBUF_ENGINE_STARTED);
-	tracebuf_event_flush_sites_locked();
+	tb_flush_sites_locked(e);
 out_unlock:
 	pthread_mutex_unlock(&e->lock);
 	return ret;
@@ -787,14 +813,15 @@ static void tb_close_full_halves(struct tracebuf_engine *e)
  */
 static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_t off)
 {
+	const struct tracebuf_engine_hooks *h = tb_hooks(e);
 	uint64_t *half = tb_half(e, wrap);
 	uint64_t at = off <= e->fill_limit ? off : e->fill_limit;
 	size_t n;
 
-	if (!atomic_load(&e->window_start) ||
+	if (!atomic_load(&e->window_start) || !h || !h->drop_window_at ||
 	    (e->save_outstanding && e->save_wrap == wrap))
 		return off;
-	n = tracebuf_event_drop_window_at(e, half + at / 8, e->half_size - at);
+	n = h->drop_window_at(e, half + at / 8, e->half_size - at);
 	if (!n)
 		return off;
 	if (at == off) {
@@ -827,7 +854,7 @@ int tracebuf_engine_stop(void)
 	}
 	h = e->hdr;
 	atomic_store(&e->state, TRACEBUF_ENGINE_STOPPING);
-	tracebuf_event_flush_sites_locked();
+	tb_flush_sites_locked(e);
 	/* Freeze the cursor; what was taken below it is closed next. */
 	cur = atomic_exchange(&e->cursor, (uint64_t)TRACEBUF_CURSOR_FULL(e));
 	wrap = (uint32_t)(cur >> 32);

@@ -25,7 +25,7 @@
 #define TRACEBUF_CURSOR_FULL(e)		((e)->half_size + 8)
 /*
  * The end of each half writers never get: room for the record of a drop
- * window still open when tracing stops (tracebuf_event_drop_window_at()),
+ * window still open when tracing stops (hooks->drop_window_at),
  * which no writer could write in a full oneshot buffer.
  */
 #define TRACEBUF_STOP_RESERVE		128u
@@ -64,6 +64,31 @@ struct tracebuf_engine_stats {
 };
 
 /*
+ * What the event layer (event.c) plugs into the engine, the way Fuchsia's
+ * trace-engine reaches its session only through trace_handler_ops: the
+ * engine calls nothing above it.  tracebuf_event_install() installs them
+ * before the engine is attached; without them threads write no thread
+ * records and drop windows no record (drops are still counted).
+ *  register_thread_locked: @t writes its first record since the durable
+ *	buffer was cleared: write its thread records.  e->lock held.
+ *  flush_sites_locked: tracing started or stopped: every call site looks
+ *	its category up again.  e->lock held.
+ *  drop_window: @t got a chunk while a window of dropped records is open:
+ *	close it in the chunk.  No lock: the thread holds the chunk.
+ *  drop_window_at: tracing stops with a window open: close it at @p,
+ *	which has @room bytes; returns the bytes written.  e->lock held, no
+ *	writer left.
+ */
+struct tracebuf_engine;
+
+struct tracebuf_engine_hooks {
+	int (*register_thread_locked)(struct tracebuf_engine *e, struct tracebuf_thread *t);
+	void (*flush_sites_locked)(void);
+	void (*drop_window)(struct tracebuf_engine *e, struct tracebuf_thread *t);
+	size_t (*drop_window_at)(struct tracebuf_engine *e, uint64_t *p, size_t room);
+};
+
+/*
  * What the provider session plugs in.
  * notify: a writer needs tracebuf_engine_service() soon (called from a
  *	writer's slow path, at most once per service, under e->lock: do
@@ -93,6 +118,8 @@ struct tracebuf_engine {
 	uint64_t chunk_fast_ticks;	/* TRACEBUF_CHUNK_FAST_NS in ticks */
 	struct tracebuf_engine_ops ops;
 	uint64_t ticks_per_second;
+	/* set once, before any writer (release, loaded with acquire) */
+	_Atomic(const struct tracebuf_engine_hooks *) hooks;
 
 	atomic_uint state;
 	atomic_uint thread_epoch;	/* bumped when the durable is cleared */
@@ -135,17 +162,7 @@ unsigned int tracebuf_engine_pending_halves(void);
 uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
 void tb_pad(uint64_t *p, size_t bytes);
 int tracebuf_engine_register_thread(struct tracebuf_thread *t);
-
-/* event.c, called by the engine */
-int tracebuf_event_register_thread_locked(struct tracebuf_engine *e,
-					  struct tracebuf_thread *t);
-void tracebuf_event_flush_sites_locked(void);
-void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t);
-size_t tracebuf_event_drop_window_at(struct tracebuf_engine *e, uint64_t *p, size_t room);
-int tracebuf_event_set_categories(const char *blob, size_t size, unsigned int count);
-
-/* provider.c */
-void tracebuf_provider_forget_after_fork(void);
+void tracebuf_engine_set_hooks(const struct tracebuf_engine_hooks *hooks);
 void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second);
 
 #endif /* TRACEBUF_ENGINE_PRIV_H */

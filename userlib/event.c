@@ -7,8 +7,9 @@
  *
  * Everything here runs under the engine's lock, except
  * __tracebuf_emit_slow() (which takes it only to register the thread,
- * before it holds a chunk) and tracebuf_event_drop_window() (which the
- * engine calls while the thread holds a fresh chunk: no lock).
+ * before it holds a chunk) and tb_drop_window() (which the engine calls
+ * while the thread holds a fresh chunk: no lock).  The engine reaches
+ * this file only through the hooks tracebuf_event_install() gives it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <tracebuf_fxt.h>
 
 #include "engine.h"
+#include "event.h"
 #include "internal.h"
 
 /* [engine lock] every call site ever looked up */
@@ -210,8 +212,7 @@ static void tb_read_comm(const char *path, char *buf, size_t size)
  * was cleared: give it a thread ref (1..255, then inline koids) and name
  * it and its process with kernel-object records.  Engine lock held.
  */
-int tracebuf_event_register_thread_locked(struct tracebuf_engine *e,
-					  struct tracebuf_thread *t)
+static int tb_register_thread_locked(struct tracebuf_engine *e, struct tracebuf_thread *t)
 {
 	struct tracebuf_fxt_arg process_arg;
 	struct tracebuf_fxt_kobj obj;
@@ -248,7 +249,7 @@ int tracebuf_event_register_thread_locked(struct tracebuf_engine *e,
 /* Call sites                                                           */
 
 /* Reset every cached site (tracing started or stopped).  Lock held. */
-void tracebuf_event_flush_sites_locked(void)
+static void tb_flush_sites_locked(void)
 {
 	for (struct tracebuf_site *s = tb_sites; s && s != &tb_sites_end; s = s->next) {
 		s->fast = false;
@@ -431,7 +432,7 @@ static void tb_window_event(struct tracebuf_fxt_event *ev, struct tracebuf_fxt_a
  * event "records dropped" in TRACEBUF_LIB_META_CATEGORY, from the first
  * drop to now, with the count.  Inline strings: no lock may be taken.
  */
-void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t)
+static void tb_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t)
 {
 	struct tracebuf_fxt_arg arg;
 	struct tracebuf_fxt_event ev;
@@ -464,7 +465,7 @@ void tracebuf_event_drop_window(struct tracebuf_engine *e, struct tracebuf_threa
  * thread ref).  Engine lock held, no writer left.  Returns the bytes
  * written: 0 with no window open or no room.
  */
-size_t tracebuf_event_drop_window_at(struct tracebuf_engine *e, uint64_t *p, size_t room)
+static size_t tb_drop_window_at(struct tracebuf_engine *e, uint64_t *p, size_t room)
 {
 	struct tracebuf_fxt_arg arg;
 	struct tracebuf_fxt_event ev;
@@ -483,4 +484,19 @@ size_t tracebuf_event_drop_window_at(struct tracebuf_engine *e, uint64_t *p, siz
 	ev.extra = tracebuf_ticks();
 	tracebuf_fxt_event_write(p, (size_t)size, &ev);
 	return (size_t)size;
+}
+
+/* -------------------------------------------------------------------- */
+/* Plugged into the engine                                              */
+
+static const struct tracebuf_engine_hooks tb_event_hooks = {
+	.register_thread_locked = tb_register_thread_locked,
+	.flush_sites_locked = tb_flush_sites_locked,
+	.drop_window = tb_drop_window,
+	.drop_window_at = tb_drop_window_at,
+};
+
+void tracebuf_event_install(void)
+{
+	tracebuf_engine_set_hooks(&tb_event_hooks);
 }

@@ -25,6 +25,7 @@
 #include <tracebuf_provider.h>
 
 #include "engine.h"
+#include "event.h"
 #include "internal.h"
 #include "syscall.h"
 
@@ -50,9 +51,16 @@ static atomic_bool tb_have_provider;
  * A child of fork() does not own its parent's provider (and its buffer
  * mapping is not inherited): it may create its own.
  */
-void tracebuf_provider_forget_after_fork(void)
+static void tb_forget_after_fork(void)
 {
 	atomic_store(&tb_have_provider, false);
+}
+
+static pthread_once_t tb_once = PTHREAD_ONCE_INIT;
+
+static void tb_once_init(void)
+{
+	pthread_atfork(NULL, NULL, tb_forget_after_fork);
 }
 
 /* The engine wants tracebuf_engine_service(): wake the dispatcher. */
@@ -140,6 +148,7 @@ static void tb_on_initialize(struct tracebuf_provider *p,
 	p->map = map;
 	p->map_size = size;
 	/* a header that does not check out: stay silent, the manager times out */
+	tracebuf_event_install();
 	if (tb_apply_config(p) || tracebuf_engine_attach(map, size, pkt->data16, &ops))
 		tb_unmap(p);
 	else
@@ -342,6 +351,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 	if (!cfg || cfg->size < offsetof(struct tracebuf_provider_config, device) ||
 	    !cfg->name || cfg->flags & ~TRACEBUF_LIB_PROVIDER_ALL || !out)
 		return -EINVAL;
+	pthread_once(&tb_once, tb_once_init);
 	if (!atomic_compare_exchange_strong(&tb_have_provider, &expect, true))
 		return -EBUSY;
 

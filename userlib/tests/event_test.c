@@ -18,6 +18,7 @@
 #include <tracebuf_reader.h>
 
 #include "../engine.h"
+#include "../event.h"
 #include "memtrace.h"
 
 /* mt_collect(), failing the test on a reader error. */

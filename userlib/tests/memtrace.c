@@ -10,6 +10,7 @@
 #include <tracebuf_reader.h>
 
 #include "../engine.h"
+#include "../event.h"
 #include "memtrace.h"
 
 const size_t mt_c_layout[MT_LAYOUT_N] = MT_LAYOUT;
@@ -29,6 +30,7 @@ int mt_setup(uint32_t mode, size_t size, const char *cats, size_t cats_size,
 	if (!mt_buf)
 		return -1;
 	tracebuf_engine_format(mt_buf, size, mode);
+	tracebuf_event_install();
 	if (tracebuf_engine_attach(mt_buf, size, mode, NULL) ||
 	    tracebuf_event_set_categories(cats, cats_size, ncats) ||
 	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR))
