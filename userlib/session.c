@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libtracebuf: the manager's session (tracebuf_manager.h), Fuchsia's
+ * TraceSession and Tracee over /dev/tracebuf: it initializes, starts,
+ * stops and terminates the providers it traces, takes late joiners,
+ * answers their packets (streaming saves among them) and writes the
+ * trace file.  What it reads out of their buffers goes through readout.c,
+ * the trust boundary.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracebuf_fxt.h>
+#include <tracebuf_manager.h>
+#include <tracebuf_reader.h>
+
+#include "internal.h"
+#include "session.h"
+#include "syscall.h"
+
+/* ------------------------------------------------------------------------ */
+/* Session state                                                            */
+
+static int64_t tb_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Which of the session's categories some provider knows                   */
+
+/* The categories @t published, once it started (it publishes before). */
+static void tb_categories_published(struct tracebuf_session *s, struct tb_tracee *t)
+{
+	uint32_t size, count;
+	char *blob, *p;
+
+	if (!s->cats_unknown ||
+	    tracebuf_manager_categories(s->m, t->info.id, &blob, &size, &count) || !blob)
+		return;
+	/* name, description, name, description... */
+	p = blob;
+	for (uint32_t i = 0; i < count && p < blob + size; i++) {
+		size_t len = strnlen(p, (size_t)(blob + size - p));
+
+		tracebuf_category_seen(s, p, len);
+		p += len + 1;
+		p += strnlen(p, (size_t)(blob + size - p)) + 1;
+	}
+	free(blob);
+}
+
+TRACEBUF_API int tracebuf_session_category_known(const struct tracebuf_session *s, size_t i)
+{
+	if (i >= s->cats_count)
+		return -EINVAL;
+	return s->cat_known[i];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tracees                                                                  */
+
+/* What the header of @t's buffer says now: hints for display. */
+static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_provider *p)
+{
+	const struct tracebuf_buffer_header *h = (const void *)t->map;
+	uint64_t dropped;
+
+	if (!h)
+		return;
+	p->bytes_recorded = __atomic_load_n(&h->bytes_recorded, __ATOMIC_RELAXED);
+	dropped = __atomic_load_n(&h->num_records_dropped, __ATOMIC_RELAXED);
+	if (dropped > p->records_dropped)
+		p->records_dropped = dropped;
+}
+
+static void tb_release_buffer(struct tb_tracee *t)
+{
+	tb_live_counts(t, &t->info);
+	if (t->map) {
+		munmap((void *)t->map, (size_t)t->info.buffer_size);
+		t->map = NULL;
+	}
+	if (t->buffer_fd >= 0) {
+		close(t->buffer_fd);
+		t->buffer_fd = -1;
+	}
+}
+
+static struct tb_tracee *tb_find(struct tracebuf_session *s, uint32_t id)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (t->info.id == id)
+			return t;
+	return NULL;
+}
+
+static bool tb_active(const struct tb_tracee *t)
+{
+	return t->info.state >= TRACEBUF_LIB_TRACEE_INITIALIZED &&
+	       t->info.state <= TRACEBUF_LIB_TRACEE_TERMINATING;
+}
+
+/* Categories as the kernel wants them: NUL-terminated, back to back. */
+static int tb_cats_append(char **blob, uint32_t *size, uint32_t *count,
+			  const char *const *cats, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = cats[i] ? strlen(cats[i]) : 0;
+		char *b;
+
+		if (!len || len > TRACEBUF_CATEGORY_MAX)
+			return -EINVAL;
+		if (*count >= TRACEBUF_CATEGORIES_MAX)
+			return -E2BIG;
+		b = realloc(*blob, *size + len + 1);
+		if (!b)
+			return -ENOMEM;
+		memcpy(b + *size, cats[i], len + 1);
+		*blob = b;
+		*size += (uint32_t)len + 1;
+		(*count)++;
+	}
+	return 0;
+}
+
+static const struct tracebuf_session_override *
+tb_override(const struct tracebuf_session *s, const char *name)
+{
+	for (size_t i = 0; i < s->cfg.noverrides; i++)
+		if (s->cfg.overrides[i].name && !strcmp(s->cfg.overrides[i].name, name))
+			return &s->cfg.overrides[i];
+	return NULL;
+}
+
+static bool tb_wanted(const struct tracebuf_session *s, const char *name)
+{
+	if (!s->cfg.nproviders)
+		return true;
+	for (size_t i = 0; i < s->cfg.nproviders; i++)
+		if (s->cfg.providers[i] && !strcmp(s->cfg.providers[i], name))
+			return true;
+	return false;
+}
+
+static void tb_fail(struct tracebuf_session *s, struct tb_tracee *t, int err,
+		    const char *what)
+{
+	t->info.state = TRACEBUF_LIB_TRACEE_FAILED;
+	t->info.error = err;
+	tb_release_buffer(t);
+	tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, err, what, NULL);
+}
+
+static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
+			uint32_t disposition)
+{
+	int ret = tracebuf_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
+				     s->extra, s->extra_size, s->extra_count);
+
+	if (ret) {
+		t->info.error = ret;
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
+		return ret;
+	}
+	if (disposition == TRACEBUF_START_CLEAR_ENTIRE) {
+		t->durable_written = 0;
+		t->dropped_reported = 0;
+	}
+	if (disposition != TRACEBUF_START_RETAIN)
+		t->saved_any = false;
+	t->results_written = false;
+	t->was_started = true;
+	t->info.state = TRACEBUF_LIB_TRACEE_STARTING;
+	return 0;
+}
+
+/* A provider to trace: initialize it (and start it, if the session runs). */
+static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_info *pi)
+{
+	const struct tracebuf_session_override *ov;
+	struct tb_tracee *t;
+	uint64_t size;
+	int ret;
+
+	if (!tb_wanted(s, (const char *)pi->name))
+		return;
+	t = tb_find(s, pi->id);
+	if (t && t->info.state != TRACEBUF_LIB_TRACEE_BUSY)
+		return;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return;
+		t->buffer_fd = -1;
+		t->info.id = pi->id;
+		t->info.pid = pi->pid;
+		memcpy(t->info.name, pi->name, sizeof(t->info.name) - 1);
+		t->info.mode = s->cfg.mode;
+		t->next = s->tracees;
+		s->tracees = t;
+		s->ntracees++;
+	}
+	t->info.late = s->state != TB_S_READY;
+	/* another manager's: say so, and take it if it is let go */
+	if (pi->manager_id || pi->state != TRACEBUF_STATE_REGISTERED) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_BUSY) {
+			t->info.state = TRACEBUF_LIB_TRACEE_BUSY;
+			t->info.error = -EBUSY;
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EBUSY,
+				"another manager traces it", NULL);
+		}
+		return;
+	}
+	t->info.error = 0;
+
+	ov = tb_override(s, t->info.name);
+	size = ov && ov->buffer_size ? ov->buffer_size : s->cfg.buffer_size;
+	t->info.buffer_size = size;
+	ret = 0;
+	if (s->cats_size) {
+		t->cats = malloc(s->cats_size);
+		if (!t->cats) {
+			tb_fail(s, t, -ENOMEM, "out of memory");
+			return;
+		}
+		memcpy(t->cats, s->cats, s->cats_size);
+		t->cats_size = s->cats_size;
+		t->cats_count = s->cats_count;
+	}
+	if (ov)
+		ret = tb_cats_append(&t->cats, &t->cats_size, &t->cats_count,
+				     ov->categories, ov->ncategories);
+	if (ret) {
+		tb_fail(s, t, ret, "bad categories for it");
+		return;
+	}
+	ret = tracebuf_sys_initialize(tracebuf_manager_fd(s->m), t->info.id, size, s->cfg.mode,
+				      t->cats, t->cats_size, t->cats_count,
+				      &t->buffer_fd);
+	if (ret) {
+		/* e.g. it registered with another manager meanwhile */
+		tb_fail(s, t, ret, "initialize refused");
+		return;
+	}
+	t->map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, t->buffer_fd, 0);
+	if (t->map == MAP_FAILED) {
+		t->map = NULL;
+		ret = -errno;
+		tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id);
+		tb_fail(s, t, ret, "cannot map its buffer");
+		return;
+	}
+	tb_layout_compute(&t->lay, size, s->cfg.mode);
+	t->info.state = TRACEBUF_LIB_TRACEE_INITIALIZED;
+	/* late joiners start cleared, as in Fuchsia */
+	if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
+		tb_start_one(s, t, TRACEBUF_START_CLEAR_ENTIRE);
+	tracebuf_note(s, TRACEBUF_LIB_NOTE_JOINED, t, 0, NULL, NULL);
+}
+
+static int tb_scan(struct tracebuf_session *s)
+{
+	struct tracebuf_provider_info *list;
+	int n = tracebuf_manager_list(s->m, &list);
+
+	if (n < 0)
+		return n;
+	/* by id: the order they registered in */
+	for (int i = 0; i < n; i++)
+		tb_add(s, &list[i]);
+	free(list);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+
+static void tb_refuse(struct tracebuf_session *s, struct tb_tracee *t,
+		      const char *what)
+{
+	/* as Fuchsia: a provider that breaks the protocol is terminated */
+	tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EPROTO, what, NULL);
+	if (tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
+		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
+}
+
+/* SAVE_BUFFER: write the half and the new durable records, then ack. */
+static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
+		    const struct tracebuf_pkt *pkt)
+{
+	struct tracebuf_buffer_header h;
+	uint32_t wrap = pkt->data32, half = wrap & 1;
+	uint64_t dend = pkt->data64;
+	struct tracebuf_pkt ack = {
+		.request = TRACEBUF_PKT_BUFFER_SAVED, .data32 = wrap, .data64 = dend,
+	};
+	bool ok = tracebuf_readout_snapshot(t, &h);
+	int ret;
+
+	if (!t->map || t->info.mode != TRACEBUF_MODE_STREAMING) {
+		tb_refuse(s, t, "a save request outside streaming mode");
+		return;
+	}
+	if (!ok || wrap != (t->saved_any ? t->last_saved_wrap + 1 : 0) ||
+	    dend % 8 || dend > t->lay.durable_size || dend < t->durable_written ||
+	    h.rolling_data_end[half] == 0) {
+		tb_refuse(s, t, "a save request that does not check out");
+		return;
+	}
+	ret = tracebuf_readout_section(s, t);
+	tracebuf_readout_dropped(s, t, h.num_records_dropped);
+	if (!ret)
+		ret = tracebuf_readout_range(s, t, t->lay.durable_off + t->durable_written,
+			      dend - t->durable_written);
+	if (!ret)
+		ret = tracebuf_readout_range(s, t, t->lay.rolling_off[half], h.rolling_data_end[half]);
+	t->durable_written = dend;
+	t->saved_any = true;
+	t->last_saved_wrap = wrap;
+	t->info.saves++;
+	if (ret) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "writing a save failed", NULL);
+		return;
+	}
+	/* the data is copied out: the provider may reuse the half */
+	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
+	if (ret)
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
+	else
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
+}
+
+static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
+			 const struct tracebuf_pkt *pkt)
+{
+	char alert[TRACEBUF_ALERT_NAME_MAX + 1];
+
+	switch (pkt->request) {
+	case TRACEBUF_PKT_STARTED:
+		if (t->info.state == TRACEBUF_LIB_TRACEE_STARTING)
+			t->info.state = TRACEBUF_LIB_TRACEE_STARTED;
+		if (t->info.error == -ETIMEDOUT)
+			t->info.error = 0;	/* late, but started */
+		tb_categories_published(s, t);
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_STARTED, t, 0, NULL, NULL);
+		/* started too late: the session moved on (notes 3.3) */
+		if (s->state == TB_S_STOPPING || s->state == TB_S_STOPPED) {
+			if (!tracebuf_sys_stop(tracebuf_manager_fd(s->m), t->info.id))
+				t->info.state = TRACEBUF_LIB_TRACEE_STOPPING;
+		}
+		break;
+	case TRACEBUF_PKT_SAVE_BUFFER:
+		tb_save(s, t, pkt);
+		break;
+	case TRACEBUF_PKT_STOPPED:
+		if (t->info.state == TRACEBUF_LIB_TRACEE_STOPPING ||
+		    t->info.state == TRACEBUF_LIB_TRACEE_STARTING ||
+		    t->info.state == TRACEBUF_LIB_TRACEE_STARTED)
+			t->info.state = TRACEBUF_LIB_TRACEE_STOPPED;
+		if (t->was_started && (s->write_results ||
+				       t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING))
+			tracebuf_readout(s, t, true);
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_STOPPED, t, 0, NULL, NULL);
+		break;
+	case TRACEBUF_PKT_ALERT:
+		memcpy(alert, (const char *)pkt + 2, TRACEBUF_ALERT_NAME_MAX);
+		alert[TRACEBUF_ALERT_NAME_MAX] = 0;
+		t->info.alerts++;
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ALERT, t, 0, NULL, alert);
+		break;
+	default:
+		break;		/* the kernel checked it: a newer code */
+	}
+}
+
+static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg *msg)
+{
+	struct tb_tracee *t;
+
+	if (msg->type == TRACEBUF_MSG_REGISTRY) {
+		if (s->state <= TB_S_STARTED)
+			tb_scan(s);
+		return;
+	}
+	t = tb_find(s, msg->provider_id);
+	if (!t || !tb_active(t))
+		return;
+	switch (msg->type) {
+	case TRACEBUF_MSG_PACKET:
+		tb_on_packet(s, t, &msg->pkt);
+		break;
+	case TRACEBUF_MSG_TERMINATED:
+		/* released after its STOPPED: its data is out already */
+		if (t->was_started)
+			tracebuf_readout(s, t, false);
+		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
+		tb_release_buffer(t);
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_TERMINATED, t, 0, NULL, NULL);
+		break;
+	case TRACEBUF_MSG_GONE:
+		/* died: harvest what it left (its header is final only if it
+		 * had sent STOPPED, and then it was read out already)
+		 */
+		t->info.state = TRACEBUF_LIB_TRACEE_GONE;
+		if (t->was_started)
+			tracebuf_readout(s, t, msg->state == TRACEBUF_STATE_STOPPED);
+		tb_release_buffer(t);
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_GONE, t, 0, NULL, NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * At most this many reads of messages per dispatch: a provider that saves
+ * halves as fast as they are handled must not keep the caller here for
+ * ever (its deadlines, signals and child would wait); poll says when more
+ * is waiting.
+ */
+#define TB_DISPATCH_READS	4
+
+TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
+{
+	struct tracebuf_mgr_msg msgs[32];
+	int handled = 0;
+	ssize_t n = 0;
+
+	for (int reads = 0; reads < TB_DISPATCH_READS; reads++) {
+		n = tracebuf_sys_read_msgs(tracebuf_manager_fd(s->m), msgs, TRACEBUF_ARRAY_SIZE(msgs));
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			tb_on_msg(s, &msgs[i]);
+		handled += (int)n;
+	}
+	if (s->out.err)
+		return -EIO;
+	return n < 0 && n != -EAGAIN ? (int)n : handled;
+}
+
+/* Dispatch until @done says so or @timeout_ms passes; 1 if done. */
+static int tb_wait(struct tracebuf_session *s, bool (*done)(struct tracebuf_session *),
+		   uint32_t timeout_ms)
+{
+	struct pollfd pfd = { .fd = tracebuf_manager_fd(s->m), .events = POLLIN };
+	int64_t end = tb_now_ms() + timeout_ms;
+
+	for (;;) {
+		int64_t left;
+		int ret = tracebuf_session_dispatch(s);
+
+		if (ret < 0 && ret != -EIO)
+			return ret;
+		if (done(s))
+			return 1;
+		left = end - tb_now_ms();
+		if (left <= 0)
+			return 0;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static bool tb_all_started(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (t->info.state == TRACEBUF_LIB_TRACEE_STARTING)
+			return false;
+	return true;
+}
+
+/* Who is still STARTING did not start in time: say so, once. */
+static void tb_not_started(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING || t->info.error)
+			continue;
+		t->info.error = -ETIMEDOUT;
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+			"did not start in time", NULL);
+	}
+}
+
+static bool tb_all_stopped(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (t->info.state == TRACEBUF_LIB_TRACEE_STOPPING)
+			return false;
+	return true;
+}
+
+static bool tb_all_terminated(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (tb_active(t))
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The session API                                                          */
+
+TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *cfg,
+					 struct tracebuf_session **out)
+{
+	struct tracebuf_session *s;
+	uint64_t magic;
+	int ret;
+
+	if (!cfg || !out || cfg->size < sizeof(*cfg) || cfg->flags ||
+	    cfg->mode > TRACEBUF_MODE_STREAMING || cfg->output_fd < 0 ||
+	    (cfg->buffer_size && tracebuf_buffer_size_check(NULL, cfg->buffer_size) == -EINVAL))
+		return -EINVAL;
+	for (size_t i = 0; i < cfg->noverrides; i++)
+		if (!cfg->overrides[i].name ||
+		    (cfg->overrides[i].buffer_size &&
+		     tracebuf_buffer_size_check(NULL, cfg->overrides[i].buffer_size) == -EINVAL))
+			return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	if (!s->cfg.mode)
+		s->cfg.mode = TRACEBUF_MODE_ONESHOT;
+	if (!s->cfg.buffer_size)
+		s->cfg.buffer_size = TRACEBUF_LIB_DEFAULT_BUFFER_SIZE;
+	s->start_timeout_ms = cfg->start_timeout_ms ? cfg->start_timeout_ms :
+			      TRACEBUF_LIB_START_TIMEOUT_MS;
+	s->stop_timeout_ms = cfg->stop_timeout_ms ? cfg->stop_timeout_ms :
+			     TRACEBUF_LIB_STOP_TIMEOUT_MS;
+	s->out.fd = cfg->output_fd;
+	s->out.cap = 1u << 20;
+	s->out.buf = malloc(s->out.cap);
+	if (!s->out.buf) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = tb_cats_append(&s->cats, &s->cats_size, &s->cats_count,
+			     cfg->categories, cfg->ncategories);
+	if (!ret)
+		ret = tb_cats_append(&s->names, &s->names_size, &s->names_count,
+				     cfg->providers, cfg->nproviders);
+	if (!ret && s->cats_count) {
+		s->cat_known = calloc(s->cats_count, sizeof(*s->cat_known));
+		s->cats_unknown = s->cats_count;
+		if (!s->cat_known)
+			ret = -ENOMEM;
+	}
+	if (ret)
+		goto out_free;
+	for (size_t i = 0; i < cfg->noverrides && !ret; i++) {
+		char *b = NULL;
+		uint32_t sz = 0, c = 0;
+
+		ret = tb_cats_append(&b, &sz, &c, cfg->overrides[i].categories,
+				     cfg->overrides[i].ncategories);
+		free(b);
+	}
+	if (ret)
+		goto out_free;
+	ret = tracebuf_manager_open(cfg->device, TRACEBUF_LIB_MANAGER_WATCH, &s->m);
+	if (ret)
+		goto out_free;
+	/* what INITIALIZE would refuse, refused here, as it would be */
+	ret = tracebuf_buffer_size_check(s->m, s->cfg.buffer_size);
+	for (size_t i = 0; i < cfg->noverrides && !ret; i++)
+		if (cfg->overrides[i].buffer_size)
+			ret = tracebuf_buffer_size_check(s->m, cfg->overrides[i].buffer_size);
+	if (ret)
+		goto out_close;
+	tracebuf_fxt_magic_write(&magic, sizeof(magic));
+	ret = tracebuf_out_write(&s->out, &magic, sizeof(magic));
+	if (!ret)
+		ret = tracebuf_out_flush(&s->out);
+	if (ret)
+		goto out_close;
+	ret = tb_scan(s);
+	if (ret)
+		goto out_close;
+	*out = s;
+	return 0;
+
+out_close:
+	tracebuf_session_destroy(s);
+	return ret;
+out_free:
+	free(s->cats);
+	free(s->cat_known);
+	free(s->names);
+	free(s->out.buf);
+	free(s);
+	return ret;
+}
+
+TRACEBUF_API int tracebuf_session_fd(const struct tracebuf_session *s)
+{
+	return tracebuf_manager_fd(s->m);
+}
+
+TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
+					const struct tracebuf_session_start_args *args)
+{
+	uint32_t disp = args ? args->disposition : 0;
+	int ret;
+
+	if (args && (args->reserved || disp > TRACEBUF_START_RETAIN))
+		return -EINVAL;
+	if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
+		return -EALREADY;
+	if (s->state != TB_S_READY && s->state != TB_S_STOPPED)
+		return -EBUSY;
+	if (!disp)
+		disp = TRACEBUF_START_RETAIN;
+	/* saved data must not be written twice (notes 3.3) */
+	if (disp == TRACEBUF_START_RETAIN && s->results_written)
+		disp = TRACEBUF_START_CLEAR_ENTIRE;
+	free(s->extra);
+	s->extra = NULL;
+	s->extra_size = s->extra_count = 0;
+	if (args) {
+		ret = tb_cats_append(&s->extra, &s->extra_size, &s->extra_count,
+				     args->categories, args->ncategories);
+		if (ret)
+			return ret;
+	}
+	/* whoever registered since is traced too */
+	tracebuf_session_dispatch(s);
+	s->state = TB_S_STARTING;
+	/* a provider of ours that registers from now on waits for its START */
+	tracebuf_sys_set_tracing(tracebuf_manager_fd(s->m), 1, s->names, s->names_size, s->names_count);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (t->info.state == TRACEBUF_LIB_TRACEE_INITIALIZED ||
+		    t->info.state == TRACEBUF_LIB_TRACEE_STOPPED)
+			tb_start_one(s, t, disp);
+	/* a provider that does not answer does not block the trace */
+	ret = tb_wait(s, tb_all_started, s->start_timeout_ms);
+	tb_not_started(s);
+	s->state = TB_S_STARTED;
+	return ret < 0 ? ret : 0;
+}
+
+TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_results)
+{
+	int ret;
+
+	if (s->state != TB_S_STARTING && s->state != TB_S_STARTED)
+		return -EALREADY;
+	tracebuf_session_dispatch(s);
+	/* late joiners that never answered their start */
+	tb_not_started(s);
+	s->state = TB_S_STOPPING;
+	s->write_results = write_results;
+	tracebuf_sys_set_tracing(tracebuf_manager_fd(s->m), 0, NULL, 0, 0);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING &&
+		    t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
+			continue;
+		if (tracebuf_sys_stop(tracebuf_manager_fd(s->m), t->info.id) == 0)
+			t->info.state = TRACEBUF_LIB_TRACEE_STOPPING;
+	}
+	ret = tb_wait(s, tb_all_stopped, s->stop_timeout_ms);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_STOPPING)
+			continue;
+		t->info.error = -ETIMEDOUT;
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+			"did not stop in time", NULL);
+	}
+	s->state = TB_S_STOPPED;
+	if (s->out.err)
+		return s->out.err;
+	return ret < 0 ? ret : 0;
+}
+
+TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
+{
+	int ret;
+
+	if (s->state == TB_S_TERMINATED)
+		return 0;
+	tracebuf_session_dispatch(s);
+	s->state = TB_S_TERMINATING;
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (!tb_active(t) || t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING)
+			continue;
+		if (tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
+			t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
+	}
+	ret = tb_wait(s, tb_all_terminated, s->stop_timeout_ms);
+	/* who did not answer: take what its buffer holds */
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (!tb_active(t))
+			continue;
+		t->info.error = -ETIMEDOUT;
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+			"did not terminate in time", NULL);
+		if (t->was_started)
+			tracebuf_readout(s, t, false);
+		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
+		tb_release_buffer(t);
+	}
+	s->state = TB_S_TERMINATED;
+	tracebuf_out_flush(&s->out);
+	if (s->out.err)
+		return s->out.err;
+	return ret < 0 ? ret : 0;
+}
+
+TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,
+					    struct tracebuf_session_provider *out,
+					    size_t cap)
+{
+	size_t n = s->ntracees, i = n;
+
+	/* the list is newest first: hand it out oldest first */
+	for (const struct tb_tracee *t = s->tracees; t; t = t->next) {
+		i--;
+		if (i >= cap)
+			continue;
+		out[i] = t->info;
+		tb_live_counts(t, &out[i]);
+	}
+	return (int)n;
+}
+
+TRACEBUF_API uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)
+{
+	return s->out.bytes;
+}
+
+TRACEBUF_API int tracebuf_session_destroy(struct tracebuf_session *s)
+{
+	int ret;
+
+	if (!s)
+		return 0;
+	if (s->m)
+		tracebuf_session_terminate(s);
+	tracebuf_out_flush(&s->out);
+	ret = s->out.err;
+	while (s->tracees) {
+		struct tb_tracee *t = s->tracees;
+
+		s->tracees = t->next;
+		tb_release_buffer(t);
+		free(t->cats);
+		free(t);
+	}
+	/* providers still ours get MANAGER_GONE */
+	tracebuf_manager_close(s->m);
+	free(s->cats);
+	free(s->cat_known);
+	free(s->names);
+	free(s->extra);
+	free(s->scratch);
+	free(s->out.buf);
+	free(s);
+	return ret;
+}

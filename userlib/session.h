@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libtracebuf, private: a session's state, shared by session.c (the
+ * session: its tracees, the kernel's messages, the API), readout.c (what
+ * is read out of provider buffers: the trust boundary) and output.c (the
+ * trace file, notes).  They call downwards only: session.c into
+ * readout.c and output.c, readout.c into output.c; the manager file
+ * (manager.c) they reach through tracebuf_manager.h.
+ */
+#ifndef TRACEBUF_SESSION_PRIV_H
+#define TRACEBUF_SESSION_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tracebuf_manager.h>
+
+#include "layout.h"
+
+enum tb_session_state {
+	TB_S_READY, TB_S_STARTING, TB_S_STARTED, TB_S_STOPPING, TB_S_STOPPED,
+	TB_S_TERMINATING, TB_S_TERMINATED,
+};
+
+struct tb_tracee {
+	struct tb_tracee *next;
+	struct tracebuf_session_provider info;	/* what the caller sees */
+	int buffer_fd;
+	const uint8_t *map;
+	struct tb_layout lay;
+	char *cats;				/* INITIALIZE's categories */
+	uint32_t cats_size, cats_count;
+	bool was_started;			/* since the last read-out */
+	bool results_written;
+	bool info_written;			/* provider info record out */
+	bool saved_any;				/* streaming, since a clear */
+	uint32_t last_saved_wrap;
+	uint64_t durable_written;		/* durable bytes in the file */
+	uint64_t dropped_reported;
+};
+
+struct tb_out {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	int err;
+	uint64_t bytes;
+};
+
+struct tracebuf_session {
+	struct tracebuf_manager *m;
+	enum tb_session_state state;
+	struct tracebuf_session_config cfg;
+	uint32_t start_timeout_ms, stop_timeout_ms;
+	struct tb_tracee *tracees;
+	size_t ntracees;
+	char *cats;				/* the session's categories */
+	uint32_t cats_size, cats_count;
+	char *extra;				/* the latest start's additional */
+	uint32_t extra_size, extra_count;
+	char *names;				/* cfg.providers, for the kernel */
+	uint32_t names_size, names_count;
+	bool *cat_known;			/* per session category */
+	uint32_t cats_unknown;			/* how many are not (yet) */
+	bool write_results;			/* of the stop under way */
+	bool results_written;			/* by any read-out so far */
+	struct tb_out out;
+	uint8_t *scratch;			/* a chunk copied out of a buffer */
+	size_t scratch_cap;
+};
+
+/* output.c: the trace file, and notes to the caller */
+void tracebuf_note(struct tracebuf_session *s, uint32_t type, const struct tb_tracee *t,
+		   int error, const char *what, const char *alert);
+int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len);
+int tracebuf_out_flush(struct tb_out *o);
+
+/* readout.c */
+bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h);
+int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t);
+void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
+			      uint64_t dropped);
+int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
+			   uint64_t off, uint64_t len);
+void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
+void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
+
+#endif /* TRACEBUF_SESSION_PRIV_H */
