@@ -94,6 +94,7 @@
 #include <tracebuf_event.h>
 
 #include "engine.h"
+#include "event.h"
 #include "bench.h"
 
 #define NOINL			__attribute__((noinline))
@@ -379,6 +380,7 @@ static void engine_setup(void)
 	int ret;
 
 	tracebuf_engine_format(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR);
+	tracebuf_event_install();
 	ret = tracebuf_engine_attach(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR, NULL);
 	if (ret)
 		die("tracebuf_engine_attach: %s", strerror(-ret));
