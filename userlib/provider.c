@@ -348,7 +348,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 	uint32_t status = 0;
 	int ret;
 
-	if (!cfg || cfg->size < offsetof(struct tracebuf_provider_config, device) ||
+	if (!TB_OPTS_VALID(cfg, struct tracebuf_provider_config, nknown) ||
 	    !cfg->name || cfg->flags & ~TRACEBUF_LIB_PROVIDER_ALL || !out)
 		return -EINVAL;
 	pthread_once(&tb_once, tb_once_init);
@@ -366,9 +366,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 		ret = -errno;
 		goto out_free;
 	}
-	p->fd = tracebuf_sys_open(cfg->size > offsetof(struct tracebuf_provider_config,
-						      device) && cfg->device ?
-				  cfg->device : NULL);
+	p->fd = tracebuf_sys_open(TB_OPTS_GET(cfg, struct tracebuf_provider_config, device, NULL));
 	if (p->fd < 0) {
 		ret = p->fd;
 		goto out_close_efd;

@@ -518,7 +518,7 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	uint64_t magic;
 	int ret;
 
-	if (!cfg || !out || cfg->size < sizeof(*cfg) || cfg->flags ||
+	if (!TB_OPTS_VALID(cfg, struct tracebuf_session_config, device) || !out || cfg->flags ||
 	    cfg->mode > TRACEBUF_MODE_STREAMING || cfg->output_fd < 0 ||
 	    (cfg->buffer_size && tracebuf_buffer_size_check(NULL, cfg->buffer_size) == -EINVAL))
 		return -EINVAL;

@@ -77,6 +77,7 @@
  *	when a figure a target needs is missing or invalid.
  */
 #define _GNU_SOURCE
+#define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include <errno.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

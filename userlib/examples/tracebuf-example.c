@@ -27,6 +27,8 @@
  * Without the module it runs all the same and records nothing.
  */
 #define _GNU_SOURCE
+/* the short names, TRACE_* and TA_*, as well as TRACEBUF_LIB_* */
+#define TRACEBUF_LIB_SHORT_NAMES
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>

@@ -4,7 +4,8 @@
  * -ltracebuf, or pkg-config --cflags --libs libtracebuf).
  *
  *   tracebuf_provider.h  make this process a trace provider
- *   tracebuf_event.h     write events (TRACE_INSTANT, TRACE_DURATION, ...)
+ *   tracebuf_event.h     write events (TRACEBUF_LIB_INSTANT, ..., or
+ *                        TRACE_INSTANT, ... with TRACEBUF_LIB_SHORT_NAMES)
  *   tracebuf_manager.h   list providers; record sessions into .fxt files
  *   tracebuf_reader.h    read .fxt files and provider buffers
  *   tracebuf_fxt.h       the FXT record encoders

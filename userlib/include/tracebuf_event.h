@@ -44,8 +44,9 @@
  *  - A duration that spans a stop or a restart of tracing ends unrecorded
  *    (a scoped one with a string argument leaves its begin).
  *
- * Unless TRACEBUF_LIB_NO_SHORT_NAMES is defined, Fuchsia-style short names
- * are defined too: TRACE_INSTANT, TRACE_DURATION, TA_I32, ...
+ * With TRACEBUF_LIB_SHORT_NAMES defined before it is included,
+ * Fuchsia-style short names are defined too: TRACE_INSTANT,
+ * TRACE_DURATION, TA_I32, ... (see the end of this file).
  */
 #ifndef TRACEBUF_EVENT_H
 #define TRACEBUF_EVENT_H
@@ -521,7 +522,84 @@ typedef struct tracebuf_scope tracebuf_duration_needs_a_block;
 			__tracebuf_blob(&__tb_site, (blob_type), (data), (len)); \
 	} while (0)
 
-#ifndef TRACEBUF_LIB_NO_SHORT_NAMES
+/*
+ * The layout compiled into applications.  The inline functions and
+ * macros above read and write these fields in the program's own memory
+ * (its call sites and scopes, its threads' state, the engine's hot
+ * words), and libtracebuf's compiled code reads and writes the same
+ * memory: a libtracebuf.so.1 must keep every offset and size below on
+ * each ABI it supports (LP64; ILP32 with 8-byte aligned 64-bit integers,
+ * as on Arm; ILP32 with 4-byte aligned ones, i386).  A change that fails
+ * one of these is an ABI break: it needs a new soname.
+ */
+#if defined(__LP64__)
+#define TRACEBUF_LIB_ABI(lp64, ilp32, i386)	(lp64)
+#elif defined(__i386__)
+#define TRACEBUF_LIB_ABI(lp64, ilp32, i386)	(i386)
+#else
+#define TRACEBUF_LIB_ABI(lp64, ilp32, i386)	(ilp32)
+#endif
+#ifdef __cplusplus
+#define TRACEBUF_LIB_ABI_ASSERT(cond, what)	static_assert(cond, what)
+#else
+#define TRACEBUF_LIB_ABI_ASSERT(cond, what)	_Static_assert(cond, what)
+#endif
+#define TRACEBUF_LIB_ABI_OFF(type, field, lp64, ilp32, i386)			\
+	TRACEBUF_LIB_ABI_ASSERT(offsetof(struct type, field) ==		\
+				TRACEBUF_LIB_ABI(lp64, ilp32, i386),		\
+				"libtracebuf ABI: " #type "." #field " moved")
+#define TRACEBUF_LIB_ABI_SIZE(type, lp64, ilp32, i386)				\
+	TRACEBUF_LIB_ABI_ASSERT(sizeof(struct type) ==				\
+				TRACEBUF_LIB_ABI(lp64, ilp32, i386),		\
+				"libtracebuf ABI: struct " #type " changed size")
+
+TRACEBUF_LIB_ABI_SIZE(tracebuf_thread, 128, 128, 128);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, pos, 0, 0, 0);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, end, 8, 4, 4);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, writing, 16, 8, 8);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, closed, 20, 12, 12);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, thread_ref, 44, 36, 36);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, begin_depth, 76, 68, 68);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, begin_epoch, 80, 72, 72);
+TRACEBUF_LIB_ABI_SIZE(tracebuf_engine_hot, 12, 12, 12);
+TRACEBUF_LIB_ABI_OFF(tracebuf_engine_hot, epoch, 0, 0, 0);
+TRACEBUF_LIB_ABI_OFF(tracebuf_engine_hot, strong_fence, 4, 4, 4);
+TRACEBUF_LIB_ABI_OFF(tracebuf_engine_hot, use_counter, 8, 8, 8);
+TRACEBUF_LIB_ABI_SIZE(tracebuf_fxt_str, 24, 12, 12);
+TRACEBUF_LIB_ABI_OFF(tracebuf_fxt_str, len, 8, 4, 4);
+TRACEBUF_LIB_ABI_OFF(tracebuf_fxt_str, index, 16, 8, 8);
+TRACEBUF_LIB_ABI_SIZE(tracebuf_fxt_arg, 56, 32, 28);
+TRACEBUF_LIB_ABI_OFF(tracebuf_fxt_arg, name, 8, 4, 4);
+TRACEBUF_LIB_ABI_OFF(tracebuf_fxt_arg, u64, 32, 16, 16);
+TRACEBUF_LIB_ABI_SIZE(tracebuf_site, 216, 184, 176);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, state, 0, 0, 0);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, type, 4, 4, 4);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, fast, 5, 5, 5);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, strings, 6, 6, 6);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, nargs, 7, 7, 7);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, size, 8, 8, 8);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, header, 16, 16, 12);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, arg_header, 24, 24, 20);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, category, 144, 144, 140);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, name, 152, 148, 144);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, category_ref, 160, 152, 148);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, name_ref, 184, 164, 160);
+TRACEBUF_LIB_ABI_OFF(tracebuf_site, next, 208, 176, 172);
+TRACEBUF_LIB_ABI_SIZE(tracebuf_scope, 872, 512, 444);
+TRACEBUF_LIB_ABI_OFF(tracebuf_scope, mode, 0, 0, 0);
+TRACEBUF_LIB_ABI_OFF(tracebuf_scope, epoch, 4, 4, 4);
+TRACEBUF_LIB_ABI_OFF(tracebuf_scope, site, 8, 8, 8);
+TRACEBUF_LIB_ABI_OFF(tracebuf_scope, start, 16, 16, 12);
+TRACEBUF_LIB_ABI_OFF(tracebuf_scope, nargs, 24, 24, 20);
+TRACEBUF_LIB_ABI_OFF(tracebuf_scope, args, 32, 32, 24);
+
+/*
+ * Fuchsia-style short names, for a program that asks for them by defining
+ * TRACEBUF_LIB_SHORT_NAMES before including this header: TRACE_INSTANT,
+ * TRACE_DURATION, TA_I32, ...  Not by default: Perfetto's and Fuchsia's
+ * own headers use the same names, and a program may use two tracers.
+ */
+#ifdef TRACEBUF_LIB_SHORT_NAMES
 #define TRACE_BLOB		TRACEBUF_LIB_BLOB
 #define TRACE_INSTANT		TRACEBUF_LIB_INSTANT
 #define TRACE_COUNTER		TRACEBUF_LIB_COUNTER

@@ -153,6 +153,21 @@ struct tracebuf_session_note {
 typedef void (*tracebuf_session_notify_fn)(void *arg,
 					   const struct tracebuf_session_note *note);
 
+/*
+ * A session's configuration.  size is sizeof(struct
+ * tracebuf_session_config) as the caller's header has it: a smaller one
+ * than this release's is -EINVAL; a larger one (a newer header) is taken
+ * when the fields this library does not know are zero.
+ *
+ * Pointers.  categories is copied by tracebuf_session_create(), and
+ * device read by it only.  providers and overrides, with everything they
+ * point to (names, each override's categories), are borrowed: providers
+ * that register later are matched against them, so they must stay valid
+ * and unchanged until tracebuf_session_destroy(), as must what notify
+ * needs of arg.  The strings of a note are valid during the callback
+ * only; a start's additional categories are copied by
+ * tracebuf_session_start().
+ */
 struct tracebuf_session_config {
 	size_t size;			/* sizeof(struct tracebuf_session_config) */
 	uint32_t mode;			/* TRACEBUF_MODE_*; 0: oneshot */

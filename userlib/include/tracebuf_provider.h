@@ -57,6 +57,15 @@ struct tracebuf_known_category {
 	const char *description;	/* 0..400 bytes, may be NULL */
 };
 
+/*
+ * A provider's configuration.  size is sizeof(struct
+ * tracebuf_provider_config) as the caller's header has it: down to the
+ * end of nknown (ABI 1.0's first fields; device then reads as NULL) is
+ * taken, less is -EINVAL; a larger one (a newer header) is taken when the
+ * fields this library does not know are zero.  Every pointer in it (name,
+ * known and their strings, device) is read during
+ * tracebuf_provider_create() only: nothing is kept.
+ */
 struct tracebuf_provider_config {
 	size_t size;			/* sizeof(struct tracebuf_provider_config) */
 	const char *name;		/* 1..100 bytes */

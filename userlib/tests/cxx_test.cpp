@@ -6,6 +6,7 @@
  * if, several on one line, arguments taken when they begin), and the
  * structs C and C++ share laid out alike.
  */
+#define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include "ktap.h"
 
 #include <stdint.h>

@@ -7,6 +7,7 @@
  * and stop, inline koids past 255 threads, and the drop-window record.
  */
 #define _GNU_SOURCE
+#define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include "ktap.h"
 
 #include <pthread.h>

@@ -71,7 +71,8 @@ result every_macro_every_compiler $?
 # the compiler must say MESSAGE
 fails_with() {
 	local msg=$2 lang=$3 std=$4 cc=$5
-	printf '#include <tracebuf.h>\nvoid f(int x);\n%s\n' "$6" > "$TMP/bad.c"
+	printf '#define TRACEBUF_LIB_SHORT_NAMES\n#include <tracebuf.h>\nvoid f(int x);\n%s\n' "$6" \
+		> "$TMP/bad.c"
 	if compile "$lang" "$std" "$cc" "$TMP/bad.c"; then
 		echo "$1: $cc -std=$std compiled it" | say
 		return 1
@@ -122,11 +123,20 @@ done
 result c_duration_as_if_body_refused $st
 
 # C++: it may be one, and several may share a line
-printf '#include <tracebuf.h>\nvoid f(int x)\n{\n\tif (x)\n\t\tTRACE_DURATION("c", "e", TA_I32("x", x));\n\tTRACE_DURATION("c", "a"); TRACE_DURATION("c", "b");\n}\n' \
+printf '#define TRACEBUF_LIB_SHORT_NAMES\n#include <tracebuf.h>\nvoid f(int x)\n{\n\tif (x)\n\t\tTRACE_DURATION("c", "e", TA_I32("x", x));\n\tTRACE_DURATION("c", "a"); TRACE_DURATION("c", "b");\n}\n' \
 	> "$TMP/ok.cpp"
-printf '#include <tracebuf.h>\nvoid f(int x)\n{\n\tif (x) {\n\t\tTRACE_DURATION("c", "a"); TRACE_DURATION("c", "b", TA_STR("s", "v"));\n\t}\n}\n' \
+printf '#define TRACEBUF_LIB_SHORT_NAMES\n#include <tracebuf.h>\nvoid f(int x)\n{\n\tif (x) {\n\t\tTRACE_DURATION("c", "a"); TRACE_DURATION("c", "b", TA_STR("s", "v"));\n\t}\n}\n' \
 	> "$TMP/ok.c"
 every_mode "$TMP/ok.c" "$TMP/ok.cpp"
 result duration_forms_that_compile $?
+
+# The short names are opt-in: another tracer's TRACE_* and TA_* (Perfetto's,
+# Fuchsia's) may be defined beside the headers, before or after them.
+printf '#define TRACE_INSTANT(c, n, ...) other_tracer(c, n)\n#define TA_I32(n, v) (v)\n#include <tracebuf.h>\nint other_tracer(const char *c, const char *n);\nvoid f(int x)\n{\n\tTRACE_INSTANT("c", "e", TA_I32("x", x));\n\tTRACEBUF_LIB_INSTANT("c", "e", TRACEBUF_LIB_ARG_INT32("x", x));\n}\n' \
+	> "$TMP/other.c"
+printf '#include <tracebuf.h>\n#if defined(TRACE_INSTANT) || defined(TA_I32)\n#error short names without TRACEBUF_LIB_SHORT_NAMES\n#endif\n#define TRACE_INSTANT(c, n, ...) 0\nint tb_unused;\n' \
+	> "$TMP/other.cpp"
+every_mode "$TMP/other.c" "$TMP/other.cpp"
+result short_names_only_when_asked $?
 
 ktap_totals

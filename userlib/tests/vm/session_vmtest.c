@@ -21,6 +21,7 @@
  * save, so these tests check the protocol, not the speed of the VM.
  */
 #define _GNU_SOURCE
+#define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include "../ktap.h"
 
 #include <fcntl.h>

@@ -22,6 +22,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
