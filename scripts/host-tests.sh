@@ -43,6 +43,13 @@ TBCTL=$TB_ROOT/userlib/ctl
 make -C "$TBCTL" tests >&2 || tb_die "tracebufctl or its tests did not build"
 mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$TBCTL" list-tests)
 [ ${#progs[@]} -gt 0 ] || tb_die "'make -C userlib list-tests' printed no programs"
+# The benchmark and the example are built too (not run: "make bench" and
+# "make demo" do), so that a change to the library cannot leave them
+# behind unnoticed.
+make -C "$USERLIB/bench" O="$OUT/bench" LTTNG=0 >&2 ||
+	tb_die "the benchmark (userlib/bench) did not build"
+make -C "$USERLIB/examples" O="$OUT/examples" LIBTRACEBUF_O= >&2 ||
+	tb_die "the example (userlib/examples) did not build"
 tb_log "built in $(($(date +%s) - t0))s; running ${#progs[@]} programs"
 
 # -fno-sanitize-recover makes UBSan fatal; ASan's leak check is on by default.
