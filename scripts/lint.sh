@@ -8,7 +8,12 @@
 #   (1 and 2 for the kernel of every target in lib.sh's TB_TARGETS: x86-64
 #   6.1 and 6.12, arm64 6.1 cross-compiled)
 #   3. checkpatch.pl --strict over every file in module/ and uapi/; any
-#      ERROR, WARNING or CHECK fails.
+#      ERROR, WARNING or CHECK fails,
+#   4. libtracebuf's exported symbols: what libtracebuf.so exports (nm -D
+#      --defined-only) must be exactly what userlib/libtracebuf.map lists,
+#      each in its version node, and exactly what the sources mark for
+#      export (TRACEBUF_API, TRACEBUF_HOT_API: the default-visibility
+#      globals of libtracebuf.a); any difference fails.
 # Builds happen in .build/lint/ (a copy of the sources), never in the tree.
 #
 #   lint.sh [--kdir DIR]     only against the build tree DIR (a native one)
@@ -133,6 +138,44 @@ else
 	(cd "$cproot" && perl "$CHECKPATCH" --strict --no-tree --terse --show-types \
 		-f "${paths[@]}") | sed 's|^include/uapi/|uapi/|' > "$LINT/checkpatch.log" || true
 	report checkpatch "$LINT/checkpatch.log" ': (ERROR|WARNING|CHECK):'
+fi
+
+# 4. The library's ABI: the map, name by name, against the built library.
+SODIR=$LINT/libtracebuf
+echo "lint: libtracebuf's exported symbols against userlib/libtracebuf.map"
+if ! make -s -C "$TB_ROOT/userlib" O="$SODIR" libtracebuf.so libtracebuf.a \
+	> "$LINT/so.log" 2>&1; then
+	cat "$LINT/so.log"
+	echo "lint: libtracebuf.so did not build"
+	status=1
+else
+	# "name@@VERSION" lines, from the map (comments dropped) and the library
+	sed -e 's|/\*.*\*/||g' "$TB_ROOT/userlib/libtracebuf.map" | tr -d '\t ' | awk '
+		/^[A-Za-z0-9_.]+\{$/ { node = substr($0, 1, length($0) - 1); next }
+		/^global:$/ { global = 1; next }
+		/^local:$/ { global = 0; next }
+		/^}/ { node = ""; global = 0; next }
+		global && node != "" && /^[A-Za-z_][A-Za-z0-9_]*;$/ {
+			print substr($0, 1, length($0) - 1) "@@" node
+		}' | sort > "$LINT/map.syms"
+	nm -D --defined-only "$SODIR/libtracebuf.so" | awk '$2 != "A" { print $3 }' |
+		sort > "$LINT/so.syms"
+	comm -3 "$LINT/map.syms" "$LINT/so.syms" | sed -e 's/^\t/exported, not in the map: /' \
+		-e '/^exported/!s/^/in the map, not exported: /' > "$LINT/abi.log"
+	readelf -sW "$SODIR/libtracebuf.a" |
+		awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { print $8 }' |
+		sort > "$LINT/api.syms"
+	sed 's/@@.*//' "$LINT/map.syms" | comm -3 - "$LINT/api.syms" |
+		sed -e 's/^\t/marked TRACEBUF_API, not in the map: /' \
+		    -e '/^marked/!s/^/in the map, not marked TRACEBUF_API: /' >> "$LINT/abi.log"
+	[ -s "$LINT/map.syms" ] || echo "the map lists no symbols" >> "$LINT/abi.log"
+	if [ -s "$LINT/abi.log" ]; then
+		cat "$LINT/abi.log"
+		echo "lint: libtracebuf.map and libtracebuf.so disagree"
+		status=1
+	else
+		echo "lint: libtracebuf: $(wc -l < "$LINT/map.syms") symbols, as the map lists them"
+	fi
 fi
 
 if [ $status = 0 ]; then

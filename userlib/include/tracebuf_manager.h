@@ -80,8 +80,7 @@ tracebuf_manager_version(const struct tracebuf_manager *m);
  * tracebuf_manager_buffer_align() - what a buffer size must be a multiple
  * of on this kernel: 4096 (TRACEBUF_BUFFER_ALIGN), or its page size when
  * larger (16 KiB, 64 KiB on some arm64 kernels).  Sizes from it up to
- * tracebuf_manager_version()->max_buffer_size are valid.  (Since
- * libtracebuf 1.1.)
+ * tracebuf_manager_version()->max_buffer_size are valid.
  */
 uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m);
 /**
