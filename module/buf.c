@@ -22,7 +22,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 /* Bytes held by live buffers, checked against max_total_memory. */
 static atomic64_t tracebuf_mem_used = ATOMIC64_INIT(0);

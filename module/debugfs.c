@@ -11,7 +11,7 @@
 #include <linux/fs.h>
 #include <linux/seq_file.h>
 
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 static struct dentry *tracebuf_debugfs_dir;
 

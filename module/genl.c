@@ -11,7 +11,7 @@
 #include <linux/xarray.h>
 #include <net/genetlink.h>
 
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 static struct genl_family tracebuf_genl_family;
 

@@ -18,7 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 /*
  * Pin the ABI, once at build time: every field offset and every struct
@@ -378,7 +378,7 @@ static int tracebuf_ioctl_list(struct tracebuf_manager *m, unsigned int cmd,
 	if (args.info_size > TRACEBUF_ARGS_SIZE_MAX)
 		return -E2BIG;
 
-	ret = tracebuf_manager_list(m, &args, u64_to_user_ptr(args.info_ptr));
+	ret = tracebuf_manager_list_providers(m, &args, u64_to_user_ptr(args.info_ptr));
 	if (ret)
 		return ret;
 	return tracebuf_args_out(cmd, uarg, &args, sizeof(args));

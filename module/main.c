@@ -17,9 +17,9 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
-/* The control plane: see LOCKING in tracebuf.h. */
+/* The control plane: see LOCKING in tracebuf_priv.h. */
 DEFINE_MUTEX(tracebuf_lock);
 DEFINE_XARRAY_ALLOC1(tracebuf_providers);
 LIST_HEAD(tracebuf_managers);

@@ -21,7 +21,7 @@
 #include <linux/uidgid.h>
 #include <net/sock.h>
 
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 static int tracebuf_manager_gid = -1;
 module_param_named(manager_gid, tracebuf_manager_gid, int, 0644);
@@ -274,8 +274,8 @@ static void tracebuf_manager_fill_info(struct tracebuf_manager *m,
  * TRACEBUF_IOC_MGR_LIST.  Entries are gathered in batches under the lock
  * and copied out without it; total is counted in the first pass.
  */
-int tracebuf_manager_list(struct tracebuf_manager *m,
-			  struct tracebuf_list_args *args, void __user *uinfo)
+int tracebuf_manager_list_providers(struct tracebuf_manager *m,
+				    struct tracebuf_list_args *args, void __user *uinfo)
 {
 	struct tracebuf_provider_info *batch;
 	struct tracebuf_provider *p;

@@ -11,7 +11,7 @@
 #include <linux/poll.h>
 
 #include "compat.h"
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 void tracebuf_notify_init(struct tracebuf_notify *n)
 {

@@ -15,7 +15,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 /*
  * [L] where the search for a free id starts: ids are handed out

@@ -23,7 +23,7 @@
 #include <linux/uidgid.h>
 #include <linux/xarray.h>
 
-#include "tracebuf.h"
+#include "tracebuf_priv.h"
 
 /* [tracebuf_users_lock] by uid in the initial user namespace */
 static DEFINE_XARRAY(tracebuf_users);

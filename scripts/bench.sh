@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make bench": what writing an event with libtracebuf costs, next to a
-# floor and to LTTng-UST (issue 3).  Host only, no module: the engine
+# floor and to LTTng-UST.  Host only, no module: the engine
 # writes into a memfd (userlib/bench/bench.c says what each figure is and
 # how it is timed).
 #

@@ -5,7 +5,7 @@
  * inline in tracebuf_engine.h; everything here is a slow path, taken once
  * per chunk, per half or per control message.
  *
- * Layout (fuchsia-design-notes.md section 1.2).  Circular and streaming:
+ * Layout (Documentation/trace-format.md §1.2).  Circular and streaming:
  * [header][durable][rolling 0][rolling 1].  Oneshot has one rolling buffer
  * and no durable one in the header; the engine keeps strings and threads
  * in a durable region at the start of rolling buffer 0, so a reader meets
@@ -75,7 +75,7 @@
 #include <linux/tracebuf.h>
 #include <tracebuf_fxt.h>
 
-#include "engine.h"
+#include "engine_priv.h"
 #include "internal.h"
 #include "layout.h"
 
@@ -835,7 +835,7 @@ static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_
 
 /*
  * Stop: nobody may write any more; every chunk is closed and the header
- * is final (fuchsia-design-notes.md section 1.6).  Returns once no writer
+ * is final (Documentation/trace-format.md §1.6).  Returns once no writer
  * is left, so STOPPED may be sent.
  */
 int tracebuf_engine_stop(void)

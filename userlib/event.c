@@ -23,8 +23,8 @@
 #include <tracebuf_event.h>
 #include <tracebuf_fxt.h>
 
-#include "engine.h"
-#include "event.h"
+#include "engine_priv.h"
+#include "event_priv.h"
 #include "internal.h"
 
 /* [engine lock] every call site ever looked up */

@@ -24,8 +24,8 @@
 #include <linux/tracebuf.h>
 #include <tracebuf_provider.h>
 
-#include "engine.h"
-#include "event.h"
+#include "engine_priv.h"
+#include "event_priv.h"
 #include "internal.h"
 #include "syscall.h"
 

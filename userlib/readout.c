@@ -226,7 +226,7 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 
 /*
  * Write everything of @t not written yet (a stop, a termination or a
- * death; notes section 1.6).  @final: the provider sent STOPPED, so the
+ * death; Documentation/trace-format.md §1.6).  @final: the provider sent STOPPED, so the
  * header's data ends are final; otherwise (it died, or never answered)
  * the buffer is walked record by record.
  */

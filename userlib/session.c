@@ -353,7 +353,7 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 			t->info.error = 0;	/* late, but started */
 		tb_categories_published(s, t);
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_STARTED, t, 0, NULL, NULL);
-		/* started too late: the session moved on (notes 3.3) */
+		/* started too late: the session moved on (Documentation/trace-format.md §3.3) */
 		if (s->state == TB_S_STOPPING || s->state == TB_S_STOPPED) {
 			if (!tracebuf_sys_stop(tracebuf_manager_fd(s->m), t->info.id))
 				t->info.state = TRACEBUF_LIB_TRACEE_STOPPING;
@@ -622,7 +622,7 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 		return -EBUSY;
 	if (!disp)
 		disp = TRACEBUF_START_RETAIN;
-	/* saved data must not be written twice (notes 3.3) */
+	/* saved data must not be written twice (Documentation/trace-format.md §3.3) */
 	if (disp == TRACEBUF_START_RETAIN && s->results_written)
 		disp = TRACEBUF_START_CLEAR_ENTIRE;
 	free(s->extra);

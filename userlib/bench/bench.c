@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tb-bench: what writing an event with libtracebuf costs (issue 3), on
+ * tb-bench: what writing an event with libtracebuf costs, on
  * the host, without the module.  scripts/bench.sh ("make bench") builds
  * and runs it and prints its final table.
  *
@@ -94,8 +94,8 @@
 
 #include <tracebuf_event.h>
 
-#include "engine.h"
-#include "event.h"
+#include "engine_priv.h"
+#include "event_priv.h"
 #include "bench.h"
 
 #define NOINL			__attribute__((noinline))

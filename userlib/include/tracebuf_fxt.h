@@ -4,8 +4,9 @@
  *
  * Header-only and C11: every function is static inline, allocates nothing
  * and calls nothing from libc but memcpy().  Section numbers (§) refer to
- * shared/reference/fuchsia-design-notes.md §4, which follows Fuchsia's
- * docs/reference/tracing/trace-format.md and trace-engine/fields.h.
+ * userlib/Documentation/trace-format.md §4 in tracebuf's source tree,
+ * which follows Fuchsia's docs/reference/tracing/trace-format.md and
+ * zircon/system/ulib/trace-engine/include/lib/trace-engine/fields.h.
  *
  * Format in brief (§4.1).  A trace is a sequence of records.  A record is
  * a whole number of 64-bit words, stored little-endian, at most 0xfff

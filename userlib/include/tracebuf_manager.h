@@ -25,7 +25,7 @@
  *	tracebuf_session_stop(s, true);		   // waits up to 60 s
  *	tracebuf_session_destroy(s);		   // terminate, flush
  *
- * What is written (fuchsia-design-notes.md section 4.5): the magic
+ * What is written (as Fuchsia's trace manager writes it): the magic
  * record, then per chunk of a provider's data a provider info record
  * (the first time, with its name) or a provider section record, a
  * provider event "buffer overflow" when its header counts new drops, its

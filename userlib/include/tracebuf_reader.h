@@ -6,8 +6,9 @@
  * file, or the records copied out of a provider's buffer) and decodes
  * them: string and thread refs are resolved, timestamps converted to
  * nanoseconds, arguments decoded.  Section numbers (§) refer to
- * shared/reference/fuchsia-design-notes.md; the record layouts are in
- * tracebuf_fxt.h.
+ * userlib/Documentation/trace-format.md in tracebuf's source tree (from
+ * Fuchsia's docs/reference/tracing/trace-format.md); the record layouts
+ * are in tracebuf_fxt.h.
  *
  * State (§4.1).  Like Fuchsia's and Perfetto's readers, it keeps a state
  * per provider: ticks per second (1e9 until an initialization record

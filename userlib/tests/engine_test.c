@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../engine.h"
+#include "../engine_priv.h"
 
 #define MAX_WRITERS 8
 
@@ -109,7 +109,7 @@ static void *manager(void *arg)
 	return NULL;
 }
 
-/* Append what a final collection reads, in order (notes 1.6). */
+/* Append what a final collection reads, in order (Documentation/trace-format.md §1.6). */
 static void collect_final(struct run *r, uint32_t saved_upto_wrap, bool saved_any)
 {
 	struct tracebuf_engine *e = tracebuf_engine_get();

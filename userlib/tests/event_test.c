@@ -18,8 +18,8 @@
 #include <tracebuf_fxt.h>
 #include <tracebuf_reader.h>
 
-#include "../engine.h"
-#include "../event.h"
+#include "../engine_priv.h"
+#include "../event_priv.h"
 #include "memtrace.h"
 
 /* mt_collect(), failing the test on a reader error. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: the FXT encoder (tracebuf_fxt.h).  Exact words of a few
- * records computed by hand from fuchsia-design-notes.md §4; every error
+ * records computed by hand from userlib/Documentation/trace-format.md §4; every error
  * return; and encode/decode round trips through the reader for every
  * record type, event type and argument type, with table and inline refs,
  * 0 and 15 arguments and the longest inline strings.

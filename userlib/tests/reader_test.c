@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: the FXT reader and walker (tracebuf_reader.h): per-provider
- * state as fuchsia-design-notes.md §4.1 describes it, table refs, the
+ * state as userlib/Documentation/trace-format.md §4.1 describes it, table refs, the
  * flags, forward compatibility (unknown records, subtypes, arguments),
  * every kind of malformed record, files, padding of every size and the
  * walker on truncated buffers.

@@ -37,7 +37,7 @@
 #include <tracebuf_provider.h>
 #include <tracebuf_reader.h>
 
-#include "../../engine.h"
+#include "../../engine_priv.h"
 
 #define KIB 1024u
 #define BURST 200

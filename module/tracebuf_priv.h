@@ -289,9 +289,9 @@ void tracebuf_manager_registry_changed(struct tracebuf_provider *p);
 bool tracebuf_trace_running_for(struct tracebuf_provider *p);
 void tracebuf_manager_set_tracing(struct tracebuf_manager *m, bool tracing,
 				  struct tracebuf_cats *names);
-int tracebuf_manager_list(struct tracebuf_manager *m,
-			  struct tracebuf_list_args *args,
-			  void __user *uinfo);
+int tracebuf_manager_list_providers(struct tracebuf_manager *m,
+				    struct tracebuf_list_args *args,
+				    void __user *uinfo);
 int tracebuf_manager_initialize(struct tracebuf_manager *m,
 				struct tracebuf_initialize_args *args,
 				struct tracebuf_cats *cats, int fd);
