@@ -98,43 +98,19 @@ static void categories_usage(FILE *f)
 		"  -h, --help   print this help and exit\n");
 }
 
-static const struct tbctl_opt categories_opts[] = {
-	{ "json", 'j', TBCTL_NO_ARG, 'j' },
-	{ "help", 'h', TBCTL_NO_ARG, 'h' },
-	{ 0 }
-};
-
 int cmd_categories(struct tbctl_ctx *ctx, int argc, char **argv)
 {
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
 	struct tracebuf_provider_info *info = NULL;
 	struct tracebuf_manager *m = NULL;
 	struct category *cats = NULL;
-	char **blobs = NULL, err[160], msg[200];
+	char **blobs = NULL;
 	size_t ncats = 0;
 	bool json = ctx->json;
 	int ret, n = 0, i;
 
-	while ((ret = tbctl_getopt(&g, categories_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
-		switch (ret) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			categories_usage(stdout);
-			return 0;
-		case TBCTL_GETOPT_ARG:
-			snprintf(msg, sizeof(msg), "categories: unexpected argument '%s'", g.arg);
-			return tbctl_usage_err("categories", msg);
-		default:
-			snprintf(msg, sizeof(msg), "categories: %s", err);
-			return tbctl_usage_err("categories", msg);
-		}
-	}
-	if (g.dashdash && g.ind < argc) {
-		snprintf(msg, sizeof(msg), "categories: unexpected argument '%s'", argv[g.ind]);
-		return tbctl_usage_err("categories", msg);
-	}
+	ret = tbctl_view_opts("categories", argc, argv, categories_usage, &json, NULL, NULL);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = tracebuf_manager_open(ctx->device, 0, &m);
 	if (ret)
 		return tbctl_device_err(ctx, ret);

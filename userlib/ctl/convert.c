@@ -92,47 +92,15 @@ static bool convert_arg_numeric(unsigned int type)
 	}
 }
 
-static void convert_arg_value(FILE *f, const struct tracebuf_reader_arg *a)
-{
-	switch (a->type) {
-	case TRACEBUF_LIB_FXT_ARG_NULL:
-		fputs("null", f);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_INT32:
-		fprintf(f, "%" PRId32, a->i32);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_UINT32:
-		fprintf(f, "%" PRIu32, a->u32);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_INT64:
-		fprintf(f, "%" PRId64, a->i64);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_UINT64:
-		fprintf(f, "%" PRIu64, a->u64);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_DOUBLE:
-		tbctl_json_double(f, a->dbl);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_STRING:
-		convert_str(f, a->str);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_POINTER:
-		fprintf(f, "\"0x%" PRIx64 "\"", a->ptr);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_KOID:
-		fprintf(f, "%" PRIu64, a->koid);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_BOOL:
-		fputs(a->b ? "true" : "false", f);
-		break;
-	case TRACEBUF_LIB_FXT_ARG_BLOB:
-		fprintf(f, "\"<blob, %zu bytes>\"", a->raw.len);
-		break;
-	default:
-		fprintf(f, "\"<argument of type %u, %zu bytes>\"", a->type, a->raw.len);
-		break;
-	}
-}
+/* An argument's value in JSON. */
+static const struct tbctl_arg_style convert_arg_style = {
+	.str = convert_str,
+	.dbl = tbctl_json_double,
+	.pointer = "\"0x%" PRIx64 "\"",
+	.koid = "%" PRIu64,
+	.blob = "\"<blob, %zu bytes>\"",
+	.unknown = "\"<argument of type %u, %zu bytes>\"",
+};
 
 /* ,"args":{...}; only numeric ones if numeric_only. */
 static void convert_args(FILE *f, const struct tracebuf_reader_record *rec, bool numeric_only)
@@ -150,7 +118,7 @@ static void convert_args(FILE *f, const struct tracebuf_reader_record *rec, bool
 		first = false;
 		convert_str(f, a->name);
 		putc(':', f);
-		convert_arg_value(f, a);
+		tbctl_print_arg(f, a, &convert_arg_style);
 	}
 	putc('}', f);
 }

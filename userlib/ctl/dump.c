@@ -58,52 +58,28 @@ static void dump_str(FILE *f, struct tracebuf_reader_str s)
 	dump_esc(f, s, true);
 }
 
+static void dump_double(FILE *f, double d)
+{
+	fprintf(f, "%.17g", d);
+}
+
+/* An argument's value as dump prints it. */
+static const struct tbctl_arg_style dump_arg_style = {
+	.str = dump_str,
+	.dbl = dump_double,
+	.pointer = "0x%" PRIx64,
+	.koid = "koid:%" PRIu64,
+	.blob = "blob[%zu]",
+	.unknown = "?type%u[%zu]",
+};
+
 static void dump_args(FILE *f, const struct tracebuf_reader_arg *args, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
-		const struct tracebuf_reader_arg *a = &args[i];
-
 		putc(' ', f);
-		dump_esc(f, a->name, false);
+		dump_esc(f, args[i].name, false);
 		putc('=', f);
-		switch (a->type) {
-		case TRACEBUF_LIB_FXT_ARG_NULL:
-			fputs("null", f);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_INT32:
-			fprintf(f, "%" PRId32, a->i32);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_UINT32:
-			fprintf(f, "%" PRIu32, a->u32);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_INT64:
-			fprintf(f, "%" PRId64, a->i64);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_UINT64:
-			fprintf(f, "%" PRIu64, a->u64);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_DOUBLE:
-			fprintf(f, "%.17g", a->dbl);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_STRING:
-			dump_str(f, a->str);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_POINTER:
-			fprintf(f, "0x%" PRIx64, a->ptr);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_KOID:
-			fprintf(f, "koid:%" PRIu64, a->koid);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_BOOL:
-			fputs(a->b ? "true" : "false", f);
-			break;
-		case TRACEBUF_LIB_FXT_ARG_BLOB:
-			fprintf(f, "blob[%zu]", a->raw.len);
-			break;
-		default:
-			fprintf(f, "?type%u[%zu]", a->type, a->raw.len);
-			break;
-		}
+		tbctl_print_arg(f, &args[i], &dump_arg_style);
 	}
 }
 

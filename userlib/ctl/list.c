@@ -226,40 +226,15 @@ static void list_usage(FILE *f)
 		"  -h, --help   print this help and exit\n");
 }
 
-static const struct tbctl_opt list_opts[] = {
-	{ "json", 'j', TBCTL_NO_ARG, 'j' },
-	{ "help", 'h', TBCTL_NO_ARG, 'h' },
-	{ 0 }
-};
-
 int cmd_list(struct tbctl_ctx *ctx, int argc, char **argv)
 {
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
 	struct tbctl_provider *p;
 	bool json = ctx->json;
-	char err[160], msg[200];
 	int ret, n;
 
-	while ((ret = tbctl_getopt(&g, list_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
-		switch (ret) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			list_usage(stdout);
-			return 0;
-		case TBCTL_GETOPT_ARG:
-			snprintf(msg, sizeof(msg), "list: unexpected argument '%s'", g.arg);
-			return tbctl_usage_err("list", msg);
-		default:
-			snprintf(msg, sizeof(msg), "list: %s", err);
-			return tbctl_usage_err("list", msg);
-		}
-	}
-	if (g.dashdash && g.ind < argc) {
-		snprintf(msg, sizeof(msg), "list: unexpected argument '%s'", argv[g.ind]);
-		return tbctl_usage_err("list", msg);
-	}
+	ret = tbctl_view_opts("list", argc, argv, list_usage, &json, NULL, NULL);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	n = list_fetch(ctx, &p);
 	if (n < 0)
 		return n;

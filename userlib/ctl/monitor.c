@@ -98,12 +98,6 @@ static void monitor_usage(FILE *f)
 		"  -h, --help   print this help and exit\n");
 }
 
-static const struct tbctl_opt monitor_opts[] = {
-	{ "json", 'j', TBCTL_NO_ARG, 'j' },
-	{ "help", 'h', TBCTL_NO_ARG, 'h' },
-	{ 0 }
-};
-
 struct monitor_out {
 	bool json;
 	int write_err;		/* -errno of a failed write to stdout */
@@ -178,33 +172,14 @@ static int monitor_loop(struct tbctl_nl *nl, int sig_fd, bool json)
 
 int cmd_monitor(struct tbctl_ctx *ctx, int argc, char **argv)
 {
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
-	char err[160], msg[200];
 	sigset_t set, oldmask;
 	bool json = ctx->json;
 	struct tbctl_nl *nl;
 	int ret, sig_fd;
 
-	while ((ret = tbctl_getopt(&g, monitor_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
-		switch (ret) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			monitor_usage(stdout);
-			return 0;
-		case TBCTL_GETOPT_ARG:
-			snprintf(msg, sizeof(msg), "monitor: unexpected argument '%s'", g.arg);
-			return tbctl_usage_err("monitor", msg);
-		default:
-			snprintf(msg, sizeof(msg), "monitor: %s", err);
-			return tbctl_usage_err("monitor", msg);
-		}
-	}
-	if (g.dashdash && g.ind < argc) {
-		snprintf(msg, sizeof(msg), "monitor: unexpected argument '%s'", argv[g.ind]);
-		return tbctl_usage_err("monitor", msg);
-	}
+	ret = tbctl_view_opts("monitor", argc, argv, monitor_usage, &json, NULL, NULL);
+	if (ret)
+		return ret < 0 ? ret : 0;
 
 	ret = tbctl_nl_open(&nl);
 	if (ret)

@@ -146,12 +146,6 @@ static void stats_usage(FILE *f)
 		"  -h, --help   print this help and exit\n");
 }
 
-static const struct tbctl_opt stats_opts[] = {
-	{ "json", 'j', TBCTL_NO_ARG, 'j' },
-	{ "help", 'h', TBCTL_NO_ARG, 'h' },
-	{ 0 }
-};
-
 static int provider_cmp(const void *a, const void *b)
 {
 	const struct tbctl_provider *x = a, *y = b;
@@ -198,9 +192,8 @@ static int stats_get(struct tbctl_nl *nl, char *const *words, size_t nwords,
 
 int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv)
 {
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
 	struct tbctl_provider *p = NULL;
-	char **words = NULL, err[160], msg[200];
+	char **words = NULL;
 	size_t nwords = 0, n, unmatched = 0;
 	bool json = ctx->json, only_ids = true;
 	struct tbctl_nl *nl = NULL;
@@ -211,26 +204,11 @@ int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv)
 		tbctl_err("out of memory");
 		return -ENOMEM;
 	}
-	while ((ret = tbctl_getopt(&g, stats_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
-		switch (ret) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			stats_usage(stdout);
-			ret = 0;
-			goto out;
-		case TBCTL_GETOPT_ARG:
-			words[nwords++] = (char *)g.arg;
-			break;
-		default:
-			snprintf(msg, sizeof(msg), "stats: %s", err);
-			ret = tbctl_usage_err("stats", msg);
-			goto out;
-		}
+	ret = tbctl_view_opts("stats", argc, argv, stats_usage, &json, words, &nwords);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
+		goto out;
 	}
-	while (g.dashdash && g.ind < argc)	/* after "--": names starting with '-' */
-		words[nwords++] = argv[g.ind++];
 	for (size_t w = 0; w < nwords; w++)
 		only_ids &= word_is_id(words[w]);
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <linux/tracebuf.h>
 #include <tracebuf_manager.h>
 
+#include "tracebufctl.h"
 #include "util.h"
 
 static int util_err(char *err, size_t errlen, const char *fmt, ...)
@@ -46,6 +48,100 @@ static int parse_digits(const char **s, uint64_t *v, unsigned int *ndigits)
 	*v = x;
 	*ndigits = n;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The registry views' options                                              */
+
+int tbctl_view_opts(const char *cmd, int argc, char **argv, void (*usage)(FILE *f),
+		    bool *json, char **words, size_t *nwords)
+{
+	static const struct tbctl_opt opts[] = {
+		{ "json", 'j', TBCTL_NO_ARG, 'j' },
+		{ "help", 'h', TBCTL_NO_ARG, 'h' },
+		{ 0 }
+	};
+	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	char err[160], msg[200];
+	int ret;
+
+	while ((ret = tbctl_getopt(&g, opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
+		switch (ret) {
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case TBCTL_GETOPT_ARG:
+			if (!words) {
+				snprintf(msg, sizeof(msg), "%s: unexpected argument '%s'", cmd, g.arg);
+				return tbctl_usage_err(cmd, msg);
+			}
+			words[(*nwords)++] = (char *)g.arg;
+			break;
+		default:
+			snprintf(msg, sizeof(msg), "%s: %s", cmd, err);
+			return tbctl_usage_err(cmd, msg);
+		}
+	}
+	for (; g.dashdash && g.ind < argc; g.ind++) {
+		/* after "--": words that start with '-' */
+		if (!words) {
+			snprintf(msg, sizeof(msg), "%s: unexpected argument '%s'", cmd,
+				 argv[g.ind]);
+			return tbctl_usage_err(cmd, msg);
+		}
+		words[(*nwords)++] = argv[g.ind];
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Argument values                                                          */
+
+/* The style's formats are string literals (struct tbctl_arg_style). */
+void tbctl_print_arg(FILE *f, const struct tracebuf_reader_arg *a,
+		     const struct tbctl_arg_style *style)
+{
+	switch (a->type) {
+	case TRACEBUF_LIB_FXT_ARG_NULL:
+		fputs("null", f);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_INT32:
+		fprintf(f, "%" PRId32, a->i32);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_UINT32:
+		fprintf(f, "%" PRIu32, a->u32);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_INT64:
+		fprintf(f, "%" PRId64, a->i64);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_UINT64:
+		fprintf(f, "%" PRIu64, a->u64);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_DOUBLE:
+		style->dbl(f, a->dbl);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_STRING:
+		style->str(f, a->str);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_POINTER:
+		fprintf(f, style->pointer, a->ptr);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_KOID:
+		fprintf(f, style->koid, a->koid);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_BOOL:
+		fputs(a->b ? "true" : "false", f);
+		break;
+	case TRACEBUF_LIB_FXT_ARG_BLOB:
+		fprintf(f, style->blob, a->raw.len);
+		break;
+	default:
+		fprintf(f, style->unknown, a->type, a->raw.len);
+		break;
+	}
 }
 
 /* ------------------------------------------------------------------------ */

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tracebuf_reader.h>
+
 #define TBCTL_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------ */
@@ -100,6 +102,17 @@ struct tbctl_getopt {
 int tbctl_getopt(struct tbctl_getopt *g, const struct tbctl_opt *opts,
 		 char *err, size_t errlen);
 
+/*
+ * tbctl_view_opts() - the options of the commands that show the registry
+ * (list, categories, monitor, stats): -j/--json sets *json, -h/--help
+ * prints usage(stdout).  Positional words (and every word after "--")
+ * go to words[] (room for argc) when it is given, else they are a usage
+ * error.  Return: 0 to go on, 1 after --help (the command then returns
+ * 0), or tbctl_usage_err()'s -EINVAL.
+ */
+int tbctl_view_opts(const char *cmd, int argc, char **argv, void (*usage)(FILE *f),
+		    bool *json, char **words, size_t *nwords);
+
 /* ------------------------------------------------------------------------ */
 /* String vectors                                                           */
 
@@ -147,5 +160,24 @@ static inline void tbctl_json_cstr(FILE *f, const char *s)
 
 /* A double as a JSON number; NaN and infinities (not JSON) as strings. */
 void tbctl_json_double(FILE *f, double d);
+
+/*
+ * How tbctl_print_arg() prints what differs between "dump" (its own text)
+ * and "convert" (JSON): strings, doubles, and the formats of a pointer, a
+ * koid, a blob's size and an argument of an unknown type (its type and
+ * size).  Numbers, booleans and null print alike in both.
+ */
+struct tbctl_arg_style {
+	void (*str)(FILE *f, struct tracebuf_reader_str s);
+	void (*dbl)(FILE *f, double d);
+	const char *pointer;		/* one PRIx64 */
+	const char *koid;		/* one PRIu64 */
+	const char *blob;		/* one %zu */
+	const char *unknown;		/* %u, then %zu */
+};
+
+/* tbctl_print_arg() - the value of @a, in @style. */
+void tbctl_print_arg(FILE *f, const struct tracebuf_reader_arg *a,
+		     const struct tbctl_arg_style *style);
 
 #endif /* TBCTL_UTIL_H */
