@@ -35,7 +35,12 @@
 
 #define USERS		"/sys/kernel/debug/tracebuf/users"
 #define CYCLES		12
-#define RECORD_MAX_S	120	/* a record that has not ended by then is stuck */
+/*
+ * A record that has not ended by then is stuck (they take a few seconds
+ * at most, on the debug kernel too); with IDLE_MAX_S well within the
+ * runner's 180 s per program, so that what is found gets printed.
+ */
+#define RECORD_MAX_S	60
 #define IDLE_MAX_S	20	/* the module is idle this long after a cycle */
 
 static uint64_t g_rng;
@@ -215,9 +220,12 @@ struct soak {
 
 static void bad(struct soak *s, unsigned int cycle, const char *what, const char *detail)
 {
-	if (s->bad++ < 5)
+	if (s->bad++ < 5) {
 		printf("# cycle %u: %s%s%s\n", cycle, what, detail ? ": " : "",
 		       detail ? detail : "");
+		/* now: a runner's timeout may end us before the summary */
+		fflush(stdout);
+	}
 }
 
 static void cycle(struct soak *s, unsigned int c, const char *baseline)
