@@ -216,6 +216,9 @@ struct soak {
 	unsigned int cycles, finished, killed_mgr, killed_prov, decoded;
 	unsigned int status[256];
 	unsigned int bad;
+	/* the slowest cycle: what it was, how long each part took */
+	double slowest;
+	char slowest_what[160];
 };
 
 static void bad(struct soak *s, unsigned int cycle, const char *what, const char *detail)
@@ -238,7 +241,7 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 	unsigned int npre = rnd(3), action = rnd(6), n = 0;
 	bool with_command = rnd(2), rec_killed = false;
 	int status = 0;
-	double t0;
+	double t0, t_start, t_rec, t_dump, t_reap, t_idle;
 
 	unlink(fxt);
 	for (unsigned int i = 0; i < npre; i++) {
@@ -260,7 +263,12 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 	argv[n++] = fxt;
 	if (with_command) {
 		snprintf(procs, sizeof(procs), "%u", 1 + rnd(2));
-		snprintf(events, sizeof(events), "%u", 1000 + rnd(100000));
+		/*
+		 * Enough for many streaming saves of 16 KiB buffers; more
+		 * only makes "dump" slow (8 s for 100,000 records in an
+		 * emulated arm64 guest), not the kill more searching.
+		 */
+		snprintf(events, sizeof(events), "%u", 1000 + rnd(20000));
 		argv[n++] = "--";
 		argv[n++] = prog_path("tb-seqprov");
 		argv[n++] = "-P";
@@ -286,7 +294,8 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 		s->killed_prov++;
 	}
 
-	t0 = t_now();
+	t_start = t_now();
+	t0 = t_start;
 	while (waitpid(rec, &status, WNOHANG) == 0) {
 		if (t_now() - t0 > RECORD_MAX_S) {
 			group_state(rec, detail, sizeof(detail));
@@ -298,6 +307,7 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 		}
 		sleep_ms(10);
 	}
+	t_rec = t_now();
 	rec_killed = WIFSIGNALED(status);
 	if (!rec_killed) {
 		int rc = WEXITSTATUS(status);
@@ -320,12 +330,14 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 		}
 	}
 
+	t_dump = t_now();
 	/* the cycle's processes, all of them, and then nothing held */
 	for (unsigned int i = 0; i < npre; i++)
 		kill(-pre[i], SIGKILL);
 	kill(-rec, SIGKILL);
 	if (!reap_all(60))
 		bad(s, c, "processes did not die", NULL);
+	t_reap = t_now();
 	if (baseline) {
 		t0 = t_now();
 		while (read_file(USERS, detail, sizeof(detail)) || strcmp(detail, baseline)) {
@@ -335,6 +347,15 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 			}
 			sleep_ms(20);
 		}
+	}
+	t_idle = t_now();
+	if (t_idle - t_start > s->slowest) {
+		s->slowest = t_idle - t_start;
+		snprintf(s->slowest_what, sizeof(s->slowest_what),
+			 "cycle %u, %s, %s, action %u: record %.1f s, dump %.1f s, reap %.1f s, "
+			 "idle %.1f s", c, modes[c % 3],
+			 with_command ? "with COMMAND" : "for a duration", action,
+			 t_rec - t_start, t_dump - t_rec, t_reap - t_dump, t_idle - t_reap);
 	}
 	s->cycles++;
 }
@@ -372,6 +393,7 @@ static void kill_soak(void)
 	printf("# %u cycles in %.0f s: manager killed in %u, providers killed in %u;"
 	       " %u records finished, %u traces decoded\n", s.cycles, t_now() - t0,
 	       s.killed_mgr, s.killed_prov, s.finished, s.decoded);
+	printf("# slowest: %.1f s, %s\n", s.slowest, s.slowest_what);
 	for (int rc = 0; rc < 256; rc++) {
 		if (s.status[rc])
 			printf("# record exit %d: %u times\n", rc, s.status[rc]);
