@@ -426,7 +426,9 @@ static const struct tbctl_opt convert_opts[] = {
 
 int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 {
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	struct tbctl_getopt g = {
+		.argc = argc, .argv = argv, .ind = 1, .args_after_dashdash = true,
+	};
 	const char *file = NULL, *out = NULL;
 	char err[256] = "", msg[200], *tmp = NULL, *def = NULL;
 	struct tracebuf_reader *r = NULL;
@@ -434,15 +436,7 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 	int ret, fd;
 
 	(void)ctx;
-	for (;;) {
-		ret = tbctl_getopt(&g, convert_opts, err, sizeof(err));
-		if (ret == TBCTL_GETOPT_END && g.dashdash && g.ind < argc) {
-			g.arg = argv[g.ind++];
-			g.dashdash = false;
-			ret = TBCTL_GETOPT_ARG;
-		}
-		if (ret == TBCTL_GETOPT_END)
-			break;
+	while ((ret = tbctl_getopt(&g, convert_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
 		switch (ret) {
 		case 'o':
 			if (!*g.arg)

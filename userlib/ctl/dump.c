@@ -265,7 +265,9 @@ static const struct tbctl_opt dump_opts[] = {
 
 int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv)
 {
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	struct tbctl_getopt g = {
+		.argc = argc, .argv = argv, .ind = 1, .args_after_dashdash = true,
+	};
 	struct tracebuf_reader_record *rec;
 	struct tracebuf_reader *r;
 	const char *file = NULL;
@@ -273,16 +275,7 @@ int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	(void)ctx;
-	for (;;) {
-		ret = tbctl_getopt(&g, dump_opts, err, sizeof(err));
-		if (ret == TBCTL_GETOPT_END && g.dashdash && g.ind < argc) {
-			/* "dump -- -file" */
-			g.arg = argv[g.ind++];
-			g.dashdash = false;
-			ret = TBCTL_GETOPT_ARG;
-		}
-		if (ret == TBCTL_GETOPT_END)
-			break;
+	while ((ret = tbctl_getopt(&g, dump_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
 		switch (ret) {
 		case 'h':
 			dump_usage(stdout);

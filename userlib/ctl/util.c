@@ -61,7 +61,9 @@ int tbctl_view_opts(const char *cmd, int argc, char **argv, void (*usage)(FILE *
 		{ "help", 'h', TBCTL_NO_ARG, 'h' },
 		{ 0 }
 	};
-	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
+	struct tbctl_getopt g = {
+		.argc = argc, .argv = argv, .ind = 1, .args_after_dashdash = true,
+	};
 	char err[160], msg[200];
 	int ret;
 
@@ -84,15 +86,6 @@ int tbctl_view_opts(const char *cmd, int argc, char **argv, void (*usage)(FILE *
 			snprintf(msg, sizeof(msg), "%s: %s", cmd, err);
 			return tbctl_usage_err(cmd, msg);
 		}
-	}
-	for (; g.dashdash && g.ind < argc; g.ind++) {
-		/* after "--": words that start with '-' */
-		if (!words) {
-			snprintf(msg, sizeof(msg), "%s: unexpected argument '%s'", cmd,
-				 argv[g.ind]);
-			return tbctl_usage_err(cmd, msg);
-		}
-		words[(*nwords)++] = argv[g.ind];
 	}
 	return 0;
 }
@@ -346,9 +339,18 @@ int tbctl_getopt(struct tbctl_getopt *g, const struct tbctl_opt *opts,
 	if (g->ind >= g->argc)
 		return TBCTL_GETOPT_END;
 	w = g->argv[g->ind];
+	if (g->dashdash && g->args_after_dashdash) {
+		g->arg = w;
+		g->ind++;
+		return TBCTL_GETOPT_ARG;
+	}
 	if (!strcmp(w, "--")) {
 		g->ind++;
 		g->dashdash = true;
+		if (g->args_after_dashdash && g->ind < g->argc) {
+			g->arg = g->argv[g->ind++];
+			return TBCTL_GETOPT_ARG;
+		}
 		return TBCTL_GETOPT_END;
 	}
 	if (w[0] != '-' || !w[1]) {

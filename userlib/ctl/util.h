@@ -77,8 +77,9 @@ struct tbctl_opt {
 /*
  * The iterator: set argc/argv and ind = 1 (argv[0] is the command), the
  * rest zero.  Options and positional arguments may be mixed; "--" ends
- * the options (dashdash is then set and ind is the word after it); "-"
- * is a positional argument.
+ * the options (dashdash is then set and ind is the word after it), or,
+ * with args_after_dashdash, makes every word after it a positional
+ * argument (a file named "-x"); "-" is a positional argument.
  */
 struct tbctl_getopt {
 	int argc;
@@ -89,6 +90,7 @@ struct tbctl_getopt {
 	const char *opt;	/* the option as written, for messages */
 	char optbuf[48];
 	bool dashdash;
+	bool args_after_dashdash;	/* set by the caller */
 };
 
 #define TBCTL_GETOPT_END	0	/* no more words (or "--") */

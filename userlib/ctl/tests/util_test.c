@@ -143,10 +143,13 @@ static const struct tbctl_opt opts[] = {
 	{ 0 }
 };
 
-/* The iterator over words, as "id:arg" tokens joined with spaces. */
-static const char *getopt_trace(char *out, size_t len, char **argv)
+/*
+ * The iterator over words, as "id:arg" tokens joined with spaces; with
+ * @after, words after "--" are positional arguments.
+ */
+static const char *getopt_trace(char *out, size_t len, char **argv, bool after)
 {
-	struct tbctl_getopt g = { .argv = argv, .ind = 1 };
+	struct tbctl_getopt g = { .argv = argv, .ind = 1, .args_after_dashdash = after };
 	char err[160];
 	size_t off = 0;
 	int ret;
@@ -172,15 +175,16 @@ static const char *getopt_trace(char *out, size_t len, char **argv)
 	return out;
 }
 
-#define EXPECT_GETOPT(want, ...)					\
+#define EXPECT_GETOPT_AFTER(after, want, ...)				\
 	do {								\
 		char *argv_[] = { (char *)"cmd", __VA_ARGS__, NULL };	\
 		char out_[256];						\
 									\
-		getopt_trace(out_, sizeof(out_), argv_);		\
+		getopt_trace(out_, sizeof(out_), argv_, after);		\
 		if (strcmp(out_, want))					\
 			T_FAIL("got \"%s\", expected \"%s\"", out_, want); \
 	} while (0)
+#define EXPECT_GETOPT(want, ...)	EXPECT_GETOPT_AFTER(false, want, __VA_ARGS__)
 
 static void option_iterator(void)
 {
@@ -202,6 +206,10 @@ static void option_iterator(void)
 	EXPECT_GETOPT("ERR(option '-b' needs a value)", "-b");
 	EXPECT_GETOPT("ERR(option '--beta' needs a value)", "--beta");
 	EXPECT_GETOPT("ERR(option '-b' needs a value)", "-b", "--", "x");
+	/* words after "--" as arguments (a file named "-b") */
+	EXPECT_GETOPT_AFTER(true, "97: ARG:-b ARG:-- ARG:x END--6", "-a", "--", "-b", "--", "x");
+	EXPECT_GETOPT_AFTER(true, "ARG:f END--3", "f", "--");
+	EXPECT_GETOPT_AFTER(true, "ARG:x END2", "x");
 }
 
 /* tbctl_json_str() of len bytes at s, checked against want and parsed back. */
