@@ -6,9 +6,9 @@
 #   2. sparse over every module source (C=2); any sparse warning or error
 #      fails,
 #   (1 and 2 for the kernel of every target in lib.sh's TB_TARGETS: x86-64
-#   6.1 and 6.12, arm64 6.1 cross-compiled)
-#   3. checkpatch.pl --strict over every file in module/ and uapi/; any
-#      ERROR, WARNING or CHECK fails,
+#   6.1 and 6.12, arm64 6.1 and 6.12 16k cross-compiled)
+#   3. checkpatch.pl --strict over every source file (.c, .h, Kbuild) in
+#      module/ and uapi/; any ERROR, WARNING or CHECK fails,
 #   4. libtracebuf's exported symbols: what libtracebuf.so exports (nm -D
 #      --defined-only) must be exactly what userlib/libtracebuf.map lists,
 #      each in its version node, and exactly what the sources mark for
@@ -126,6 +126,8 @@ else
 		! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' \
 		! -name '.*.cmd' ! -name modules.order | sort)
 fi
+# the kernel's sources, not the module's udev rule and modprobe.d file
+mapfile -t files < <(printf '%s\n' "${files[@]}" | grep -E '(\.[ch]|/Kbuild)$')
 if [ ${#files[@]} -eq 0 ]; then
 	echo "lint: checkpatch: no files in module/ or uapi/"
 	status=1
