@@ -16,7 +16,7 @@
  *		.size = sizeof(cfg), .mode = TRACEBUF_MODE_STREAMING,
  *		.output_fd = fd,
  *	};
- *	tracebuf_session_create(NULL, &cfg, &s);  // magic record; initialize
+ *	tracebuf_session_create(&cfg, &s);  // magic record; initialize
  *	tracebuf_session_start(s, NULL);	   // waits up to 5 s
  *	while (!done) {
  *		poll tracebuf_session_fd(s) for POLLIN;
