@@ -31,7 +31,22 @@
 #                             (host only, ~1 min; scripts/bench.sh)
 #   make bench TARGET=arm64-6.1  the same cross-built, under qemu-aarch64: a
 #                             check that it works, the timings mean nothing
+#   make install              everything below, installed (needs KDIR): the
+#                             module into /lib/modules/KVER/updates (then
+#                             depmod, unless DESTDIR is set), libtracebuf
+#                             (shared, static, pkg-config) and its headers
+#                             with the uapi header, tracebufctl, the
+#                             example's source, the man pages, the udev
+#                             rule, the modprobe.d file, the bash completion
+#   make install-user         the same without the module (no KDIR needed)
+#   make install-module       the module only
+#   make uninstall            removes exactly what install installed (the
+#                             same variables); uninstall-user, -module
 #   make clean
+#
+# make install [DESTDIR=] [PREFIX=/usr/local] [LIBDIR=] [BINDIR=] [MANDIR=]
+#               [KVER=<release>] [KDIR=<build tree>] [UDEVRULESDIR=/etc/udev/rules.d]
+#               [MODPROBEDIR=/etc/modprobe.d]
 #
 # make check    [TARGET=<name>] [KERNEL=<image> KDIR=<build tree> MODDIR=</lib/modules/ver>]
 # make check-debug [DEBUG_KERNEL=<image> DEBUG_KDIR=<build tree>]
@@ -63,6 +78,34 @@ SOAK_CYCLES ?= 1000
 ifeq ($(origin KDIR),command line)
 CHECK_KDIR := --kdir $(KDIR)
 endif
+
+# --- where "make install" puts things ----------------------------------------
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/tracebuf
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# configuration, local to this machine: /etc (a package uses /lib/udev/rules.d)
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
+# the release KDIR builds for, else the running kernel's
+KVER ?= $(or $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(shell uname -r))
+MODULE_DIR := /lib/modules/$(KVER)/updates
+# what install-user installs besides the library (source -> destination)
+TB_USER_FILES := \
+	userlib/ctl/tracebufctl:$(BINDIR)/tracebufctl:755 \
+	userlib/man/tracebufctl.1:$(MANDIR)/man1/tracebufctl.1:644 \
+	userlib/man/libtracebuf.3:$(MANDIR)/man3/libtracebuf.3:644 \
+	userlib/man/tracebuf.4:$(MANDIR)/man4/tracebuf.4:644 \
+	userlib/examples/tracebuf-example.c:$(DOCDIR)/examples/tracebuf-example.c:644 \
+	userlib/ctl/tracebufctl.bash:$(BASHCOMPDIR)/tracebufctl:644 \
+	module/60-tracebuf.rules:$(UDEVRULESDIR)/60-tracebuf.rules:644 \
+	module/tracebuf.conf:$(MODPROBEDIR)/tracebuf.conf:644
+TB_LIB_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
+	INCLUDEDIR="$(INCLUDEDIR)"
 
 # userlib first: it builds even where the module cannot (no KDIR).
 all: userlib tracebufctl module selftests
@@ -142,5 +185,34 @@ clean:
 	$(MAKE) -C userlib/examples clean
 	rm -rf .build
 
+install: install-user install-module
+
+install-user: userlib tracebufctl
+	$(MAKE) -C userlib install $(TB_LIB_VARS)
+	@set -e; for f in $(TB_USER_FILES); do \
+		src=$${f%%:*}; rest=$${f#*:}; dst=$${rest%:*}; mode=$${rest##*:}; \
+		echo "  INSTALL $(DESTDIR)$$dst"; \
+		install -D -m $$mode $$src "$(DESTDIR)$$dst"; \
+	done
+
+install-module: module
+	install -D -m 644 module/tracebuf.ko $(DESTDIR)$(MODULE_DIR)/tracebuf.ko
+	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
+
+uninstall: uninstall-user uninstall-module
+
+uninstall-user:
+	$(MAKE) -C userlib uninstall $(TB_LIB_VARS)
+	@for f in $(TB_USER_FILES); do \
+		rest=$${f#*:}; dst=$${rest%:*}; \
+		rm -f "$(DESTDIR)$$dst"; \
+	done
+	-@rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" 2>/dev/null
+
+uninstall-module:
+	rm -f $(DESTDIR)$(MODULE_DIR)/tracebuf.ko
+	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
+
 .PHONY: all userlib tracebufctl module selftests check check-all check-debug fault fuzz soak \
-	lint bench demo clean
+	lint bench demo clean install install-user install-module uninstall uninstall-user \
+	uninstall-module

@@ -246,6 +246,22 @@ if [ -n "$PROGRAMS" ]; then
 fi
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
+# make install and make uninstall, against this target's kernel (once:
+# with the host tests).
+if [ $FIRST = 1 ]; then
+	"$TB_ROOT/scripts/install-test.sh" --kdir "$KDIR" > "$WORK/install-test.log" 2>&1
+	read -r ipass ifail < <(tail -n 1 "$WORK/install-test.log" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p') || true
+	if [ -n "${ipass:-}" ] && [ "${ifail:-1}" = 0 ]; then
+		echo "  PASS  install-test.sh              $ipass passed"
+	else
+		echo "  FAIL  install-test.sh              ${ipass:-0} passed, ${ifail:-1} failed (see $WORK/install-test.log)"
+		grep -a '^not ok\|^# ' "$WORK/install-test.log" | head -n 20 | sed 's/^/          | /'
+	fi
+	host_passed=$((host_passed + ${ipass:-0}))
+	host_failed=$((host_failed + ${ifail:-1}))
+fi
+
 # The runner itself: a first boot that fails before the module is loaded
 # is retried and the run goes on (not on the debug kernel: a minute a boot).
 if [ $FIRST = 1 ]; then

@@ -30,9 +30,14 @@ set -euo pipefail
 # with clang (userlib/tests/headers_test.sh, cxx_test.cpp).  gcc's ASan and
 # UBSan runtimes (libasan8, libubsan1) come with gcc.  binutils' readelf:
 # the VM runner refuses dynamic programs of a foreign architecture.
+# groff-base, man-db: the man pages are rendered (man_test.sh,
+# install-test.sh); bash-completion: the completion is tested with it too;
+# udev (udevadm) and kmod (modinfo): the udev rule and the installed module
+# (install-test.sh).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
-	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils)
+	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
+	  groff-base man-db bash-completion udev kmod)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do

@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make install" and "make uninstall" as a user meets them, on a copy of
+# the tree (the module builds in the tree it is made from), into a
+# DESTDIR: every file where it belongs with its mode, a program built
+# against the installed library with pkg-config, the man pages rendering
+# without a warning, the module built for KVER, the modprobe.d file
+# naming every module parameter, the udev rule doing what it says (udevadm
+# test, on this machine, in a mount namespace of its own), and uninstall
+# leaving nothing behind.  KTAP, then "N passed, M failed" as the last
+# line; exit status 0 iff M is 0.
+#
+#   install-test.sh --kdir DIR     the kernel build tree to build against
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KDIR=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kdir) KDIR=$2; shift ;;
+	*) tb_die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+[ -n "$KDIR" ] || tb_die "--kdir DIR is needed"
+KVER=$(tb_kernel_release "$KDIR") || tb_die "cannot tell the release of $KDIR"
+
+WORK=$TB_BUILD/install-test
+SRC=$WORK/src
+DEST=$WORK/dest
+PREFIX=/usr/local
+rm -rf "$WORK"
+mkdir -p "$SRC" "$DEST"
+
+n=0 passed=0 failed=0
+echo "TAP version 13"
+echo "1..8"
+# result NAME STATUS [WHY]
+result() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n $1"
+		passed=$((passed + 1))
+	else
+		[ -z "${3:-}" ] || printf '# %s\n' "$3"
+		echo "not ok $n $1"
+		failed=$((failed + 1))
+	fi
+}
+say() { sed 's/^/# /'; }
+trap 'echo "# Totals: pass:$passed fail:$failed"; echo "$passed passed, $failed failed"' EXIT
+
+# the tree as a user has it: its files (tracked, or new and not ignored),
+# nothing built
+if git -C "$TB_ROOT" rev-parse --git-dir > /dev/null 2>&1; then
+	git -C "$TB_ROOT" ls-files -z -co --exclude-standard |
+		(cd "$TB_ROOT" && xargs -0 tar -cf -) | tar -C "$SRC" -xf -
+else
+	tar -C "$TB_ROOT" --exclude=./.build --exclude=./.git -cf - . | tar -C "$SRC" -xf -
+fi
+
+# 1. make install
+make -C "$SRC" install DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/install.log" 2>&1
+st=$?
+[ $st = 0 ] || tail -n 20 "$WORK/install.log" | say
+expect=(
+	"755 $PREFIX/bin/tracebufctl"
+	"644 $PREFIX/lib/libtracebuf.a"
+	"755 $PREFIX/lib/libtracebuf.so.1.0.0"
+	"644 $PREFIX/lib/pkgconfig/libtracebuf.pc"
+	"644 $PREFIX/include/tracebuf/tracebuf.h"
+	"644 $PREFIX/include/tracebuf/linux/tracebuf.h"
+	"644 $PREFIX/share/man/man1/tracebufctl.1"
+	"644 $PREFIX/share/man/man3/libtracebuf.3"
+	"644 $PREFIX/share/man/man4/tracebuf.4"
+	"644 $PREFIX/share/doc/tracebuf/examples/tracebuf-example.c"
+	"644 $PREFIX/share/bash-completion/completions/tracebufctl"
+	"644 /etc/udev/rules.d/60-tracebuf.rules"
+	"644 /etc/modprobe.d/tracebuf.conf"
+	"644 /lib/modules/$KVER/updates/tracebuf.ko"
+)
+for e in "${expect[@]}"; do
+	mode=${e%% *} f=${e#* }
+	if [ ! -f "$DEST$f" ]; then
+		echo "missing $f" | say
+		st=1
+	elif [ "$(stat -c %a "$DEST$f")" != "$mode" ]; then
+		echo "$f: mode $(stat -c %a "$DEST$f"), expected $mode" | say
+		st=1
+	fi
+done
+[ "$(readlink "$DEST$PREFIX/lib/libtracebuf.so.1")" = libtracebuf.so.1.0.0 ] ||
+	{ echo "libtracebuf.so.1 does not point at libtracebuf.so.1.0.0" | say; st=1; }
+grep -q "DESTDIR set: depmod not run" "$WORK/install.log" ||
+	{ echo "no word of depmod being skipped for DESTDIR" | say; st=1; }
+result make_install_puts_every_file_in_place $st
+
+# 2. the module is the one for KVER
+vermagic=$(modinfo -F vermagic "$DEST/lib/modules/$KVER/updates/tracebuf.ko" 2>/dev/null)
+[[ $vermagic == "$KVER "* ]]
+result module_built_for_kver $? "vermagic '$vermagic', expected $KVER"
+
+# 3. the example, from the installed source, against the installed library
+export PKG_CONFIG_SYSROOT_DIR=$DEST PKG_CONFIG_LIBDIR=$DEST$PREFIX/lib/pkgconfig
+cflags=$(pkg-config --cflags libtracebuf) && libs=$(pkg-config --libs libtracebuf) &&
+	gcc $cflags "$DEST$PREFIX/share/doc/tracebuf/examples/tracebuf-example.c" $libs \
+		-o "$WORK/example" > "$WORK/example.log" 2>&1 &&
+	LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/example" | grep -q "$DEST$PREFIX/lib/libtracebuf.so.1"
+st=$?
+[ $st = 0 ] || say < "$WORK/example.log"
+result example_builds_against_installed_library $st
+unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+
+# 4. the installed man pages render, without a warning
+st=0
+for p in man1/tracebufctl.1 man3/libtracebuf.3 man4/tracebuf.4; do
+	out=$(groff -ww -z -t -man "$DEST$PREFIX/share/man/$p" 2>&1) || st=1
+	[ -z "$out" ] || { printf '%s: %s\n' "$p" "$out" | say; st=1; }
+	if command -v man > /dev/null; then
+		MANWIDTH=80 man -l "$DEST$PREFIX/share/man/$p" 2>&1 > /dev/null | say
+		[ "${PIPESTATUS[0]}" = 0 ] || st=1
+	fi
+done
+result man_pages_render $st
+
+# 5. modprobe.d names every parameter the module has, each commented
+params=$(grep -ho 'module_param_named([a-z_]*' "$SRC"/module/*.c | sed 's/.*(//' | sort)
+listed=$(sed -n 's/^#options tracebuf \([a-z_]*\)=.*/\1/p' "$DEST/etc/modprobe.d/tracebuf.conf" | sort)
+active=$(grep -c '^options' "$DEST/etc/modprobe.d/tracebuf.conf")
+[ -n "$params" ] && [ "$params" = "$listed" ] && [ "$active" = 0 ]
+result modprobe_conf_lists_every_parameter $? \
+	"parameters: $(echo $params); listed: $(echo $listed); uncommented lines: $active"
+
+# 6. the udev rule: it matches the module's device name, and udevadm
+# applies it (to a misc device this machine has, the rule's match
+# rewritten to it: /dev/tracebuf exists only where the module is loaded),
+# with the machine's rules and /dev hidden behind tmpfs mounts in a
+# private mount namespace
+rule=$DEST/etc/udev/rules.d/60-tracebuf.rules
+name=$(sed -n 's/^#define TRACEBUF_DEVICE_NAME[[:space:]]*"\(.*\)"$/\1/p' "$SRC/uapi/linux/tracebuf.h")
+st=0
+grep -q "^SUBSYSTEM==\"misc\", KERNEL==\"$name\"," "$rule" ||
+	{ echo "the rule does not match misc device '$name'" | say; st=1; }
+other=$(ls /sys/class/misc 2>/dev/null | head -n 1)
+if ! command -v udevadm > /dev/null || [ -z "$other" ] || ! command -v unshare > /dev/null; then
+	echo "no udevadm, unshare or misc device here (apt-get install udev)" | say
+	st=1
+else
+	# udevadm test applies what it computes: the node it changes is a
+	# copy, mode 0600, in a private /dev (a tmpfs), and its database goes
+	# to a private /run/udev, never the machine's
+	sed "s/KERNEL==\"$name\"/KERNEL==\"$other\"/" "$rule" > "$WORK/60-tracebuf.rules"
+	unshare -m sh -c 'set -e
+		for d in /etc/udev/rules.d /lib/udev/rules.d /run/udev /dev; do
+			[ ! -d "$d" ] || mount -t tmpfs none "$d"
+		done
+		mknod -m 0600 "/dev/$2" c $(tr : " " < "/sys/class/misc/$2/dev")
+		cp "$1" /etc/udev/rules.d/
+		udevadm test --action=add "/sys/class/misc/$2"
+		echo "node: $(stat -c "%a %u %g" "/dev/$2")"' \
+		udev "$WORK/60-tracebuf.rules" "$other" > "$WORK/udev.log" 2>&1 ||
+		{ say < "$WORK/udev.log"; st=1; }
+	grep -q "Setting permissions /dev/$other, uid=0, gid=0, mode=0666" "$WORK/udev.log" &&
+		grep -qx "node: 666 0 0" "$WORK/udev.log" ||
+		{ grep -i "60-tracebuf\|permissions\|error\|node:" "$WORK/udev.log" | say; st=1; }
+fi
+result udev_rule_makes_the_node_0666_root $st
+
+# 7. the bash completion is the tree's
+cmp -s "$SRC/userlib/ctl/tracebufctl.bash" "$DEST$PREFIX/share/bash-completion/completions/tracebufctl"
+result bash_completion_installed $?
+
+# 8. make uninstall removes exactly what was installed
+make -C "$SRC" uninstall DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/uninstall.log" 2>&1
+st=$?
+left=$(cd "$DEST" && find . ! -type d | sort)
+[ -z "$left" ] || { echo "left behind:"; echo "$left"; } | say
+[ $st = 0 ] && [ -z "$left" ]
+result make_uninstall_removes_it_all $?
