@@ -52,14 +52,7 @@ result() {
 say() { sed 's/^/# /'; }
 trap 'echo "# Totals: pass:$passed fail:$failed"; echo "$passed passed, $failed failed"' EXIT
 
-# the tree as a user has it: its files (tracked, or new and not ignored),
-# nothing built
-if git -C "$TB_ROOT" rev-parse --git-dir > /dev/null 2>&1; then
-	git -C "$TB_ROOT" ls-files -z -co --exclude-standard |
-		(cd "$TB_ROOT" && xargs -0 tar -cf -) | tar -C "$SRC" -xf -
-else
-	tar -C "$TB_ROOT" --exclude=./.build --exclude=./.git -cf - . | tar -C "$SRC" -xf -
-fi
+tb_copy_tree "$SRC"
 
 # 1. make install
 make -C "$SRC" install DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/install.log" 2>&1

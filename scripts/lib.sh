@@ -91,6 +91,21 @@ tb_find_kernel() {
 	tb_die "no Debian $series $flavour kernel with headers in $root (run scripts/install-deps.sh --target ${TB_TARGET:-<name>})"
 }
 
+# tb_copy_tree DIR: copy the tree as a user has it into DIR: its files
+# (tracked, or new and not ignored, when it is the top of a git work
+# tree; else all but .git and .build: a copy made by this function, in
+# another tree's .build, is not that tree), nothing built.
+tb_copy_tree() {
+	mkdir -p "$1"
+	if [ "$(git -C "$TB_ROOT" rev-parse --show-toplevel 2>/dev/null)" = \
+	     "$(cd "$TB_ROOT" && pwd -P)" ]; then
+		git -C "$TB_ROOT" ls-files -z -co --exclude-standard |
+			(cd "$TB_ROOT" && xargs -0 tar -cf -) | tar -C "$1" -xf -
+	else
+		tar -C "$TB_ROOT" --exclude=./.build --exclude=./.git -cf - . | tar -C "$1" -xf -
+	fi
+}
+
 # tb_build_module KDIR DIR [MAKEARGS...]: copy the module sources into
 # DIR/src (so builds for different kernels never share objects with each
 # other or with the tree) and build them there.  Prints the .ko path.
