@@ -152,14 +152,7 @@ if ! make -s -C "$TB_ROOT/userlib" O="$SODIR" libtracebuf.so libtracebuf.a \
 	status=1
 else
 	# "name@@VERSION" lines, from the map (comments dropped) and the library
-	sed -e 's|/\*.*\*/||g' "$TB_ROOT/userlib/libtracebuf.map" | tr -d '\t ' | awk '
-		/^[A-Za-z0-9_.]+\{$/ { node = substr($0, 1, length($0) - 1); next }
-		/^global:$/ { global = 1; next }
-		/^local:$/ { global = 0; next }
-		/^}/ { node = ""; global = 0; next }
-		global && node != "" && /^[A-Za-z_][A-Za-z0-9_]*;$/ {
-			print substr($0, 1, length($0) - 1) "@@" node
-		}' | sort > "$LINT/map.syms"
+	"$TB_ROOT/scripts/map-symbols.sh" "$TB_ROOT/userlib/libtracebuf.map" > "$LINT/map.syms"
 	nm -D --defined-only "$SODIR/libtracebuf.so" | awk '$2 != "A" { print $3 }' |
 		sort > "$LINT/so.syms"
 	comm -3 "$LINT/map.syms" "$LINT/so.syms" | sed -e 's/^\t/exported, not in the map: /' \
