@@ -42,6 +42,13 @@
 #   make install-module       the module only
 #   make uninstall            removes exactly what install installed (the
 #                             same variables); uninstall-user, -module
+#   make install-dkms         the module's sources and dkms.conf into
+#                             /usr/src/tracebuf-VERSION, then "dkms add" and
+#                             "dkms install" for KVER (not with DESTDIR);
+#                             make uninstall-dkms undoes it
+#   make deb                  the Debian packages tracebuf-dkms, libtracebuf1,
+#                             libtracebuf-dev and tracebufctl, here
+#                             (dpkg-buildpackage in .build/deb; scripts/deb.sh)
 #   make clean
 #
 # make install [DESTDIR=] [PREFIX=/usr/local] [LIBDIR=] [BINDIR=] [MANDIR=]
@@ -104,6 +111,12 @@ TB_USER_FILES := \
 	userlib/ctl/tracebufctl.bash:$(BASHCOMPDIR)/tracebufctl:644 \
 	module/60-tracebuf.rules:$(UDEVRULESDIR)/60-tracebuf.rules:644 \
 	module/tracebuf.conf:$(MODPROBEDIR)/tracebuf.conf:644
+# the project's version has one home: debian/changelog's first line
+TB_VERSION := $(shell head -n 1 debian/changelog | cut -d' ' -f2 | tr -d '()')
+DKMS_SRCDIR := /usr/src/tracebuf-$(TB_VERSION)
+# what DKMS builds the module from, beside dkms.conf
+TB_DKMS_FILES := Kbuild module/Kbuild $(sort $(wildcard module/*.c module/*.h)) \
+	uapi/linux/tracebuf.h
 TB_LIB_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
 	INCLUDEDIR="$(INCLUDEDIR)"
 
@@ -199,6 +212,29 @@ install-module: module
 	install -D -m 644 module/tracebuf.ko $(DESTDIR)$(MODULE_DIR)/tracebuf.ko
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
+# dkms.conf's version comes from debian/changelog, as dh_dkms -V does it.
+install-dkms-src:
+	@set -e; for f in $(TB_DKMS_FILES); do \
+		echo "  INSTALL $(DESTDIR)$(DKMS_SRCDIR)/$$f"; \
+		install -D -m 644 $$f "$(DESTDIR)$(DKMS_SRCDIR)/$$f"; \
+	done
+
+install-dkms: install-dkms-src
+	sed 's/#MODULE_VERSION#/$(TB_VERSION)/' dkms.conf > "$(DESTDIR)$(DKMS_SRCDIR)/dkms.conf"
+	$(if $(DESTDIR),@echo "  (DESTDIR set: dkms not run)",\
+		dkms status -m tracebuf -v $(TB_VERSION) | grep -q . || \
+		dkms add -m tracebuf -v $(TB_VERSION); \
+		dkms install -m tracebuf -v $(TB_VERSION) -k $(KVER))
+
+uninstall-dkms:
+	$(if $(DESTDIR),@echo "  (DESTDIR set: dkms not run)",\
+		! dkms status -m tracebuf -v $(TB_VERSION) | grep -q . || \
+		dkms remove -m tracebuf -v $(TB_VERSION) --all)
+	rm -rf "$(DESTDIR)$(DKMS_SRCDIR)"
+
+deb:
+	@scripts/deb.sh --out "$(CURDIR)"
+
 uninstall: uninstall-user uninstall-module
 
 uninstall-user:
@@ -215,4 +251,4 @@ uninstall-module:
 
 .PHONY: all userlib tracebufctl module selftests check check-all check-debug fault fuzz soak \
 	lint bench demo clean install install-user install-module uninstall uninstall-user \
-	uninstall-module
+	uninstall-module install-dkms-src install-dkms uninstall-dkms deb
