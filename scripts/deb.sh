@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The body of "make deb": build the Debian packages (debian/) with
+# dpkg-buildpackage, source and binaries, unsigned, in a copy of the tree
+# under .build/deb (dpkg-buildpackage writes beside the tree it builds,
+# and never into this one), then copy the four binary packages to DIR.
+#
+#   deb.sh --out DIR      where the .deb files go (make deb: the top of
+#                         the tree, for "apt install ./*.deb")
+#
+# The packages of an earlier "make deb" in DIR are replaced, so that
+# "apt install ./*.deb" never sees two versions.  The rest (source
+# package, .changes, .buildinfo, debug symbols) stays in .build/deb.
+# Prints each package with its size.
+set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+OUT=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) OUT=$2; shift ;;
+	*) tb_die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+[ -n "$OUT" ] || tb_die "--out DIR is needed"
+[ -d "$OUT" ] || tb_die "$OUT is not a directory"
+PACKAGES=$(sed -n 's/^Package: //p' "$TB_ROOT/debian/control")
+
+command -v dpkg-buildpackage > /dev/null ||
+	tb_die "dpkg-buildpackage not found: apt-get install dpkg-dev"
+# what the build needs, with dpkg's own check and a command that fixes it
+if ! (cd "$TB_ROOT" && dpkg-checkbuilddeps) 2> "$TB_BUILD.deb-deps" ; then
+	sed 's/^/  /' "$TB_BUILD.deb-deps" >&2
+	rm -f "$TB_BUILD.deb-deps"
+	tb_die "missing build dependencies: as root, apt-get build-dep ./ (or scripts/install-deps.sh)"
+fi
+rm -f "$TB_BUILD.deb-deps"
+
+version=$(sed -n '1s/^tracebuf (\([^)]*\)).*/\1/p' "$TB_ROOT/debian/changelog")
+[ -n "$version" ] || tb_die "no version in debian/changelog's first line"
+WORK=$TB_BUILD/deb
+SRC=$WORK/tracebuf-$version
+rm -rf "$WORK"
+tb_copy_tree "$SRC"
+tb_log "dpkg-buildpackage in $SRC (log: $WORK/build.log)"
+if ! (cd "$SRC" && dpkg-buildpackage -us -uc) > "$WORK/build.log" 2>&1; then
+	tail -n 30 "$WORK/build.log" >&2
+	tb_die "dpkg-buildpackage failed (see $WORK/build.log)"
+fi
+
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+for p in $PACKAGES; do
+	rm -f "$OUT/${p}_"*.deb
+done
+for p in $PACKAGES; do
+	deb=$WORK/${p}_${version}_$arch.deb
+	[ -f "$deb" ] || deb=$WORK/${p}_${version}_all.deb
+	[ -f "$deb" ] || tb_die "dpkg-buildpackage made no package $p"
+	cp "$deb" "$OUT/"
+	printf '%-45s %s\n' "${deb##*/}" "$(du -h --apparent-size "$deb" | cut -f1)"
+done
