@@ -246,20 +246,32 @@ if [ -n "$PROGRAMS" ]; then
 fi
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
-# make install and make uninstall, against this target's kernel (once:
-# with the host tests).
-if [ $FIRST = 1 ]; then
-	"$TB_ROOT/scripts/install-test.sh" --kdir "$KDIR" > "$WORK/install-test.log" 2>&1
-	read -r ipass ifail < <(tail -n 1 "$WORK/install-test.log" |
+# host_script NAME ARGS...: run scripts/NAME (KTAP, then "N passed, M
+# failed"), log in $WORK/NAME.log; one line for it, its failures, and its
+# numbers added to the host's.
+host_script() {
+	local name=$1 log=$WORK/${1%.sh}.log p f
+	shift
+	"$TB_ROOT/scripts/$name" "$@" > "$log" 2>&1
+	read -r p f < <(tail -n 1 "$log" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p') || true
-	if [ -n "${ipass:-}" ] && [ "${ifail:-1}" = 0 ]; then
-		echo "  PASS  install-test.sh              $ipass passed"
+	if [ -n "${p:-}" ] && [ "${f:-1}" = 0 ]; then
+		printf '  PASS  %-28s %s passed\n' "$name" "$p"
 	else
-		echo "  FAIL  install-test.sh              ${ipass:-0} passed, ${ifail:-1} failed (see $WORK/install-test.log)"
-		grep -a '^not ok\|^# ' "$WORK/install-test.log" | head -n 20 | sed 's/^/          | /'
+		printf '  FAIL  %-28s %s passed, %s failed (see %s)\n' "$name" "${p:-0}" "${f:-1}" "$log"
+		grep -a '^not ok\|^# ' "$log" | head -n 30 | sed 's/^/          | /'
 	fi
-	host_passed=$((host_passed + ${ipass:-0}))
-	host_failed=$((host_failed + ${ifail:-1}))
+	host_passed=$((host_passed + ${p:-0}))
+	host_failed=$((host_failed + ${f:-1}))
+}
+
+# make install and make uninstall, against this target's kernel; make deb,
+# lintian, the packages installed in a throw-away root (DKMS), and the
+# DKMS-built modules in QEMU (once: with the host tests).
+if [ $FIRST = 1 ]; then
+	host_script install-test.sh --kdir "$KDIR"
+	host_script deb-test.sh --tests "$TESTS"
+	grep -a '^# [a-z0-9-]*_[^ ]*\.deb ' "$WORK/deb-test.log" | sed 's/^# /        /'
 fi
 
 # The runner itself: a first boot that fails before the module is loaded

@@ -33,11 +33,14 @@ set -euo pipefail
 # groff-base, man-db: the man pages are rendered (man_test.sh,
 # install-test.sh); bash-completion: the completion is tested with it too;
 # udev (udevadm) and kmod (modinfo): the udev rule and the installed module
-# (install-test.sh).
+# (install-test.sh).  build-essential, dpkg-dev, debhelper, dh-dkms,
+# dkms, lintian: "make deb", the packages' lint and their installation
+# with DKMS (deb-test.sh; debian/control's Build-Depends).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
-	  groff-base man-db bash-completion udev kmod)
+	  groff-base man-db bash-completion udev kmod
+	  build-essential dpkg-dev debhelper dh-dkms dkms lintian)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do

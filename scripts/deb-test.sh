@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages as a user meets them: "make deb" on a copy of the
+# tree, lintian on what it made (errors and warnings fail, every other
+# tag is shown), then "apt-get install ./*.deb" in a throw-away root: an
+# overlay of this machine's root filesystem over a tmpfs, in a mount
+# namespace of its own, so the packages' maintainer scripts run for real
+# (DKMS builds the module for every kernel with headers) and nothing
+# reaches this machine.  There: every file each package lists is in
+# place, "dkms status" shows the module installed for each of those
+# kernels with its vermagic, the man pages, tracebufctl and its completion
+# work, a program builds against libtracebuf-dev with pkg-config and runs
+# against libtracebuf1, "make install-dkms" works the same, and purging
+# the packages leaves nothing.  The DKMS-built modules are copied out,
+# and with --tests the module built for each x86-64 kernel that has an
+# image in /boot is loaded in QEMU and exercised by the programs of DIR
+# (abi_test, state_test, record_vmtest).
+# KTAP, then "N passed, M failed" as the last line; exit status 0 iff M
+# is 0.
+#
+#   deb-test.sh [--tests DIR]
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# --- inside the throw-away root (deb-test.sh --in-root, under chroot) -------
+# Prints "ok NAME" / "not ok NAME" lines and "# " diagnostics; the outer
+# run numbers them.
+if [ "${1:-}" = --in-root ]; then
+	debs=$2 out=$3
+	export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin
+	res() {	# res NAME STATUS [WHY]
+		if [ "$2" = 0 ]; then echo "ok $1"
+		else [ -z "${3:-}" ] || printf '# %s\n' "$3"; echo "not ok $1"; fi
+	}
+	say() { sed 's/^/# /'; }
+	packages=$(for d in "$debs"/*.deb; do dpkg-deb -f "$d" Package; done)
+	version=$(dpkg-deb -f "$(ls "$debs"/tracebufctl_*.deb)" Version)
+
+	# 1. apt installs them, their dependencies being this machine's
+	apt-get install -y -q --no-install-recommends "$debs"/*.deb > "$out/apt-install.log" 2>&1
+	st=$?
+	[ $st = 0 ] || tail -n 25 "$out/apt-install.log" | say
+	res apt_installs_the_packages $st
+	[ $st = 0 ] || exit 0
+
+	# 2. every file each package says it has is there
+	st=0
+	for p in $packages; do
+		while read -r f; do
+			[ -e "$f" ] || [ -L "$f" ] || { echo "$p: $f missing" | say; st=1; }
+		done < <(dpkg -L "$p")
+	done
+	for e in "tracebufctl /usr/bin/tracebufctl" \
+		 "tracebufctl /usr/share/man/man1/tracebufctl.1.gz" \
+		 "tracebufctl /usr/share/bash-completion/completions/tracebufctl" \
+		 "libtracebuf1 /usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libtracebuf.so.1" \
+		 "libtracebuf-dev /usr/include/tracebuf/linux/tracebuf.h" \
+		 "libtracebuf-dev /usr/share/man/man3/libtracebuf.3.gz" \
+		 "tracebuf-dkms /usr/src/tracebuf-$version/dkms.conf" \
+		 "tracebuf-dkms /lib/udev/rules.d/60-tracebuf.rules" \
+		 "tracebuf-dkms /etc/modprobe.d/tracebuf.conf" \
+		 "tracebuf-dkms /usr/share/man/man4/tracebuf.4.gz"; do
+		p=${e%% *} f=${e#* }
+		dpkg -L "$p" | grep -qx "$f" || { echo "$p does not have $f" | say; st=1; }
+	done
+	res every_file_where_its_package_says $st
+
+	# 3. DKMS built and installed the module for every kernel with headers
+	st=0 kernels=''
+	dkms status > "$out/dkms-status.log" 2> "$out/dkms-status.err"
+	say < "$out/dkms-status.log"
+	for d in /lib/modules/*; do
+		k=${d##*/}
+		[ -f "$d/build/Makefile" ] || continue
+		kernels="$kernels $k"
+		grep -q "^tracebuf/$version, $k, [a-z0-9_]*: installed" "$out/dkms-status.log" ||
+			{ echo "dkms status: tracebuf not installed for $k" | say; st=1; continue; }
+		ko=$(find "$d/updates/dkms" -name 'tracebuf.ko*' | head -n 1)
+		vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+		[[ $vm == "$k "* ]] || { echo "$ko: vermagic '$vm'" | say; st=1; continue; }
+		mkdir -p "$out/dkms/$k"
+		case $ko in
+		*.xz) xz -dc "$ko" > "$out/dkms/$k/tracebuf.ko" ;;
+		*.zst) zstd -qdc "$ko" > "$out/dkms/$k/tracebuf.ko" ;;
+		*) cp "$ko" "$out/dkms/$k/tracebuf.ko" ;;
+		esac
+	done
+	[ -n "$kernels" ] || { echo "no kernel with headers in /lib/modules" | say; st=1; }
+	res dkms_installed_the_module_for_every_kernel $st "kernels:$kernels"
+
+	# 4. the manual pages, by name, as "man" finds them
+	st=0
+	for p in "1 tracebufctl" "3 libtracebuf" "4 tracebuf"; do
+		# shellcheck disable=SC2086 # section and name
+		MANWIDTH=80 man -P cat $p > "$out/man.txt" 2> "$out/man.err" &&
+			[ ! -s "$out/man.err" ] && grep -q "^NAME" "$out/man.txt" ||
+			{ echo "man $p: $(head -c 300 "$out/man.err")" | say; st=1; }
+	done
+	res man_finds_and_renders_every_page $st
+
+	# 5. tracebufctl runs, and bash completes its commands
+	st=0
+	tracebufctl --help > "$out/help.txt" 2>&1 || { say < "$out/help.txt"; st=1; }
+	words=$(bash -c '. /usr/share/bash-completion/bash_completion
+		_completion_loader tracebufctl
+		COMP_WORDS=(tracebufctl rec); COMP_CWORD=1; COMP_LINE="tracebufctl rec"
+		COMP_POINT=${#COMP_LINE}
+		$(complete -p tracebufctl | sed "s/.*-F \([^ ]*\) .*/\1/") tracebufctl rec tracebufctl
+		echo "${COMPREPLY[@]}"' 2>&1)
+	[ "$words" = record ] || { echo "completion of 'rec': '$words'" | say; st=1; }
+	res tracebufctl_and_its_completion_work $st
+
+	# 6. a provider built with pkg-config against libtracebuf-dev runs
+	# against libtracebuf1
+	st=0
+	ex=/usr/share/doc/libtracebuf-dev/examples/tracebuf-example.c
+	# shellcheck disable=SC2046 # pkg-config prints flags
+	gcc $(pkg-config --cflags libtracebuf) "$ex" $(pkg-config --libs libtracebuf) \
+		-o "$out/example" > "$out/example.log" 2>&1 &&
+		ldd "$out/example" > "$out/ldd.log" 2>&1 &&
+		grep -q "=> \(/usr\)\?/lib/[^ ]*/libtracebuf.so.1 " "$out/ldd.log" ||
+		{ cat "$out/example.log" "$out/ldd.log" | say; st=1; }
+	res example_builds_and_links_libtracebuf1 $st
+
+	# 7. purged, the packages leave nothing: no module, no source, no conffile
+	# shellcheck disable=SC2086 # one package a word
+	apt-get purge -y -q $packages > "$out/apt-purge.log" 2>&1
+	st=$?
+	[ $st = 0 ] || tail -n 20 "$out/apt-purge.log" | say
+	left=$( { dkms status 2>&1 | grep tracebuf
+		  ls -d /usr/src/tracebuf-* /var/lib/dkms/tracebuf /etc/modprobe.d/tracebuf.conf \
+			/lib/udev/rules.d/60-tracebuf.rules /usr/bin/tracebufctl 2>/dev/null
+		  find /lib/modules -name 'tracebuf.ko*' 2>/dev/null; } )
+	[ -z "$left" ] || { echo "left behind: $left" | say; st=1; }
+	res purge_leaves_nothing $st
+
+	# 8. without packages: make install-dkms and make uninstall-dkms
+	k=${kernels# }; k=${k%% *}
+	make -C "$out/src" install-dkms KVER="$k" > "$out/install-dkms.log" 2>&1 &&
+		dkms status -m tracebuf -v "$version" -k "$k" | grep -q ': installed' &&
+		make -C "$out/src" uninstall-dkms >> "$out/install-dkms.log" 2>&1 &&
+		[ -z "$(dkms status -m tracebuf 2>&1)" ] && [ ! -e "/usr/src/tracebuf-$version" ]
+	st=$?
+	[ $st = 0 ] || tail -n 20 "$out/install-dkms.log" | say
+	res make_install_dkms_and_uninstall_dkms $st "for $k"
+	exit 0
+fi
+
+# --- outside ------------------------------------------------------------------
+TESTS=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tests) TESTS=$2; shift ;;
+	*) tb_die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+WORK=$TB_BUILD/deb-test
+SRC=$WORK/src
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+n=0 passed=0 failed=0
+echo "TAP version 13"
+# result NAME STATUS [WHY]
+result() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n $1"
+		passed=$((passed + 1))
+	else
+		[ -z "${3:-}" ] || printf '# %s\n' "$3"
+		echo "not ok $n $1"
+		failed=$((failed + 1))
+	fi
+}
+say() { sed 's/^/# /'; }
+trap 'echo "# Totals: pass:$passed fail:$failed"; echo "$passed passed, $failed failed"' EXIT
+
+tb_copy_tree "$SRC"
+
+# 1. make deb: the four packages, here, each with its size
+make -C "$SRC" deb > "$WORK/deb.log" 2>&1
+st=$?
+say < "$WORK/deb.log"
+packages=$(sed -n 's/^Package: //p' "$SRC/debian/control")
+for p in $packages; do
+	[ -f "$(ls "$SRC/${p}_"*.deb 2>/dev/null | head -n 1)" ] ||
+		{ echo "no $p package" | say; st=1; }
+done
+result make_deb_builds_every_package $st
+[ $st = 0 ] || exit 1
+
+# 2. lintian: no error and no warning, source and binaries (every other
+# tag is shown; --show-overrides would make the overridden ones fail)
+changes=$(ls "$SRC"/.build/deb/*.changes)
+lintian --fail-on error,warning --display-info --pedantic "$changes" \
+	> "$WORK/lintian.log" 2>&1
+st=$?
+grep -v 'running with root privileges' "$WORK/lintian.log" | say
+result lintian_no_error_no_warning $st
+
+# 3. apt in a throw-away root: see --in-root above
+ROOTWORK=$(mktemp -d)
+mkdir -p "$WORK/in-root/debs"
+cp "$SRC"/*.deb "$WORK/in-root/debs/"
+ln -s "$SRC" "$WORK/in-root/src"
+if ! command -v unshare > /dev/null; then
+	result throw_away_root 1 "no unshare(1): util-linux"
+	exit 1
+fi
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare --mount --propagation private sh -c '
+	set -e
+	mount -t tmpfs tracebuf-root "$1"
+	mkdir "$1/upper" "$1/work" "$1/root"
+	mount -t overlay overlay -o "lowerdir=/,upperdir=$1/upper,workdir=$1/work" "$1/root"
+	mount --rbind /dev "$1/root/dev"
+	mount -t proc proc "$1/root/proc"
+	mount --rbind /sys "$1/root/sys"
+	mount -t tmpfs tmpfs "$1/root/tmp"
+	mount -t tmpfs tmpfs "$1/root/run"
+	# what the run leaves for the outside: its logs and the DKMS modules
+	mount --bind "$2" "$1/root/$2"
+	chroot "$1/root" "$3" --in-root "$2/debs" "$2"
+' deb-test "$ROOTWORK" "$WORK/in-root" "$TB_ROOT/scripts/deb-test.sh" \
+	> "$WORK/in-root.log" 2>&1
+rc=$?
+rmdir "$ROOTWORK" 2>/dev/null
+while IFS= read -r line; do
+	case $line in
+	'ok '*) result "${line#ok }" 0 ;;
+	'not ok '*) result "${line#not ok }" 1 ;;
+	'# '*) printf '%s\n' "$line" ;;
+	*) printf '# %s\n' "$line" ;;
+	esac
+done < "$WORK/in-root.log"
+[ $rc = 0 ] || result throw_away_root_ran 1 "exit status $rc"
+grep -q '^ok apt_installs_the_packages' "$WORK/in-root.log" || exit 1
+
+# 4. the DKMS-built modules, loaded in QEMU with the run's programs
+[ -n "$TESTS" ] || exit 0
+echo abi_test > "$WORK/vm.list"
+echo state_test >> "$WORK/vm.list"
+echo record_vmtest >> "$WORK/vm.list"
+for ko in "$WORK"/in-root/dkms/*/tracebuf.ko; do
+	[ -f "$ko" ] || continue
+	k=$(basename "$(dirname "$ko")")
+	[ -f "/boot/vmlinuz-$k" ] && [[ $k == *-amd64 ]] || continue
+	"$TB_ROOT/scripts/vm-run.sh" --kernel "/boot/vmlinuz-$k" --module "$ko" \
+		--moddir "/lib/modules/$k" --tests "$TESTS" --list "$WORK/vm.list" \
+		--out "$WORK/vm-$k" > "$WORK/vm-$k.log" 2>&1
+	st=$?
+	tail -n 1 "$WORK/vm-$k.log" | say
+	[ $st = 0 ] || grep -a 'FAIL\|not ok' "$WORK/vm-$k.log" | head -n 20 | say
+	result "dkms_module_runs_in_qemu_$k" $st
+done
