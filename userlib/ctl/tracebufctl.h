@@ -26,7 +26,9 @@
 #include <linux/tracebuf.h>
 
 #define TBCTL_PROG	"tracebufctl"
-#define TBCTL_VERSION	"0.1"
+#ifndef TBCTL_VERSION
+#error "TBCTL_VERSION: the Makefile defines it, from debian/changelog"
+#endif
 #define TBCTL_DEVICE	"/dev/tracebuf"	/* the default */
 
 /* What the global options set, for every command. */

@@ -49,9 +49,12 @@ test_help_everywhere() {
 }
 
 test_version() {
+	local v
+	# the version of debian/changelog, the project's one home for it
+	v=$(head -n 1 "$(dirname "$0")/../../../debian/changelog" | cut -d' ' -f2 | tr -d '()')
 	t_run --version
-	if [ "$RC" != 0 ] || [[ $OUT != "tracebufctl "* ]]; then
-		fail "--version: $RC $OUT"
+	if [ "$RC" != 0 ] || [ -z "$v" ] || [[ $OUT != "tracebufctl $v (tracebuf ABI "* ]]; then
+		fail "--version: $RC $OUT (expected version '$v')"
 	fi
 }
 
