@@ -27,6 +27,11 @@
 #   make lint                 W=1 build, sparse, checkpatch --strict
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)
+#   make run CMD="./app ARGS" [FILES="data ..."] [RECORD="-m streaming ..."]
+#                             your program traced in QEMU: CMD under
+#                             tracebufctl record RECORD, FILES copied in
+#                             beside it; the trace (OUT, default trace.fxt)
+#                             and CMD's output here (scripts/run.sh)
 #   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
 #                             (host only, ~1 min; scripts/bench.sh)
 #   make bench TARGET=arm64-6.1  the same cross-built, under qemu-aarch64: a
@@ -188,6 +193,15 @@ bench:
 demo:
 	@VM_ARGS="$(VM_ARGS)" scripts/demo.sh --dest "$(CURDIR)"
 
+CMD ?=
+FILES ?=
+RECORD ?=
+OUT ?= trace.fxt
+run:
+	@VM_ARGS="$(VM_ARGS)" scripts/run.sh --dest "$(CURDIR)" --out "$(OUT)" \
+		$(foreach f,$(FILES),--file "$(f)") --record "$(RECORD)" --cmd "$(CMD)" \
+		$(if $(KERNEL),--kernel $(KERNEL) --kdir $(KDIR)) $(if $(MODDIR),--moddir $(MODDIR))
+
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
@@ -250,5 +264,5 @@ uninstall-module:
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
 .PHONY: all userlib tracebufctl module selftests check check-all check-debug fault fuzz soak \
-	lint bench demo clean install install-user install-module uninstall uninstall-user \
+	lint bench demo run clean install install-user install-module uninstall uninstall-user \
 	uninstall-module install-dkms-src install-dkms uninstall-dkms deb
