@@ -267,11 +267,12 @@ host_script() {
 
 # make install and make uninstall, against this target's kernel; make deb,
 # lintian, the packages installed in a throw-away root (DKMS), and the
-# DKMS-built modules in QEMU (once: with the host tests).
+# DKMS-built modules in QEMU; make run (once: with the host tests).
 if [ $FIRST = 1 ]; then
 	host_script install-test.sh --kdir "$KDIR"
 	host_script deb-test.sh --tests "$TESTS"
 	grep -a '^# [a-z0-9-]*_[^ ]*\.deb ' "$WORK/deb-test.log" | sed 's/^# /        /'
+	host_script run-test.sh --kernel "$KERNEL" --kdir "$KDIR" ${MODDIR:+--moddir "$MODDIR"}
 fi
 
 # The runner itself: a first boot that fails before the module is loaded
