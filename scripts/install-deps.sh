@@ -35,12 +35,12 @@ set -euo pipefail
 # udev (udevadm) and kmod (modinfo): the udev rule and the installed module
 # (install-test.sh).  build-essential, dpkg-dev, debhelper, dh-dkms,
 # dkms, lintian: "make deb", the packages' lint and their installation
-# with DKMS (deb-test.sh; debian/control's Build-Depends).
+# with DKMS (deb-test.sh; debian/control's Build-Depends).  zstd: compressed traces (userlib/ctl/tests/compress_test.sh; gzip is essential).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
 	  groff-base man-db bash-completion udev kmod
-	  build-essential dpkg-dev debhelper dh-dkms dkms lintian)
+	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do

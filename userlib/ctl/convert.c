@@ -360,9 +360,13 @@ static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 static char *convert_default_output(const char *file)
 {
 	size_t len = strlen(file);
+	enum tbctl_z z = tbctl_z_by_name(file);
 	char *out;
 
-	if (len > 4 && !strcmp(file + len - 4, ".fxt"))
+	/* t.fxt, t.fxt.gz, t.fxt.zst: t.json */
+	if (z != TBCTL_Z_NONE)
+		len = strrchr(file, '.') - file;
+	if (len > 4 && !strncmp(file + len - 4, ".fxt", 4))
 		len -= 4;
 	out = malloc(len + sizeof(".json"));
 	if (out) {
@@ -476,12 +480,9 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 			out = def;
 		}
 	}
-	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin",
-					TRACEBUF_LIB_READER_MAGIC, &r);
-	if (ret) {
-		tbctl_err("%s: %s", file, strerror(-ret));
+	ret = tbctl_reader_open(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	if (ret)
 		goto out;
-	}
 	if (!strcmp(out, "-")) {
 		ret = convert_run(r, stdout, file, err, sizeof(err));
 		if (ret)

@@ -295,12 +295,9 @@ int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv)
 	if (!file)
 		return tbctl_usage_err("dump", "dump: missing FILE");
 	/* not FXT at all: nothing is printed */
-	ret = tracebuf_reader_open_file(strcmp(file, "-") ? file : "/dev/stdin",
-					TRACEBUF_LIB_READER_MAGIC, &r);
-	if (ret) {
-		tbctl_err("%s: %s", file, strerror(-ret));
+	ret = tbctl_reader_open(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	if (ret)
 		return ret;
-	}
 	/* a record is large (15 arguments); keep it off the stack */
 	rec = malloc(sizeof(*rec));
 	if (!rec) {

@@ -179,6 +179,40 @@ void tbctl_json_counters(FILE *f, const struct tbctl_provider *p);
 void tbctl_providers_print(FILE *f, const struct tbctl_provider *p, size_t n, bool json);
 
 /* ------------------------------------------------------------------------ */
+/* Compressed trace files (compress.c)                                      */
+
+#include <sys/types.h>
+
+struct tracebuf_reader;
+
+enum tbctl_z { TBCTL_Z_NONE, TBCTL_Z_GZIP, TBCTL_Z_ZSTD };
+
+/* The compression a file name asks for: ".gz", ".zst", else none. */
+enum tbctl_z tbctl_z_by_name(const char *path);
+/* The compression the first len bytes of a file show (magic numbers). */
+enum tbctl_z tbctl_z_by_magic(const void *buf, size_t len);
+/* "gzip", "zstd"; NULL for TBCTL_Z_NONE. */
+const char *tbctl_z_prog(enum tbctl_z z);
+
+/*
+ * tbctl_z_spawn() - run the program of z (-c, or -dc to decompress) with
+ * in_fd as its standard input and out_fd as its standard output.
+ * Return: 0 and its pid, or -errno (-ENOENT: not installed); nothing
+ * reported (tbctl_z_spawn_err() does).
+ */
+int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, pid_t *pid);
+int tbctl_z_spawn_err(enum tbctl_z z, const char *file, int err);
+/* Wait for it: 0 if it exited 0, else -EIO after one line naming file. */
+int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file);
+
+/*
+ * tbctl_reader_open() - tracebuf_reader_open_file() for file, "-" being
+ * standard input (read as it is), a gzip or zstd file being decompressed
+ * by its program first.  Return: 0, or -errno after one line on stderr.
+ */
+int tbctl_reader_open(const char *file, unsigned int flags, struct tracebuf_reader **r);
+
+/* ------------------------------------------------------------------------ */
 /* stats and monitor: their output, apart from the transport                */
 
 /*
