@@ -415,13 +415,18 @@ TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_
 static void tb_window_event(struct tracebuf_fxt_event *ev, struct tracebuf_fxt_arg *arg,
 			    struct tracebuf_fxt_thread thread)
 {
+	struct tracebuf_fxt_str count =
+		tracebuf_fxt_str_inline(TRACEBUF_LIB_META_DROPPED_COUNT,
+					sizeof(TRACEBUF_LIB_META_DROPPED_COUNT) - 1);
+
 	memset(ev, 0, sizeof(*ev));
 	ev->type = TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE;
 	ev->thread = thread;
 	ev->category = tracebuf_fxt_str_inline(TRACEBUF_LIB_META_CATEGORY,
 					       TRACEBUF_LIB_META_CATEGORY_LEN);
-	ev->name = tracebuf_fxt_str_inline("records dropped", 15);
-	*arg = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("count", 5), 0);
+	ev->name = tracebuf_fxt_str_inline(TRACEBUF_LIB_META_DROPPED,
+					   sizeof(TRACEBUF_LIB_META_DROPPED) - 1);
+	*arg = tracebuf_fxt_arg_uint64(count, 0);
 	ev->args = arg;
 	ev->nargs = 1;
 }

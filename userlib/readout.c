@@ -140,11 +140,7 @@ static size_t tb_validate(struct tracebuf_session *s, uint8_t *buf, size_t len,
 				tracebuf_category_seen(s, rec.event.category.data,
 						 rec.event.category.len);
 			/* the engine's drop windows (event.c) */
-			if (rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT &&
-			    rec.event.type == TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE &&
-			    rec.event.category.len == TRACEBUF_LIB_META_CATEGORY_LEN &&
-			    !memcmp(rec.event.category.data, TRACEBUF_LIB_META_CATEGORY,
-				    TRACEBUF_LIB_META_CATEGORY_LEN))
+			if (tracebuf_reader_drop_window(&rec, NULL))
 				(*drop_windows)++;
 		}
 		tracebuf_reader_close(r);

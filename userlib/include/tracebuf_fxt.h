@@ -81,6 +81,15 @@ extern "C" {
  */
 #define TRACEBUF_LIB_META_CATEGORY		"tracebuf:meta"
 #define TRACEBUF_LIB_META_CATEGORY_LEN		(sizeof(TRACEBUF_LIB_META_CATEGORY) - 1)
+/*
+ * A window of dropped records: a duration-complete event in
+ * TRACEBUF_LIB_META_CATEGORY named TRACEBUF_LIB_META_DROPPED, from the
+ * first record dropped to the first one written after, with the number
+ * dropped as its uint64 argument TRACEBUF_LIB_META_DROPPED_COUNT
+ * (tracebuf_reader_drop_window() recognises it).
+ */
+#define TRACEBUF_LIB_META_DROPPED		"records dropped"
+#define TRACEBUF_LIB_META_DROPPED_COUNT		"count"
 
 #define TRACEBUF_LIB_FXT_WORD			8u
 #define TRACEBUF_LIB_FXT_RECORD_MAX_WORDS	0xfffu

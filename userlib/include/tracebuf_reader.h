@@ -240,6 +240,45 @@ uint64_t tracebuf_reader_unresolved_refs(const struct tracebuf_reader *reader);
 void tracebuf_reader_close(struct tracebuf_reader *reader);
 
 /**
+ * tracebuf_reader_drop_window() - whether a record is a window of dropped
+ * records that libtracebuf wrote (TRACEBUF_LIB_META_DROPPED)
+ * @rec: a record tracebuf_reader_next() returned
+ * @count: set, for a window, to the records dropped in it (its
+ *	TRACEBUF_LIB_META_DROPPED_COUNT argument, 0 without one); may be NULL
+ *
+ * A window is a duration-complete event in TRACEBUF_LIB_META_CATEGORY, the
+ * category of what libtracebuf writes itself; it spans rec->event.ns to
+ * rec->event.end_ns.
+ *
+ * Return: true for a window.
+ */
+static inline bool tracebuf_reader_drop_window(const struct tracebuf_reader_record *rec,
+					       uint64_t *count)
+{
+	if (rec->type != TRACEBUF_LIB_FXT_RECORD_EVENT ||
+	    rec->event.type != TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE ||
+	    rec->event.category.len != TRACEBUF_LIB_META_CATEGORY_LEN ||
+	    memcmp(rec->event.category.data, TRACEBUF_LIB_META_CATEGORY,
+		   TRACEBUF_LIB_META_CATEGORY_LEN))
+		return false;
+	if (count) {
+		*count = 0;
+		for (unsigned int i = 0; i < rec->nargs && i < TRACEBUF_LIB_FXT_ARGS_MAX; i++) {
+			const struct tracebuf_reader_arg *a = &rec->args[i];
+
+			if (a->type == TRACEBUF_LIB_FXT_ARG_UINT64 &&
+			    a->name.len == sizeof(TRACEBUF_LIB_META_DROPPED_COUNT) - 1 &&
+			    !memcmp(a->name.data, TRACEBUF_LIB_META_DROPPED_COUNT,
+				    sizeof(TRACEBUF_LIB_META_DROPPED_COUNT) - 1)) {
+				*count = a->u64;
+				break;
+			}
+		}
+	}
+	return true;
+}
+
+/**
  * tracebuf_fxt_walk() - measure the whole, plausible records at buf
  * @buf: records, e.g. a provider buffer's durable or rolling part
  * @len: bytes available (a trailing partial word is ignored)
