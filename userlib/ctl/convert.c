@@ -78,20 +78,6 @@ static void convert_next(struct convert *c)
 	fputs(c->events++ ? ",\n" : "\n", c->f);
 }
 
-static bool convert_arg_numeric(unsigned int type)
-{
-	switch (type) {
-	case TRACEBUF_LIB_FXT_ARG_INT32:
-	case TRACEBUF_LIB_FXT_ARG_UINT32:
-	case TRACEBUF_LIB_FXT_ARG_INT64:
-	case TRACEBUF_LIB_FXT_ARG_UINT64:
-	case TRACEBUF_LIB_FXT_ARG_DOUBLE:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* An argument's value in JSON. */
 static const struct tbctl_arg_style convert_arg_style = {
 	.str = convert_str,
@@ -111,7 +97,7 @@ static void convert_args(FILE *f, const struct tracebuf_reader_record *rec, bool
 	for (unsigned int i = 0; i < rec->nargs; i++) {
 		const struct tracebuf_reader_arg *a = &rec->args[i];
 
-		if (numeric_only && !convert_arg_numeric(a->type))
+		if (numeric_only && !tbctl_arg_numeric(a->type))
 			continue;
 		if (!first)
 			putc(',', f);
@@ -230,22 +216,14 @@ static int convert_event(struct convert *c, const struct tracebuf_reader_record 
 
 static void convert_kobj(struct convert *c, const struct tracebuf_reader_record *rec)
 {
-	uint64_t pid = 0;
-
 	if (rec->kobj.obj_type == TRACEBUF_LIB_FXT_OBJ_PROCESS) {
 		convert_meta(c, "process_name", rec->kobj.koid, 0, rec->kobj.name);
 		return;
 	}
 	if (rec->kobj.obj_type != TRACEBUF_LIB_FXT_OBJ_THREAD)
 		return;
-	for (unsigned int i = 0; i < rec->nargs; i++) {
-		const struct tracebuf_reader_arg *a = &rec->args[i];
-
-		if (a->name.len == 7 && !memcmp(a->name.data, "process", 7) &&
-		    (a->type == TRACEBUF_LIB_FXT_ARG_KOID || a->type == TRACEBUF_LIB_FXT_ARG_UINT64))
-			pid = a->type == TRACEBUF_LIB_FXT_ARG_KOID ? a->koid : a->u64;
-	}
-	convert_meta(c, "thread_name", pid, rec->kobj.koid, rec->kobj.name);
+	convert_meta(c, "thread_name", tbctl_kobj_thread_pid(rec), rec->kobj.koid,
+		     rec->kobj.name);
 }
 
 static int convert_log(struct convert *c, const struct tracebuf_reader_record *rec)

@@ -24,6 +24,7 @@ static const struct tbctl_cmd tbctl_cmds[] = {
 	{ "categories", cmd_categories, "list the categories each provider published" },
 	{ "dump", cmd_dump, "print the records of an FXT file, one per line" },
 	{ "convert", cmd_convert, "convert an FXT file to Chrome trace-event JSON" },
+	{ "report", cmd_report, "summarize an FXT file: slices, counters, drops..." },
 	{ "help", NULL, "print this help, or a command's" },
 };
 
@@ -41,7 +42,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -D, --device PATH   the tracebuf device (default " TBCTL_DEVICE "); list\n"
 		"                      then reads it instead of the netlink family\n"
-		"  -j, --json          JSON output (list, stats, monitor, categories)\n"
+		"  -j, --json          JSON output (list, stats, monitor, categories,\n"
+		"                      report)\n"
 		"  -V, --version       print the version and exit\n"
 		"  -h, --help          print this help and exit\n"
 		"\n"

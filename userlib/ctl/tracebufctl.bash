@@ -3,11 +3,12 @@
 # bash completion for tracebufctl(1): installed as
 # share/bash-completion/completions/tracebufctl.
 #
-# Commands, their options, record's modes, provider names (record -p,
-# -b NAME:SIZE, stats) and categories (record -c) from the running
-# module, through the tracebufctl being completed ("tracebufctl -j list",
-# "tracebufctl -j categories": nothing when the module is not loaded),
-# files where a file is wanted, and the command line after "record --".
+# Commands, their options, record's modes, report's sort keys, provider
+# names (record -p, -b NAME:SIZE, stats) and categories (record -c) from
+# the running module, through the tracebufctl being completed
+# ("tracebufctl -j list", "tracebufctl -j categories": nothing when the
+# module is not loaded), files where a file is wanted, and the command
+# line after "record --".
 
 # _tracebufctl_json FIELD COMMAND...: the string values of FIELD in the
 # JSON that "tracebufctl -j COMMAND..." prints, one per line, unescaped
@@ -32,7 +33,7 @@ _tracebufctl_files()
 _tracebufctl()
 {
 	local cur prev words cword i cmd='' dashdash=0
-	local commands='record list stats monitor categories dump convert help'
+	local commands='record list stats monitor categories dump convert report help'
 	local globals='-D --device -j --json -V --version -h --help'
 
 	if declare -F _init_completion > /dev/null; then
@@ -144,6 +145,17 @@ _tracebufctl()
 		esac
 		if [[ $cur == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W '-o --output -h --help' -- "$cur")
+		else
+			_tracebufctl_files -X '!*.fxt'
+		fi ;;
+	report)
+		case $prev in
+		-s | --sort)
+			mapfile -t COMPREPLY < <(compgen -W 'total count mean max name' -- "$cur")
+			return ;;
+		esac
+		if [[ $cur == -* ]]; then
+			mapfile -t COMPREPLY < <(compgen -W '-s --sort -j --json -h --help' -- "$cur")
 		else
 			_tracebufctl_files -X '!*.fxt'
 		fi ;;

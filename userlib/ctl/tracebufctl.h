@@ -73,6 +73,7 @@ int cmd_list(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_categories(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_dump(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_report(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_monitor(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv);
 
@@ -238,5 +239,42 @@ void tbctl_event_print(FILE *f, uint8_t cmd, const struct tbctl_provider *p, boo
 const char *tbctl_state_name(uint32_t state);
 const char *tbctl_mode_name(uint32_t mode);
 const char *tbctl_tracee_state_name(uint32_t state);
+
+/* ------------------------------------------------------------------------ */
+/* report: a trace's statistics, apart from the command line (report.c)     */
+
+struct tbctl_report;
+struct tracebuf_reader_record;
+
+/* The order of the slices and async spans of a report (-s). */
+enum tbctl_report_sort {
+	TBCTL_REPORT_SORT_TOTAL,	/* total time, largest first: the default */
+	TBCTL_REPORT_SORT_COUNT,
+	TBCTL_REPORT_SORT_MEAN,
+	TBCTL_REPORT_SORT_MAX,
+	TBCTL_REPORT_SORT_NAME,		/* category:name */
+};
+
+/* "total", "count", "mean", "max", "name" (any unique prefix); -EINVAL. */
+int tbctl_report_sort_parse(const char *word, enum tbctl_report_sort *sort);
+
+/*
+ * A report is made empty, fed every record of a trace in order with
+ * tbctl_report_add() (or tbctl_report_read()), finished once, sorted
+ * (again as often as wanted), printed and freed.  Functions return 0 or
+ * -errno: -ENOMEM, -EINVAL when called out of that order.
+ */
+int tbctl_report_create(struct tbctl_report **out);
+/* One record tracebuf_reader_next() returned; its strings are copied. */
+int tbctl_report_add(struct tbctl_report *r, const struct tracebuf_reader_record *rec);
+/* Every record left in reader; its errors (-EBADMSG...) are returned as they are. */
+int tbctl_report_read(struct tbctl_report *r, struct tracebuf_reader *reader);
+/* The trace ended: what is still open is counted as unterminated. */
+int tbctl_report_finish(struct tbctl_report *r);
+int tbctl_report_sort(struct tbctl_report *r, enum tbctl_report_sort sort);
+/* The sorted report as tables, or one JSON object. */
+void tbctl_report_print(FILE *f, const struct tbctl_report *r, bool json);
+/* NULL is fine. */
+void tbctl_report_free(struct tbctl_report *r);
 
 #endif /* TBCTL_TRACEBUFCTL_H */

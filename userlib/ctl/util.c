@@ -137,6 +137,34 @@ void tbctl_print_arg(FILE *f, const struct tracebuf_reader_arg *a,
 	}
 }
 
+bool tbctl_arg_numeric(unsigned int type)
+{
+	switch (type) {
+	case TRACEBUF_LIB_FXT_ARG_INT32:
+	case TRACEBUF_LIB_FXT_ARG_UINT32:
+	case TRACEBUF_LIB_FXT_ARG_INT64:
+	case TRACEBUF_LIB_FXT_ARG_UINT64:
+	case TRACEBUF_LIB_FXT_ARG_DOUBLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint64_t tbctl_kobj_thread_pid(const struct tracebuf_reader_record *rec)
+{
+	uint64_t pid = 0;
+
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct tracebuf_reader_arg *a = &rec->args[i];
+
+		if (a->name.len == 7 && !memcmp(a->name.data, "process", 7) &&
+		    (a->type == TRACEBUF_LIB_FXT_ARG_KOID || a->type == TRACEBUF_LIB_FXT_ARG_UINT64))
+			pid = a->type == TRACEBUF_LIB_FXT_ARG_KOID ? a->koid : a->u64;
+	}
+	return pid;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Sizes and durations                                                      */
 
@@ -375,6 +403,28 @@ int tbctl_getopt(struct tbctl_getopt *g, const struct tbctl_opt *opts,
 	return getopt_value(g, o, eq ? eq + 1 : NULL, err, errlen);
 }
 
+const char *tbctl_human_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t div;
+		const char *unit;
+	} units[] = {
+		{ 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" },
+	};
+
+	for (size_t i = 0; i < TBCTL_ARRAY_SIZE(units); i++) {
+		if (ns >= units[i].div) {
+			snprintf(buf, len, "%llu.%03u %s",
+				 (unsigned long long)(ns / units[i].div),
+				 (unsigned int)(ns % units[i].div / (units[i].div / 1000)),
+				 units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* String vectors                                                           */
 
@@ -491,6 +541,12 @@ void tbctl_fputs_safe(FILE *f, const char *s, int width)
 		putc(tbctl_safe_char(*s), f);
 	for (; n < width; n++)
 		putc(' ', f);
+}
+
+void tbctl_fwrite_safe(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		putc(tbctl_safe_char(s[i]), f);
 }
 
 const char *tbctl_safe(const char *s, char *buf, size_t len)

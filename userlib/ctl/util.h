@@ -55,6 +55,12 @@ int tbctl_lookup(const char *word, const char *const *keywords);
 /* "1.5 MiB", "512 B": bytes for people, into buf; returns buf. */
 const char *tbctl_human_bytes(uint64_t bytes, char *buf, size_t len);
 
+/*
+ * "999 ns", "1.500 us", "12.345 ms", "3.000 s": nanoseconds for people,
+ * truncated (never rounded up into the next unit), into buf; returns buf.
+ */
+const char *tbctl_human_ns(uint64_t ns, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------ */
 /* Options                                                                  */
 
@@ -144,6 +150,8 @@ int tbctl_tmp_create(const char *path, char **tmp_path);
 void tbctl_fputs_safe(FILE *f, const char *s, int width);
 /* tbctl_safe() - s into buf (len bytes, truncated) as tbctl_fputs_safe() prints it */
 const char *tbctl_safe(const char *s, char *buf, size_t len);
+/* tbctl_fwrite_safe() - the len bytes at s (NULs included) as tbctl_fputs_safe() prints */
+void tbctl_fwrite_safe(FILE *f, const char *s, size_t len);
 
 /* Length of the valid UTF-8 sequence at s (len > 0 bytes), 0 if invalid. */
 size_t tbctl_utf8_len(const unsigned char *s, size_t len);
@@ -181,5 +189,14 @@ struct tbctl_arg_style {
 /* tbctl_print_arg() - the value of @a, in @style. */
 void tbctl_print_arg(FILE *f, const struct tracebuf_reader_arg *a,
 		     const struct tbctl_arg_style *style);
+
+/* Whether an argument of this TRACEBUF_LIB_FXT_ARG_* type is a number (a counter's value). */
+bool tbctl_arg_numeric(unsigned int type);
+
+/*
+ * tbctl_kobj_thread_pid() - the process koid of a thread kernel object
+ * record (its "process" argument, a koid or a uint64), 0 if it has none.
+ */
+uint64_t tbctl_kobj_thread_pid(const struct tracebuf_reader_record *rec);
 
 #endif /* TBCTL_UTIL_H */

@@ -42,7 +42,8 @@ test_help_everywhere() {
 		    "convert --help" "convert -h" "help record" "help conv" "rec -h" \
 		    "-j list --help" "record -c x -h" "monitor --help" "monitor -h" \
 		    "help monitor" "mon -h" "-j monitor --help" "stats --help" "stats -h" \
-		    "help stats" "st -h" "stats -j app 1 --help"; do
+		    "help stats" "st -h" "stats -j app 1 --help" "report --help" "report -h" \
+		    "help report" "rep -h" "-j report -s name x.fxt --help"; do
 		# shellcheck disable=SC2086 # word splitting wanted
 		expect_usage $args || return 1
 	done
@@ -79,7 +80,7 @@ test_ambiguous_command() {
 
 test_unknown_options() {
 	local cmd
-	for cmd in record list categories dump convert monitor stats; do
+	for cmd in record list categories dump convert monitor stats report; do
 		t_run "$cmd" --frob
 		expect_error "$cmd: unknown option '--frob' (see 'tracebufctl $cmd --help')" ||
 			return 1
@@ -273,6 +274,72 @@ test_zero_word_fails_both() {
 	expect_error "zero word instead of a record at offset $FIRST"
 }
 
+test_report_usage_errors() {
+	make_sample || return 1
+	t_run report
+	expect_error "report: missing FILE (see 'tracebufctl report --help')" || return 1
+	t_run report --bogus s.fxt
+	expect_error "report: unknown option '--bogus' (see 'tracebufctl report --help')" ||
+		return 1
+	t_run report -s often s.fxt
+	expect_error "report: invalid sort key 'often' (total, count, mean, max or name)" ||
+		return 1
+	t_run report s.fxt s.fxt
+	expect_error "report: unexpected argument 's.fxt'" || return 1
+	t_run report nonexistent.fxt
+	expect_error "nonexistent.fxt: No such file or directory" || return 1
+	[ -z "$OUT" ] || fail "stdout: $OUT" || return 1
+	t_run report --help
+	[ "$RC" = 0 ] && [[ $OUT == "Usage: tracebufctl report "* ]] && [ -z "$ERR" ] ||
+		fail "report --help: $RC $ERR"
+}
+
+test_report_sample() {
+	make_sample || return 1
+	t_run report s.fxt
+	[ "$RC" = 0 ] && [ -z "$ERR" ] || fail "report: $RC $ERR" || return 1
+	[[ $OUT == "provider 1: app"$'\n'"  thread 101 (pid 100): worker"$'\n'* ]] ||
+		fail "report printed: $OUT" || return 1
+	[[ $OUT == *$'\n'"    cat:work              1   1.000 us "* ]] ||
+		fail "no work slice of 1 us: $OUT" || return 1
+	[[ $OUT == *$'\n'"  drops: 0 records in 0 windows (0 ns), 1 buffer overflow"$'\n'* ]] ||
+		fail "no buffer overflow: $OUT" || return 1
+	# the same from standard input, and as JSON
+	RC=0
+	(cd "$TMP/w" && "$TBCTL" report - < s.fxt > "$TMP/stdin.txt") || RC=$?
+	[ "$RC" = 0 ] && [ "$(cat "$TMP/stdin.txt")" = "$OUT" ] || fail "report -: $RC" || return 1
+	t_run -j report s.fxt
+	[ "$RC" = 0 ] || fail "-j report: $RC $ERR" || return 1
+	if command -v python3 > /dev/null; then
+		python3 - "$TMP/out" <<-'EOF' || fail "python3 refused the JSON: $OUT"
+		import json, sys
+		doc = json.load(open(sys.argv[1], encoding="utf-8"))
+		p = {x["id"]: x for x in doc["providers"]}
+		assert sorted(p) == [1, 2] and p[1]["name"] == "app"
+		t = p[1]["threads"][0]
+		assert (t["pid"], t["tid"], t["name"]) == (100, 101, "worker")
+		s = {x["name"]: x for x in t["slices"]}
+		assert (s["work"]["count"], s["work"]["total_ns"]) == (1, 1000)
+		assert (s["cmp"]["p99_ns"], s["cmp"]["max_ns"]) == (2000, 2000)
+		assert p[1]["async"][0]["total_ns"] == 2000
+		assert p[1]["drops"]["buffer_overflows"] == 1
+		EOF
+	fi
+}
+
+test_report_bad_file() {
+	make_sample || return 1
+	head -c $((FIRST + 16)) "$TMP/w/s.fxt" > "$TMP/w/cut.fxt"
+	t_run report cut.fxt
+	expect_error "cut.fxt: " || return 1
+	expect_error " at offset $FIRST" || return 1
+	[ -z "$OUT" ] || fail "report printed before the damage: $OUT" || return 1
+	yes garbage | head -c 4096 > "$TMP/w/garbage.fxt"
+	t_run -j report garbage.fxt
+	expect_error "garbage.fxt: not an FXT trace: no magic record at offset 0" || return 1
+	[ -z "$OUT" ] || fail "stdout: $OUT"
+}
+
 # ---------------------------------------------------------------------------
 
 # shellcheck disable=SC2034 # TESTS and NEEDS are for tap_main
@@ -297,6 +364,9 @@ TESTS=(
 	test_stdin
 	test_truncated_file_fails_both
 	test_zero_word_fails_both
+	test_report_usage_errors
+	test_report_sample
+	test_report_bad_file
 )
 
 # shellcheck disable=SC2034

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The bash completion (tracebufctl.bash): commands, prefixes, options,
-# modes, provider names and categories from the program being completed
+# modes, sort keys, provider names and categories from the program being completed
 # (TBCTL_FAKE, whose providers are "app" and "db" and whose categories
 # are "net" and "io"), sizes, files, the command line after "record --",
 # and every option of every command's --help offered.  Run plainly and,
@@ -46,7 +46,8 @@ expect() {
 }
 
 test_commands_and_prefixes() {
-	expect "categories convert dump help list monitor record stats" "" || return 1
+	expect "categories convert dump help list monitor record report stats" "" || return 1
+	expect "record report" re || return 1
 	expect "categories convert" c || return 1
 	expect "stats" help st || return 1
 	expect "--device --help --json --version -D -V -h -j" - || return 1
@@ -57,6 +58,8 @@ test_commands_and_prefixes() {
 
 test_modes_providers_categories() {
 	expect "streaming" record -m s || return 1
+	expect "max mean" report -s m || return 1
+	expect "count max mean name total" rep --sort "" || return 1
 	expect "app db" record -p "" || return 1
 	expect "net" record -c n || return 1
 	expect "app db" stats "" || return 1
@@ -74,6 +77,8 @@ test_files() {
 	mkdir "$TMP/w/dir"
 	expect "a.fxt dir" dump "" || return 1
 	expect "a.fxt dir" convert "" || return 1
+	expect "a.fxt dir" report "" || return 1
+	expect "a.fxt dir" -j report -s max "" || return 1
 	expect "a.fxt b.json dir" convert a.fxt -o "" || return 1
 	expect "a.fxt b.json dir" record -o ""
 }
@@ -88,7 +93,7 @@ test_command_after_dashdash() {
 # else: the completion cannot drift from the program.
 test_every_option_of_every_command() {
 	local c help offered
-	for c in record list stats monitor categories dump convert; do
+	for c in record list stats monitor categories dump convert report; do
 		help=$("$TBCTL" "$c" --help | grep -oE '(^|[ ,])--?[a-z][a-z-]*' |
 			tr -d ' ,' | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//')
 		[ -n "$help" ] || fail "$c --help lists no option" || return 1
