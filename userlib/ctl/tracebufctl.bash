@@ -114,7 +114,7 @@ _tracebufctl()
 				compopt -o nospace 2>/dev/null
 			fi
 			return ;;
-		-o | --output)
+		-o | --output | --config)
 			_tracebufctl_files
 			return ;;
 		-d | --duration | --trigger)
@@ -122,7 +122,7 @@ _tracebufctl()
 		esac
 		mapfile -t COMPREPLY < <(compgen -W '-c --categories -m --mode -b --buffer-size
 			-d --duration -p --provider --trigger -o --output -q --quiet
-			--best-effort -h --help --' -- "$cur") ;;
+			--best-effort --config --print-config -h --help --' -- "$cur") ;;
 	list | monitor | categories)
 		mapfile -t COMPREPLY < <(compgen -W '-j --json -h --help' -- "$cur") ;;
 	stats)

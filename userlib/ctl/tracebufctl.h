@@ -131,18 +131,37 @@ struct record_opts {
 	size_t ntriggers;
 	char **command;			/* after "--": points into argv, NULL-terminated */
 	int ncommand;
+	bool print_config;		/* --print-config */
+	const char *config;		/* --config FILE: points into argv */
+	char *config_text;		/* FILE's text, which its values point into */
 };
 
 /*
- * record_parse() - fill *o from argv[1..argc-1] (argv[0] is "record"),
- * touching nothing else.  *o is initialised here; free it with
- * record_opts_free() whatever this returns.
+ * A --config file: at most TBCTL_CONFIG_MAX bytes, lines of at most
+ * TBCTL_CONFIG_LINE_MAX bytes (the newline not counted), no NUL byte.
+ */
+#define TBCTL_CONFIG_MAX	(64 * 1024)
+#define TBCTL_CONFIG_LINE_MAX	8192
+
+/*
+ * record_parse() - fill *o from argv[1..argc-1] (argv[0] is "record")
+ * and the --config file it names, touching nothing else.  *o is
+ * initialised here; free it with record_opts_free() whatever this
+ * returns.
  * Return: 0 (o->help set for -h), -EINVAL with one line in err
- * ("record: ..."), -ENOMEM.
+ * ("record: ..."; "record: FILE:LINE: ..." for a line of the file),
+ * -ENOMEM, or the -errno of reading the file ("record: FILE: reason").
  */
 int record_parse(int argc, char **argv, struct record_opts *o,
 		 char *err, size_t errlen);
 void record_opts_free(struct record_opts *o);
+
+/*
+ * record_print_config() - o as a --config file (--print-config), into f.
+ * Return: 0, or -EINVAL (a value no file can hold), -ENOMEM or the -errno
+ * of writing, with one line in err.
+ */
+int record_print_config(FILE *f, const struct record_opts *o, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* list: the providers, apart from how they were obtained (list.c)          */

@@ -267,6 +267,46 @@ int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	return 0;
 }
 
+const char *tbctl_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const struct {
+		char suffix;
+		unsigned int shift;
+	} units[] = { { 'G', 30 }, { 'M', 20 }, { 'K', 10 } };
+
+	for (size_t i = 0; bytes && i < TBCTL_ARRAY_SIZE(units); i++) {
+		if (bytes & ((1ULL << units[i].shift) - 1))
+			continue;
+		snprintf(buf, len, "%llu%c", (unsigned long long)(bytes >> units[i].shift),
+			 units[i].suffix);
+		return buf;
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
+const char *tbctl_fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {
+		{ "h", 3600000000000ULL }, { "m", 60000000000ULL }, { "s", 1000000000ULL },
+		{ "ms", 1000000 }, { "us", 1000 },
+	};
+	size_t i;
+
+	for (i = 0; ns && i < TBCTL_ARRAY_SIZE(units); i++)
+		if (!(ns % units[i].ns))
+			break;
+	if (ns && i < TBCTL_ARRAY_SIZE(units))
+		snprintf(buf, len, "%llu%s", (unsigned long long)(ns / units[i].ns),
+			 units[i].suffix);
+	else
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Keywords                                                                 */
 

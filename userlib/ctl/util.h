@@ -40,6 +40,17 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 int tbctl_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
 
 /*
+ * tbctl_fmt_size(), tbctl_fmt_duration() - the inverses of the two
+ * parsers: bytes with the largest of the suffixes G, M and K that is
+ * exact ("16M", "12K", "5000"), nanoseconds with the largest of the units
+ * h, m, s, ms, us and ns that is exact ("2m", "1500ms"), into buf;
+ * tbctl_parse_size() and tbctl_parse_duration() read them back to the
+ * same value.  Return buf.
+ */
+const char *tbctl_fmt_size(uint64_t bytes, char *buf, size_t len);
+const char *tbctl_fmt_duration(uint64_t ns, char *buf, size_t len);
+
+/*
  * tbctl_matches() - whether word is a non-empty prefix of keyword
  * (iproute2's matches(), with the result the right way round).
  */

@@ -152,6 +152,42 @@ test_record_bad_output() {
 	expect_empty_dir "$TMP/w"
 }
 
+# --print-config: the file and the command line merged, printed; no
+# device opened (there is none), no command run, no trace; the output
+# read back gives the same.
+test_record_print_config() {
+	local want
+	printf '%s\n' '# a configuration' 'mode circular' 'buffer-size 8M' \
+		'categories app,db' '  duration 1.5s  ' 'output my trace.fxt' 'quiet' > "$TMP/w/rec.conf"
+	want=$(printf '%s\n' 'categories net' 'mode streaming' 'buffer-size 8M' \
+		'buffer-size app:16M' 'duration 1500ms' 'output my trace.fxt' 'quiet')
+	t_run -D "$TMP/nodev" record -c net --config rec.conf -m streaming -b app:16M \
+		--print-config -- touch ran
+	[ "$RC" = 0 ] || fail "exit status $RC: $ERR" || return 1
+	[ -z "$ERR" ] || fail "stderr: $ERR" || return 1
+	[ "$OUT" = "$want" ] || fail "printed '$OUT', expected '$want'" || return 1
+	[ ! -e "$TMP/w/ran" ] || fail "the command ran" || return 1
+	cp "$TMP/out" "$TMP/w/again.conf"
+	t_run -D "$TMP/nodev" record --config again.conf --print-config
+	[ "$RC" = 0 ] && [ "$OUT" = "$want" ] || fail "read back: $RC '$OUT' $ERR" || return 1
+	rm "$TMP/w/rec.conf" "$TMP/w/again.conf"
+	expect_empty_dir "$TMP/w"
+}
+
+test_record_config_errors() {
+	t_run record --config /nonexistent
+	expect_error "record: /nonexistent: No such file or directory" || return 1
+	[ "$RC" = 1 ] || fail "exit status $RC" || return 1
+	printf 'mode streaming\nmdoe circular\n' > "$TMP/w/bad.conf"
+	t_run record --config bad.conf --print-config
+	expect_error "record: bad.conf:2: unknown option 'mdoe'" || return 1
+	[ "$RC" = 1 ] && [ -z "$OUT" ] || fail "exit status $RC, stdout '$OUT'" || return 1
+	t_run record --config bad.conf --config bad.conf
+	expect_error "record: --config given twice" || return 1
+	rm "$TMP/w/bad.conf"
+	expect_empty_dir "$TMP/w"
+}
+
 test_list_and_categories_without_module() {
 	nodev_args
 	t_run "${NODEV[@]}" list
@@ -356,6 +392,8 @@ TESTS=(
 	test_record_without_module_runs_no_command
 	test_record_missing_device
 	test_record_bad_output
+	test_record_print_config
+	test_record_config_errors
 	test_list_and_categories_without_module
 	test_monitor_usage_errors
 	test_monitor_and_stats_without_module

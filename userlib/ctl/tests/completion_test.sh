@@ -80,7 +80,9 @@ test_files() {
 	expect "a.fxt dir" report "" || return 1
 	expect "a.fxt dir" -j report -s max "" || return 1
 	expect "a.fxt b.json dir" convert a.fxt -o "" || return 1
-	expect "a.fxt b.json dir" record -o ""
+	expect "a.fxt b.json dir" record -o "" || return 1
+	expect "a.fxt b.json dir" record -m streaming --config "" || return 1
+	expect "--config" record --con
 }
 
 test_command_after_dashdash() {

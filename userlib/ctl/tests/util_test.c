@@ -107,6 +107,60 @@ static void durations(void)
 	}
 }
 
+/* The formatters print what the parsers read back to the same value. */
+static void formats(void)
+{
+	static const struct {
+		uint64_t v;
+		const char *size, *duration;
+	} cases[] = {
+		{ 1, "1", "1ns" }, { 999, "999", "999ns" }, { 1000, "1000", "1us" },
+		{ 4096, "4K", "4096ns" }, { 12288, "12K", "12288ns" },
+		{ 1052672, "1028K", "1052672ns" }, { 1ULL << 20, "1M", "1048576ns" },
+		{ 3ULL << 29, "1536M", "1610612736ns" }, { 4ULL << 30, "4G", "4294967296ns" },
+		{ 1500000, "1500000", "1500us" }, { 250000000, "250000000", "250ms" },
+		{ 1500000000, "1500000000", "1500ms" }, { 60000000000ULL, "58593750K", "1m" },
+		{ 90000000000ULL, "87890625K", "90s" },
+		{ 3600000000000ULL, "3515625000K", "1h" },
+		{ 5400000000000ULL, "5273437500K", "90m" },
+		{ UINT64_MAX, "18446744073709551615", "18446744073709551615ns" },
+	};
+	char buf[32], err[160];
+	uint64_t back;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = cases[i].v;
+
+		if (strcmp(tbctl_fmt_size(v, buf, sizeof(buf)), cases[i].size))
+			T_FAIL("size %llu: '%s', expected '%s'", (unsigned long long)v, buf,
+			       cases[i].size);
+		/* the parser refuses some sizes (unaligned, too large), never a format */
+		if (!tbctl_parse_size(buf, &back, err, sizeof(err)) && back != v)
+			T_FAIL("size '%s' reads back as %llu", buf, (unsigned long long)back);
+		if (v % 4096 == 0 && v <= (4ULL << 30) &&
+		    (tbctl_parse_size(buf, &back, err, sizeof(err)) || back != v))
+			T_FAIL("size '%s' does not read back as %llu", buf, (unsigned long long)v);
+		if (strcmp(tbctl_fmt_duration(v, buf, sizeof(buf)), cases[i].duration))
+			T_FAIL("duration %llu: '%s', expected '%s'", (unsigned long long)v, buf,
+			       cases[i].duration);
+		if (tbctl_parse_duration(buf, &back, err, sizeof(err)) || back != v)
+			T_FAIL("duration '%s' does not read back as %llu", buf,
+			       (unsigned long long)v);
+	}
+	/* every aligned size, a stride of durations */
+	for (uint64_t v = 4096; v <= (4ULL << 30); v += 4096 * 997ULL) {
+		tbctl_fmt_size(v, buf, sizeof(buf));
+		if (tbctl_parse_size(buf, &back, err, sizeof(err)) || back != v)
+			T_FAIL("size '%s' does not read back as %llu", buf, (unsigned long long)v);
+	}
+	for (uint64_t v = 1; v < UINT64_MAX / 3; v = v * 3 + (v & 1)) {
+		tbctl_fmt_duration(v, buf, sizeof(buf));
+		if (tbctl_parse_duration(buf, &back, err, sizeof(err)) || back != v)
+			T_FAIL("duration '%s' does not read back as %llu", buf,
+			       (unsigned long long)v);
+	}
+}
+
 static void keywords(void)
 {
 	static const char *const kw[] = { "record", "list", "categories", "convert", NULL };
@@ -326,6 +380,7 @@ static const struct t_test tests[] = {
 	T_TEST(sizes),
 	T_TEST(size_limit_first),
 	T_TEST(durations),
+	T_TEST(formats),
 	T_TEST(keywords),
 	T_TEST(human_bytes),
 	T_TEST(option_iterator),
