@@ -25,6 +25,9 @@ static const struct tbctl_cmd tbctl_cmds[] = {
 	{ "dump", cmd_dump, "print the records of an FXT file, one per line" },
 	{ "convert", cmd_convert, "convert an FXT file to Chrome trace-event JSON" },
 	{ "report", cmd_report, "summarize an FXT file: slices, counters, drops..." },
+	{ "status", cmd_status, "list the recording sessions running on this machine" },
+	{ "stop", cmd_stop, "stop a recording session and write its trace" },
+	{ "alert", cmd_alert, "send an alert to the recording sessions (their triggers)" },
 	{ "help", NULL, "print this help, or a command's" },
 };
 
@@ -43,7 +46,7 @@ static void usage(FILE *f)
 		"  -D, --device PATH   the tracebuf device (default " TBCTL_DEVICE "); list\n"
 		"                      then reads it instead of the netlink family\n"
 		"  -j, --json          JSON output (list, stats, monitor, categories,\n"
-		"                      report)\n"
+		"                      report, status)\n"
 		"  -V, --version       print the version and exit\n"
 		"  -h, --help          print this help and exit\n"
 		"\n"

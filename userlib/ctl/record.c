@@ -32,6 +32,8 @@
 
 #include <tracebuf_manager.h>
 
+#include "ctlsock.h"
+#include "outfile.h"
 #include "tracebufctl.h"
 #include "util.h"
 
@@ -45,6 +47,8 @@
 #define RECORD_OPT_BEST_EFFORT	257
 #define RECORD_OPT_CONFIG	258
 #define RECORD_OPT_PRINT_CONFIG	259
+#define RECORD_OPT_DETACH	260
+#define RECORD_OPT_MAX_SIZE	261
 
 /*
  * The options of record, on the command line and, by their long names, in
@@ -59,11 +63,13 @@ static const struct tbctl_opt record_opt_table[] = {
 	{ "mode", 'm', TBCTL_REQ_ARG, 'm' },
 	{ "buffer-size", 'b', TBCTL_REQ_ARG, 'b' },
 	{ "duration", 'd', TBCTL_REQ_ARG, 'd' },
+	{ "max-size", 0, TBCTL_REQ_ARG, RECORD_OPT_MAX_SIZE },
 	{ "provider", 'p', TBCTL_REQ_ARG, 'p' },
 	{ "trigger", 0, TBCTL_REQ_ARG, RECORD_OPT_TRIGGER },
 	{ "best-effort", 0, TBCTL_NO_ARG, RECORD_OPT_BEST_EFFORT },
 	{ "output", 'o', TBCTL_REQ_ARG, 'o' },
 	{ "quiet", 'q', TBCTL_NO_ARG, 'q' },
+	{ "detach", 0, TBCTL_NO_ARG, RECORD_OPT_DETACH },
 	{ "config", 0, TBCTL_REQ_ARG, RECORD_OPT_CONFIG },
 	{ "print-config", 0, TBCTL_NO_ARG, RECORD_OPT_PRINT_CONFIG },
 	{ "help", 'h', TBCTL_NO_ARG, 'h' },
@@ -86,7 +92,8 @@ static void record_usage(FILE *f)
 		"\n"
 		"Trace the registered providers (and those registering later) into an\n"
 		"FXT file, until DURATION has passed, COMMAND has exited, a trigger\n"
-		"alert arrived, or SIGINT/SIGTERM.\n"
+		"alert arrived, the file reached --max-size, '" TBCTL_PROG " stop' or\n"
+		"SIGINT/SIGTERM.\n"
 		"\n"
 		"Options:\n"
 		"  -c, --categories CATS        categories to enable, comma separated\n"
@@ -98,14 +105,21 @@ static void record_usage(FILE *f)
 		"  -b, --buffer-size NAME:SIZE  buffer of the providers named NAME; repeatable\n"
 		"  -d, --duration TIME          stop after TIME: 500ms, 10s, 2m, 1h (a plain\n"
 		"                               number is seconds)\n"
-
+		"      --max-size SIZE          -m streaming: stop once the file holds SIZE\n"
+		"                               (before compression); the providers' last\n"
+		"                               data comes on top\n"
 		"  -p, --provider NAME          trace only providers named NAME; repeatable\n"
-		"      --trigger ALERT:stop     stop when a provider sends the alert ALERT;\n"
-		"                               repeatable\n"
+		"      --trigger ALERT:stop     stop when a provider sends the alert ALERT\n"
+		"                               (or '" TBCTL_PROG " alert ALERT' does); repeatable\n"
 		"  -o, --output FILE            the trace (default " TBCTL_DEFAULT_OUTPUT "); it appears\n"
-		"                               only once the recording ended cleanly\n"
+		"                               only once the recording ended cleanly;\n"
+		"                               FILE.gz, FILE.zst: compressed by gzip or\n"
+		"                               zstd; -: standard output (COMMAND's own\n"
+		"                               output then goes to stderr)\n"
 		"  -q, --quiet                  no status line, no summary (warnings stay)\n"
-
+		"      --detach                 record in the background: print the\n"
+		"                               session's id once it runs, and exit 0 (see\n"
+		"                               '" TBCTL_PROG " status', 'stop', 'alert')\n"
 		"      --best-effort            a trace that is not what was asked (see\n"
 		"                               below) still exits 0, or with COMMAND's\n"
 		"                               status; the warnings stay\n"
@@ -119,7 +133,11 @@ static void record_usage(FILE *f)
 		"recording stops when it exits; the exit status is then COMMAND's\n"
 		"(128+N if signal N killed it).  If recording stops first, the trace\n"
 		"is written and tracebufctl waits for COMMAND.\n"
-
+		"\n"
+		"Every recording is a session: '" TBCTL_PROG " status' lists it and\n"
+		"'" TBCTL_PROG " stop' ends it.  A detached one keeps its messages for\n"
+		"'stop', which prints them and exits with its status; one that ends by\n"
+		"itself (DURATION, a trigger, COMMAND) leaves only its trace.\n"
 		"\n"
 		"A configuration FILE has one option a line: its long name, then its\n"
 		"value if it takes one ('mode streaming', 'buffer-size app:16M',\n"
@@ -295,6 +313,14 @@ static int record_apply(struct record_opts *o, int id, const char *opt, const ch
 		if (tbctl_parse_duration(arg, &o->duration_ns, msg, sizeof(msg)))
 			return record_err(err, errlen, "%s %s: %s", opt, arg, msg);
 		o->present |= TBCTL_OPT_DURATION;
+		break;
+	case RECORD_OPT_MAX_SIZE:
+		if (tbctl_parse_bytes(arg, &o->max_size, msg, sizeof(msg)))
+			return record_err(err, errlen, "%s %s: %s", opt, arg, msg);
+		o->present |= TBCTL_OPT_MAX_SIZE;
+		break;
+	case RECORD_OPT_DETACH:
+		o->present |= TBCTL_OPT_DETACH;
 		break;
 	case 'p':
 		ret = record_check_name("provider name", arg, strlen(arg), err, errlen);
@@ -606,6 +632,18 @@ out:
 	return ret;
 }
 
+/* What no single option says wrong: options that do not go together. */
+static int record_check(const struct record_opts *o, char *err, size_t errlen)
+{
+	if (o->present & TBCTL_OPT_DETACH && !strcmp(o->output, "-"))
+		return record_err(err, errlen,
+				  "--detach: the trace cannot go to standard output (-o -)");
+	if (o->present & TBCTL_OPT_MAX_SIZE && o->mode != TRACEBUF_MODE_STREAMING)
+		return record_err(err, errlen,
+				  "--max-size is for -m streaming (the other modes keep one buffer)");
+	return 0;
+}
+
 int record_parse(int argc, char **argv, struct record_opts *o,
 		 char *err, size_t errlen)
 {
@@ -617,8 +655,10 @@ int record_parse(int argc, char **argv, struct record_opts *o,
 	if (errlen)
 		err[0] = '\0';
 	ret = record_parse_argv(argc, argv, o, err, errlen);
-	if (ret || o->help || !o->config)
+	if (ret || o->help)
 		return ret;
+	if (!o->config)
+		return record_check(o, err, errlen);
 	/*
 	 * With a file: its options but those the command line sets (by their
 	 * TBCTL_OPT_* bits), then the command line's, all of them, before
@@ -632,7 +672,7 @@ int record_parse(int argc, char **argv, struct record_opts *o,
 	ret = record_config_load(config, cli, o, err, errlen);
 	if (!ret)
 		ret = record_parse_argv(argc, argv, o, err, errlen);
-	return ret;
+	return ret ? ret : record_check(o, err, errlen);
 }
 
 void record_opts_free(struct record_opts *o)
@@ -746,6 +786,14 @@ static int record_print_opt(FILE *f, const struct record_opts *o, const struct t
 		if (o->present & TBCTL_OPT_QUIET)
 			ret = record_put(f, n, NULL);
 		break;
+	case RECORD_OPT_MAX_SIZE:
+		if (o->present & TBCTL_OPT_MAX_SIZE)
+			ret = record_put(f, n, "%s", tbctl_fmt_size(o->max_size, buf, sizeof(buf)));
+		break;
+	case RECORD_OPT_DETACH:
+		if (o->present & TBCTL_OPT_DETACH)
+			ret = record_put(f, n, NULL);
+		break;
 	default:
 		ret = -ENOSYS;
 		break;
@@ -806,9 +854,19 @@ struct record_run {
 	const struct record_opts *o;
 	struct tracebuf_session *s;
 	struct tracebuf_session_override *overrides;
-	char *tmp_path;
-	int out_fd;
+	struct tbctl_out out;
 	int sig_fd;
+	/* the control socket (ctlsock.h), -1 if none */
+	int ctl_fd;
+	char rundir[256];
+	int stop_fds[8];		/* "stop" requests, answered at the end */
+	int nstop_fds;
+	bool stop_requested;
+	bool max_size_reached;
+	int started_fd;			/* --detach: the parent's pipe, -1 */
+	bool detached;			/* its stderr is RUNDIR/ID.log */
+	bool started;			/* the parent was told */
+	struct sigaction old_sigpipe;
 	sigset_t oldmask;
 	bool masked;
 	pid_t child;			/* 0: none, or reaped */
@@ -838,20 +896,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+static bool record_alert(struct record_run *r, const char *alert);
+
 /* The session's callback: only records what happened. */
 static void record_notify(void *arg, const struct tracebuf_session_note *note)
 {
 	struct record_run *r = arg;
 
-	if (note->type != TRACEBUF_LIB_NOTE_ALERT || !note->alert || r->triggered)
-		return;
-	for (size_t i = 0; i < r->o->ntriggers; i++) {
-		if (!strcmp(note->alert, r->o->triggers[i])) {
-			r->triggered = true;
-			snprintf(r->alert, sizeof(r->alert), "%s", note->alert);
-			return;
-		}
-	}
+	if (note->type == TRACEBUF_LIB_NOTE_ALERT && note->alert)
+		record_alert(r, note->alert);
 }
 
 /* tracebuf_session_providers() into r->prov (resized); -errno. */
@@ -1039,58 +1092,6 @@ static int record_wait_child(struct record_run *r)
 	}
 }
 
-/* The temporary file beside the output; -errno reported. */
-static int record_tmp_create(struct record_run *r)
-{
-	int fd = tbctl_tmp_create(r->o->output, &r->tmp_path);
-
-	if (fd == -EISDIR) {
-		tbctl_err("%s: is a directory", r->o->output);
-		return fd;
-	}
-	if (fd < 0) {
-		tbctl_err("%s: cannot create a file beside it: %s", r->o->output,
-			  strerror(-fd));
-		return fd;
-	}
-	r->out_fd = fd;
-	return 0;
-}
-
-static void record_tmp_remove(struct record_run *r)
-{
-	if (r->out_fd >= 0) {
-		close(r->out_fd);
-		r->out_fd = -1;
-	}
-	if (r->tmp_path) {
-		unlink(r->tmp_path);
-		free(r->tmp_path);
-		r->tmp_path = NULL;
-	}
-}
-
-/* Make the temporary file the output; -errno reported. */
-static int record_tmp_commit(struct record_run *r)
-{
-	int ret = 0;
-
-	if (fsync(r->out_fd))
-		ret = -errno;
-	if (close(r->out_fd) && !ret)
-		ret = -errno;
-	r->out_fd = -1;
-	if (!ret && rename(r->tmp_path, r->o->output))
-		ret = -errno;
-	if (ret) {
-		tbctl_err("%s: %s", r->o->output, strerror(-ret));
-		return ret;
-	}
-	free(r->tmp_path);
-	r->tmp_path = NULL;
-	return 0;
-}
-
 /*
  * A buffer size the session refused with @err, said with the library's
  * rule for this kernel (tracebuf_buffer_size_check()): -EFBIG, a size
@@ -1150,7 +1151,7 @@ static int record_session_create(struct record_run *r)
 		.providers = (const char *const *)o->providers,
 		.nproviders = o->nproviders,
 		.noverrides = o->noverrides,
-		.output_fd = r->out_fd,
+		.output_fd = r->out.fd,
 		.notify = record_notify,
 		.arg = r,
 		.device = r->ctx->device,
@@ -1218,6 +1219,10 @@ static int record_spawn(struct record_run *r)
 	if (pid == 0) {
 		close(pfd[0]);
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		/* the trace goes to standard output: COMMAND's output does not */
+		if (r->out.is_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(cmd[0], cmd);
 		err = errno;
 		if (write(pfd[1], &err, sizeof(err)) < 0)
@@ -1239,12 +1244,134 @@ static int record_spawn(struct record_run *r)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The control socket: status, stop and alert from other tracebufctl runs   */
+
+/* Listen on RUNDIR/PID.sock; a foreground run goes on without one. */
+static int record_ctl_open(struct record_run *r, bool detached)
+{
+	int ret = tbctl_rundir(r->rundir, sizeof(r->rundir), true, detached);
+
+	if (!ret) {
+		r->ctl_fd = tbctl_ctl_listen(r->rundir, getpid());
+		ret = r->ctl_fd < 0 ? r->ctl_fd : 0;
+	}
+	if (ret) {
+		r->ctl_fd = -1;
+		if (detached)
+			tbctl_err("%s: cannot listen for 'stop': %s", r->rundir, strerror(-ret));
+		return detached ? ret : 0;
+	}
+	return 0;
+}
+
+/* The session in status's words: one line, or a JSON object. */
+static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t len)
+{
+	const char *mode = tbctl_mode_name(r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT);
+	const char *state = r->stop_requested ? "stopping" : "recording";
+	uint64_t dropped = 0, bytes = r->s ? tracebuf_session_bytes(r->s) : 0;
+	char human[32], out[512];
+	FILE *f;
+
+	if (r->s && record_providers(r))
+		r->nprov = 0;
+	for (int i = 0; i < r->nprov; i++)
+		dropped += r->prov[i].records_dropped;
+	tbctl_safe(r->o->output, out, sizeof(out));
+	if (!json) {
+		snprintf(buf, len, "%-8d %-10s %-10s %9d %10s %9llu  %s", (int)getpid(), mode,
+			 state, r->nprov, tbctl_human_bytes(bytes, human, sizeof(human)),
+			 (unsigned long long)dropped, out);
+		return;
+	}
+	f = fmemopen(buf, len, "w");
+	if (!f) {
+		snprintf(buf, len, "{}");
+		return;
+	}
+	fprintf(f, "{\"id\":%d,\"mode\":\"%s\",\"state\":\"%s\",\"detached\":%s,"
+		"\"providers\":%d,\"bytes\":%llu,\"dropped\":%llu,\"output\":", (int)getpid(),
+		mode, state, r->detached ? "true" : "false",
+		r->nprov, (unsigned long long)bytes, (unsigned long long)dropped);
+	tbctl_json_cstr(f, r->o->output);
+	fputc('}', f);
+	fclose(f);
+}
+
+/* As if a provider had sent the alert: does a trigger name it? */
+static bool record_alert(struct record_run *r, const char *alert)
+{
+	if (r->triggered)
+		return false;
+	for (size_t i = 0; i < r->o->ntriggers; i++) {
+		if (!strcmp(alert, r->o->triggers[i])) {
+			r->triggered = true;
+			snprintf(r->alert, sizeof(r->alert), "%s", alert);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One request on the control socket. */
+static void record_ctl_serve(struct record_run *r)
+{
+	char req[64], reply[TBCTL_CTL_MSG_MAX];
+	int cfd = tbctl_ctl_accept(r->ctl_fd, req, sizeof(req));
+
+	if (cfd < 0)
+		return;
+	if (!strcmp(req, "ping")) {
+		snprintf(reply, sizeof(reply), "pong");
+	} else if (!strcmp(req, "status") || !strcmp(req, "status json")) {
+		record_ctl_status(r, req[6] == ' ', reply, sizeof(reply));
+	} else if (!strncmp(req, "alert ", 6)) {
+		snprintf(reply, sizeof(reply), record_alert(r, req + 6) ? "ok stop" : "ok");
+	} else if (!strcmp(req, "stop") && r->nstop_fds < (int)TBCTL_ARRAY_SIZE(r->stop_fds)) {
+		/* answered with the exit status once the trace is written */
+		r->stop_requested = true;
+		r->stop_fds[r->nstop_fds++] = cfd;
+		return;
+	} else {
+		snprintf(reply, sizeof(reply), "error: unknown request");
+	}
+	tbctl_ctl_reply(cfd, reply);
+	close(cfd);
+}
+
+/*
+ * The end: answer the "stop" requests with @status, stop listening.  The
+ * log of a detached session is left to the "stop" that reads it, else
+ * removed: a session that ended by itself (duration, trigger, COMMAND)
+ * leaves nothing behind.
+ */
+static void record_ctl_close(struct record_run *r, int status)
+{
+	/* before it started, the parent shows and removes it */
+	bool log = r->detached && r->started && !r->nstop_fds;
+	char reply[32];
+
+	snprintf(reply, sizeof(reply), "exit %d", status);
+	for (int i = 0; i < r->nstop_fds; i++) {
+		tbctl_ctl_reply(r->stop_fds[i], reply);
+		close(r->stop_fds[i]);
+	}
+	r->nstop_fds = 0;
+	if (r->ctl_fd >= 0) {
+		close(r->ctl_fd);
+		r->ctl_fd = -1;
+		tbctl_ctl_unlink(r->rundir, getpid(), log);
+	}
+}
+
 /* Poll and dispatch until it is time to stop; -errno reported. */
 static int record_loop(struct record_run *r)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = tracebuf_session_fd(r->s), .events = POLLIN },
 		{ .fd = r->sig_fd, .events = POLLIN },
+		{ .fd = r->ctl_fd, .events = POLLIN },	/* ignored when -1 */
 	};
 	uint64_t deadline = r->o->duration_ns ? r->t0 + r->o->duration_ns : 0;
 	uint64_t next_status = r->t0;
@@ -1255,7 +1382,7 @@ static int record_loop(struct record_run *r)
 		int timeout = -1;
 
 		/* a signal stops now without COMMAND, the second one with it */
-		if (r->triggered || r->child_exited ||
+		if (r->triggered || r->child_exited || r->stop_requested ||
 		    (r->signo && (!r->child || r->signals > 1)))
 			return 0;
 		if (deadline && now >= deadline)
@@ -1273,7 +1400,7 @@ static int record_loop(struct record_run *r)
 
 			timeout = ms > 60000 ? 60000 : (int)ms;
 		}
-		if (poll(pfd, 2, timeout) < 0) {
+		if (poll(pfd, 3, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
@@ -1297,6 +1424,13 @@ static int record_loop(struct record_run *r)
 		}
 		if (pfd[1].revents & POLLIN)
 			record_signals_read(r);
+		if (pfd[2].revents & POLLIN)
+			record_ctl_serve(r);
+		/* what is in the file, before compression */
+		if (r->o->max_size && tracebuf_session_bytes(r->s) >= r->o->max_size) {
+			r->max_size_reached = true;
+			return 0;
+		}
 	}
 }
 
@@ -1330,12 +1464,16 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 		fputc('\n', stderr);
 	}
 	fprintf(stderr, "wrote %s: %s from %d provider%s in %llu.%01llu s",
-		r->o->output, tbctl_human_bytes(r->bytes, bytes, sizeof(bytes)),
+		r->out.is_stdout ? "standard output" : r->o->output, tbctl_human_bytes(r->bytes, bytes, sizeof(bytes)),
 		r->nprov, r->nprov == 1 ? "" : "s",
 		(unsigned long long)(elapsed / NS_PER_SEC),
 		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)));
 	if (r->triggered)
 		fprintf(stderr, ", stopped by alert '%s'", r->alert);
+	else if (r->max_size_reached)
+		fputs(", stopped at --max-size", stderr);
+	else if (r->stop_requested)
+		fputs(", stopped by '" TBCTL_PROG " stop'", stderr);
 	else if (r->signo)
 		fprintf(stderr, ", stopped by %s", strsignal(r->signo));
 	fputc('\n', stderr);
@@ -1480,21 +1618,53 @@ static int record_outcome(const struct record_run *r)
 	return status;
 }
 
-static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
+/* What record exits with, for what happened so far (see record_run()). */
+static int record_status_of(const struct record_run *r, int ret, int outcome)
+{
+	if (ret)
+		return ret > 0 ? ret : 1;
+	if (outcome && !(r->o->present & TBCTL_OPT_BEST_EFFORT))
+		return outcome;
+	return r->child_exited ? r->child_status : 0;
+}
+
+/* --detach: tell the waiting parent that the session runs. */
+static void record_started(struct record_run *r)
+{
+	ssize_t n;
+
+	if (r->started_fd < 0)
+		return;
+	r->started = true;
+	n = write(r->started_fd, "started\n", 8);
+	(void)n;	/* it failed: the parent is gone, nobody to tell */
+	close(r->started_fd);
+	r->started_fd = -1;
+}
+
+static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o, int started_fd)
 {
 	struct record_run r = {
-		.ctx = ctx, .o = o, .out_fd = -1, .sig_fd = -1,
+		.ctx = ctx, .o = o, .sig_fd = -1, .ctl_fd = -1, .started_fd = started_fd,
+		.detached = started_fd >= 0,
 		.status = !(o->present & TBCTL_OPT_QUIET) && isatty(STDERR_FILENO),
 	};
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 	bool quiet = o->present & TBCTL_OPT_QUIET;
 	int ret, outcome = 0, left;
 
+	tbctl_out_init(&r.out, o->output);
+	/* a compressor or a reader of "-o -" that died: EPIPE, not death */
+	sigaction(SIGPIPE, &ign, &r.old_sigpipe);
 	ret = record_signals_block(&r);
 	if (ret) {
 		tbctl_err("signalfd: %s", strerror(-ret));
 		goto out_signals;
 	}
-	ret = record_tmp_create(&r);
+	ret = record_ctl_open(&r, started_fd >= 0);
+	if (ret)
+		goto out_signals;
+	ret = tbctl_out_open(&r.out);
 	if (ret)
 		goto out_signals;
 	ret = record_session_create(&r);
@@ -1514,6 +1684,7 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
 		}
 	}
 	r.t0 = now_ns();
+	record_started(&r);
 	ret = record_loop(&r);
 	if (ret)
 		goto out_session;
@@ -1521,9 +1692,9 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o)
 	ret = record_finish(&r, true);
 	if (ret)
 		goto out_tmp;
-	ret = record_tmp_commit(&r);
+	ret = tbctl_out_commit(&r.out);
 	if (ret)
-		goto out_tmp;
+		goto out_signals;
 	if (!quiet)
 		record_summary(&r, now_ns() - r.t0);
 	outcome = record_outcome(&r);
@@ -1533,10 +1704,15 @@ out_session:
 	record_status_clear(&r);
 	record_finish(&r, false);
 out_tmp:
-	record_tmp_remove(&r);
+	tbctl_out_abort(&r.out);
 out_signals:
+	/* "stop" is answered once the trace is written, COMMAND or not */
+	record_ctl_close(&r, record_status_of(&r, ret, outcome));
+	if (r.started_fd >= 0)
+		close(r.started_fd);
 	left = record_wait_child(&r);
 	record_signals_restore(&r);
+	sigaction(SIGPIPE, &r.old_sigpipe, NULL);
 	free(r.overrides);
 	free(r.prov);
 	free(r.cat_known);
@@ -1551,6 +1727,84 @@ out_signals:
 		return outcome;
 	}
 	return r.child_exited ? r.child_status : 0;
+}
+
+/*
+ * --detach: the recording goes on in a child of its own session, with
+ * its messages in RUNDIR/ID.log; this process prints the child's pid
+ * (the session's id) once the session runs, and exits 0.  If it fails
+ * first, its messages are shown here and its exit status is ours.
+ */
+static int record_detach(const struct tbctl_ctx *ctx, const struct record_opts *o)
+{
+	char dir[256], path[300], buf[16];
+	int pfd[2], status, fd, ret;
+	ssize_t n;
+	pid_t pid;
+
+	ret = tbctl_rundir(dir, sizeof(dir), true, true);
+	if (ret)
+		return ret;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		ret = -errno;
+		tbctl_err("pipe: %s", strerror(-ret));
+		return ret;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		tbctl_err("fork: %s", strerror(-ret));
+		close(pfd[0]);
+		close(pfd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		setsid();
+		fd = open("/dev/null", O_RDWR);
+		if (fd < 0 || tbctl_ctl_path(path, sizeof(path), dir, getpid(), "log"))
+			_exit(1);
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+		ret = record_run(ctx, o, pfd[1]);
+		fflush(NULL);
+		_exit(ret < 0 ? 1 : ret);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == 8 && !memcmp(buf, "started\n", 8)) {
+		printf("%d\n", (int)pid);
+		if (!(o->present & TBCTL_OPT_QUIET))
+			fprintf(stderr, "recording in the background as session %d: '" TBCTL_PROG
+				" status', '" TBCTL_PROG " stop %d'\n", (int)pid, (int)pid);
+		return fflush(stdout) ? -EIO : 0;
+	}
+	/* it failed before the session ran: its words, its status */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!tbctl_ctl_path(path, sizeof(path), dir, pid, "log")) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			while ((n = (ssize_t)fread(buf, 1, sizeof(buf), f)) > 0)
+				fwrite(buf, 1, (size_t)n, stderr);
+			fclose(f);
+		}
+	}
+	tbctl_ctl_unlink(dir, pid, true);
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		return WEXITSTATUS(status);
+	return 1;
 }
 
 int cmd_record(struct tbctl_ctx *ctx, int argc, char **argv)
@@ -1570,8 +1824,10 @@ int cmd_record(struct tbctl_ctx *ctx, int argc, char **argv)
 		tbctl_err("%s", err);
 	else if (o.print_config)
 		;	/* printed: no device, no recording */
+	else if (o.present & TBCTL_OPT_DETACH)
+		ret = record_detach(ctx, &o);
 	else
-		ret = record_run(ctx, &o);
+		ret = record_run(ctx, &o, -1);
 	record_opts_free(&o);
 	return ret;
 }

@@ -7,8 +7,9 @@
 # names (record -p, -b NAME:SIZE, stats) and categories (record -c) from
 # the running module, through the tracebufctl being completed
 # ("tracebufctl -j list", "tracebufctl -j categories": nothing when the
-# module is not loaded), files where a file is wanted, and the command
-# line after "record --".
+# module is not loaded), the ids of the recording sessions (status, stop,
+# alert: "tracebufctl -j status"), files where a file is wanted, and the
+# command line after "record --".
 
 # _tracebufctl_json FIELD COMMAND...: the string values of FIELD in the
 # JSON that "tracebufctl -j COMMAND..." prints, one per line, unescaped
@@ -22,6 +23,13 @@ _tracebufctl_json()
 		sed -e "s/^\"$field\":\"//" -e 's/"$//' -e 's/\\\(.\)/\1/g' | sort -u
 }
 
+# _tracebufctl_sessions: the ids of the recording sessions running.
+_tracebufctl_sessions()
+{
+	"${_tracebufctl_prog:-tracebufctl}" -j status 2>/dev/null |
+		grep -o '"id":[0-9]*' | sed 's/^"id"://' | sort -u
+}
+
 # _tracebufctl_files [-X PATTERN]: files for $cur (those PATTERN keeps,
 # and every directory).
 _tracebufctl_files()
@@ -33,7 +41,8 @@ _tracebufctl_files()
 _tracebufctl()
 {
 	local cur prev words cword i cmd='' dashdash=0
-	local commands='record list stats monitor categories dump convert report help'
+	local commands='record list stats monitor categories dump convert report status stop alert
+		help'
 	local globals='-D --device -j --json -V --version -h --help'
 
 	if declare -F _init_completion > /dev/null; then
@@ -117,12 +126,12 @@ _tracebufctl()
 		-o | --output | --config)
 			_tracebufctl_files
 			return ;;
-		-d | --duration | --trigger)
+		-d | --duration | --trigger | --max-size)
 			return ;;
 		esac
 		mapfile -t COMPREPLY < <(compgen -W '-c --categories -m --mode -b --buffer-size
-			-d --duration -p --provider --trigger -o --output -q --quiet
-			--best-effort --config --print-config -h --help --' -- "$cur") ;;
+			-d --duration --max-size -p --provider --trigger -o --output -q --quiet
+			--detach --best-effort --config --print-config -h --help --' -- "$cur") ;;
 	list | monitor | categories)
 		mapfile -t COMPREPLY < <(compgen -W '-j --json -h --help' -- "$cur") ;;
 	stats)
@@ -158,6 +167,23 @@ _tracebufctl()
 			mapfile -t COMPREPLY < <(compgen -W '-s --sort -j --json -h --help' -- "$cur")
 		else
 			_tracebufctl_files -X '!*.fxt'
+		fi ;;
+	status | stop)
+		if [[ $cur == -* ]]; then
+			if [ "$full" = status ]; then
+				mapfile -t COMPREPLY < <(compgen -W '-j --json -h --help' -- "$cur")
+			else
+				mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
+			fi
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$(_tracebufctl_sessions)" -- "$cur")
+		fi ;;
+	alert)
+		# NAME first (any word), then session ids
+		if [[ $cur == -* ]]; then
+			mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
+		elif [ "$prev" != "$cmd" ]; then
+			mapfile -t COMPREPLY < <(compgen -W "$(_tracebufctl_sessions)" -- "$cur")
 		fi ;;
 	help)
 		mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur") ;;

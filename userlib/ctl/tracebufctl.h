@@ -76,6 +76,9 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_report(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_monitor(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_status(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv);
 
 /* ------------------------------------------------------------------------ */
 /* record: its options, parsed without side effects (record.c)              */
@@ -92,6 +95,8 @@ int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv);
 #define TBCTL_OPT_QUIET		(1u << 8)
 #define TBCTL_OPT_COMMAND	(1u << 9)
 #define TBCTL_OPT_BEST_EFFORT	(1u << 10)
+#define TBCTL_OPT_DETACH	(1u << 11)
+#define TBCTL_OPT_MAX_SIZE	(1u << 12)
 
 /*
  * Exit statuses of "record" when the trace is not what was asked (a
@@ -131,6 +136,7 @@ struct record_opts {
 	size_t ntriggers;
 	char **command;			/* after "--": points into argv, NULL-terminated */
 	int ncommand;
+	uint64_t max_size;		/* --max-size: 0, none */
 	bool print_config;		/* --print-config */
 	const char *config;		/* --config FILE: points into argv */
 	char *config_text;		/* FILE's text, which its values point into */

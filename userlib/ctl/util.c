@@ -168,7 +168,7 @@ uint64_t tbctl_kobj_thread_pid(const struct tracebuf_reader_record *rec)
 /* ------------------------------------------------------------------------ */
 /* Sizes and durations                                                      */
 
-int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+int tbctl_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	static const struct {
 		const char *suffix;
@@ -179,7 +179,6 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 		{ "M", 20 }, { "MiB", 20 },
 		{ "G", 30 }, { "GiB", 30 },
 	};
-	char human[32], max[32];
 	const char *p = s;
 	unsigned int n, i;
 	uint64_t v;
@@ -200,6 +199,19 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	v <<= units[i].shift;
 	if (!v)
 		return util_err(err, errlen, "size '%s' must not be 0", s);
+	*out = v;
+	return 0;
+}
+
+int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	char human[32], max[32];
+	uint64_t v;
+	int ret;
+
+	ret = tbctl_parse_bytes(s, &v, err, errlen);
+	if (ret)
+		return ret;
 	/* the library's rule, as far as it holds on every kernel */
 	switch (tracebuf_buffer_size_check(NULL, v)) {
 	case 0:
@@ -211,7 +223,8 @@ int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 				s, tbctl_human_bytes(v, human, sizeof(human)),
 				tbctl_human_bytes(TRACEBUF_BUFFER_MAX, max, sizeof(max)));
 	default:
-		if (units[i].shift)
+		/* with a suffix: its value in bytes as well */
+		if (s[strspn(s, "0123456789")] && strcmp(s + strspn(s, "0123456789"), "B"))
 			return util_err(err, errlen,
 					"size '%s' (%llu bytes) is not a multiple of %u KiB (%u bytes)",
 					s, (unsigned long long)v, TRACEBUF_BUFFER_ALIGN / 1024,
@@ -349,6 +362,28 @@ const char *tbctl_human_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+const char *tbctl_human_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t div;
+		const char *unit;
+	} units[] = {
+		{ 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" },
+	};
+
+	for (size_t i = 0; i < TBCTL_ARRAY_SIZE(units); i++) {
+		if (ns >= units[i].div) {
+			snprintf(buf, len, "%llu.%03u %s",
+				 (unsigned long long)(ns / units[i].div),
+				 (unsigned int)(ns % units[i].div / (units[i].div / 1000)),
+				 units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Options                                                                  */
 
@@ -441,28 +476,6 @@ int tbctl_getopt(struct tbctl_getopt *g, const struct tbctl_opt *opts,
 	if (!o->id)
 		return util_err(err, errlen, "unknown option '%s'", g->opt);
 	return getopt_value(g, o, eq ? eq + 1 : NULL, err, errlen);
-}
-
-const char *tbctl_human_ns(uint64_t ns, char *buf, size_t len)
-{
-	static const struct {
-		uint64_t div;
-		const char *unit;
-	} units[] = {
-		{ 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" },
-	};
-
-	for (size_t i = 0; i < TBCTL_ARRAY_SIZE(units); i++) {
-		if (ns >= units[i].div) {
-			snprintf(buf, len, "%llu.%03u %s",
-				 (unsigned long long)(ns / units[i].div),
-				 (unsigned int)(ns % units[i].div / (units[i].div / 1000)),
-				 units[i].unit);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	return buf;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -31,6 +31,8 @@
  * TRACEBUF_BUFFER_ALIGN) is -EINVAL.  The kernel's own alignment is checked when a session asks it.
  */
 int tbctl_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+/* The same without the trace buffer's rule: any size but 0 (--max-size). */
+int tbctl_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen);
 
 /*
  * tbctl_parse_duration() - "500ms", "10s", "2m", "1h", "250us", "1.5s"

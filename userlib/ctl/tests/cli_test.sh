@@ -42,7 +42,7 @@ test_help_everywhere() {
 		    "convert --help" "convert -h" "help record" "help conv" "rec -h" \
 		    "-j list --help" "record -c x -h" "monitor --help" "monitor -h" \
 		    "help monitor" "mon -h" "-j monitor --help" "stats --help" "stats -h" \
-		    "help stats" "st -h" "stats -j app 1 --help" "report --help" "report -h" \
+		    "help stats" "stats -h" "sto -h" "stats -j app 1 --help" "report --help" "report -h" \
 		    "help report" "rep -h" "-j report -s name x.fxt --help"; do
 		# shellcheck disable=SC2086 # word splitting wanted
 		expect_usage $args || return 1

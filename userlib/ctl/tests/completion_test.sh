@@ -46,10 +46,12 @@ expect() {
 }
 
 test_commands_and_prefixes() {
-	expect "categories convert dump help list monitor record report stats" "" || return 1
+	expect "alert categories convert dump help list monitor record report stats status stop" \
+		"" || return 1
 	expect "record report" re || return 1
 	expect "categories convert" c || return 1
-	expect "stats" help st || return 1
+	expect "stats status stop" help st || return 1
+	expect "stats status" help stat || return 1
 	expect "--device --help --json --version -D -V -h -j" - || return 1
 	# a prefix selects the command; an ambiguous one offers nothing
 	expect "circular oneshot streaming" rec -m "" || return 1
@@ -95,7 +97,7 @@ test_command_after_dashdash() {
 # else: the completion cannot drift from the program.
 test_every_option_of_every_command() {
 	local c help offered
-	for c in record list stats monitor categories dump convert report; do
+	for c in record list stats monitor categories dump convert report status stop alert; do
 		help=$("$TBCTL" "$c" --help | grep -oE '(^|[ ,])--?[a-z][a-z-]*' |
 			tr -d ' ,' | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//')
 		[ -n "$help" ] || fail "$c --help lists no option" || return 1
@@ -106,6 +108,21 @@ test_every_option_of_every_command() {
 	done
 }
 
+# the ids of the sessions running, from "tracebufctl -j status"
+test_session_ids() {
+	local id st=0
+	export TRACEBUF_RUNTIME_DIR=$TMP/run
+	id=$(cd "$TMP/w" && "$TBCTL" record --detach -q -o s.fxt) ||
+		fail "record --detach failed" || return 1
+	expect "$id" stop "" || st=1
+	expect "$id" status "" || st=1
+	expect "$id" alert halt "" || st=1
+	expect "" alert "" || st=1
+	(cd "$TMP/w" && "$TBCTL" stop "$id") > /dev/null 2>&1
+	unset TRACEBUF_RUNTIME_DIR
+	return $st
+}
+
 TESTS=(
 	test_commands_and_prefixes
 	test_modes_providers_categories
@@ -113,6 +130,7 @@ TESTS=(
 	test_files
 	test_command_after_dashdash
 	test_every_option_of_every_command
+	test_session_ids
 )
 if [ -f "$BASH_COMPLETION" ] && [ "${WITH_BC:-}" != 0 ]; then
 	for t in "${TESTS[@]}"; do

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The control sockets of recording sessions: see ctlsock.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctlsock.h"
+#include "tracebufctl.h"
+
+int tbctl_rundir(char *buf, size_t len, bool create, bool report)
+{
+	const char *env = getenv("TRACEBUF_RUNTIME_DIR");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
+
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (geteuid() == 0)
+		n = snprintf(buf, len, "/run/tracebuf");
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, len, "%s/tracebuf", xdg);
+	else
+		n = snprintf(buf, len, "/tmp/tracebuf-%u", (unsigned int)geteuid());
+	if (n < 0 || (size_t)n >= len) {
+		if (report)
+			tbctl_err("the runtime directory's name is too long");
+		return -ENAMETOOLONG;
+	}
+	if (create && mkdir(buf, 0700) && errno != EEXIST) {
+		n = -errno;
+		if (report)
+			tbctl_err("%s: %s", buf, strerror(-n));
+		return n;
+	}
+	if (lstat(buf, &st)) {
+		n = -errno;
+		if (report && (n != -ENOENT || create))
+			tbctl_err("%s: %s", buf, strerror(-n));
+		return n;
+	}
+	/* another user's directory in /tmp would let them answer for us */
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		if (report)
+			tbctl_err("%s: not a directory private to this user (mode 0700): refused",
+				  buf);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int tbctl_ctl_path(char *buf, size_t len, const char *dir, pid_t id, const char *ext)
+{
+	int n = snprintf(buf, len, "%s/%d.%s", dir, (int)id, ext);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int tbctl_ctl_addr(struct sockaddr_un *a, const char *dir, pid_t id)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	return tbctl_ctl_path(a->sun_path, sizeof(a->sun_path), dir, id, "sock");
+}
+
+int tbctl_ctl_listen(const char *dir, pid_t id)
+{
+	struct sockaddr_un a;
+	int fd, ret;
+
+	ret = tbctl_ctl_addr(&a, dir, id);
+	if (ret)
+		return ret;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* a socket of a dead session with our pid: not ours, but stale */
+	unlink(a.sun_path);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 8)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int tbctl_ctl_reply(int cfd, const char *msg)
+{
+	size_t len = strlen(msg);
+
+	if (len > TBCTL_CTL_MSG_MAX)
+		len = TBCTL_CTL_MSG_MAX;
+	return send(cfd, msg, len, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+int tbctl_ctl_accept(int lfd, char *req, size_t len)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	ssize_t n;
+	int cfd, ret;
+
+	cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (cfd < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		tbctl_ctl_reply(cfd, "error: not your session");
+		close(cfd);
+		return -EPERM;
+	}
+	/* the request follows the connection at once; nobody may stall us */
+	p.fd = cfd;
+	ret = poll(&p, 1, 1000);
+	if (ret <= 0) {
+		close(cfd);
+		return ret < 0 ? -errno : -ETIMEDOUT;
+	}
+	n = recv(cfd, req, len - 1, MSG_DONTWAIT);
+	if (n <= 0) {
+		close(cfd);
+		return n < 0 ? -errno : -ECONNRESET;
+	}
+	req[n] = '\0';
+	return cfd;
+}
+
+int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
+		      size_t len, int timeout_ms)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct sockaddr_un a;
+	ssize_t n;
+	int fd, ret;
+
+	ret = tbctl_ctl_addr(&a, dir, id);
+	if (ret)
+		return ret;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		ret = -errno;
+		close(fd);
+		if (ret == -ECONNREFUSED) {
+			/* left by a session that was killed */
+			tbctl_ctl_unlink(dir, id, true);
+			return -ESRCH;
+		}
+		return ret == -ENOENT ? -ESRCH : ret;
+	}
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	p.fd = fd;
+	do
+		ret = poll(&p, 1, timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	if (ret <= 0) {
+		ret = ret < 0 ? -errno : -ETIMEDOUT;
+		close(fd);
+		return ret;
+	}
+	n = recv(fd, reply, len - 1, 0);
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (n == 0)
+		return -ECONNRESET;	/* it died before answering */
+	if (n > 0)
+		reply[n] = '\0';
+	return ret;
+}
+
+void tbctl_ctl_unlink(const char *dir, pid_t id, bool log)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+
+	if (!tbctl_ctl_path(path, sizeof(path), dir, id, "sock"))
+		unlink(path);
+	if (log && !tbctl_ctl_path(path, sizeof(path), dir, id, "log"))
+		unlink(path);
+}
+
+static int tbctl_pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int tbctl_ctl_sessions(const char *dir, pid_t **ids)
+{
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	pid_t *v = NULL;
+	DIR *d;
+
+	*ids = NULL;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char *end, reply[16];
+		long id;
+
+		id = strtol(de->d_name, &end, 10);
+		if (end == de->d_name || strcmp(end, ".sock") || id <= 0 || id > 0x3fffffff)
+			continue;
+		/* alive: it answers; else tbctl_ctl_request() removed it */
+		if (tbctl_ctl_request(dir, (pid_t)id, "ping", reply, sizeof(reply), 2000))
+			continue;
+		if (n == cap) {
+			pid_t *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!nv) {
+				closedir(d);
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 8;
+		}
+		v[n++] = (pid_t)id;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), tbctl_pid_cmp);
+	*ids = v;
+	return (int)n;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control sockets of recording sessions (ctlsock.c): every "record"
+ * listens on RUNDIR/ID.sock, ID being its pid, and a detached one writes
+ * its messages to RUNDIR/ID.log.  "status", "stop" and "alert" talk to
+ * them.  One request, one reply, each a SOCK_SEQPACKET message of text:
+ *
+ *	"ping"		"pong": it is alive
+ *	"status"	the session in one line: "ID MODE PROVIDERS BYTES DROPPED
+ *			OUTPUT" (tbctl_ctl_status_line())
+ *	"status json"	the same as one JSON object
+ *	"alert NAME"	as if a provider had sent the alert NAME: "ok stop",
+ *			"ok" (no trigger of the session names it)
+ *	"stop"		stop and write the trace, like SIGINT; the reply,
+ *			"exit N" with record's exit status, comes when it
+ *			has ended
+ *
+ * RUNDIR: $TRACEBUF_RUNTIME_DIR, else /run/tracebuf for root, else
+ * $XDG_RUNTIME_DIR/tracebuf, else /tmp/tracebuf-UID; made 0700, and
+ * refused when it is not ours and private.  Only a peer of the same user
+ * (or root) is answered.
+ */
+#ifndef TBCTL_CTLSOCK_H
+#define TBCTL_CTLSOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define TBCTL_CTL_MSG_MAX	4096
+
+/* The directory, made if missing when create; 0 or -errno (said if report). */
+int tbctl_rundir(char *buf, size_t len, bool create, bool report);
+
+/* RUNDIR/ID.sock, RUNDIR/ID.log */
+int tbctl_ctl_path(char *buf, size_t len, const char *dir, pid_t id, const char *ext);
+
+/* Listen on RUNDIR/ID.sock: the listening fd (non-blocking), or -errno. */
+int tbctl_ctl_listen(const char *dir, pid_t id);
+
+/*
+ * A request on the listening fd: accept one peer, read its message into
+ * req (NUL-terminated).  Return: the peer's fd (reply with
+ * tbctl_ctl_reply() and close it), -EAGAIN when nobody was there, or
+ * -errno (a peer of another user: -EPERM, already answered).
+ */
+int tbctl_ctl_accept(int lfd, char *req, size_t len);
+int tbctl_ctl_reply(int cfd, const char *msg);
+
+/*
+ * tbctl_ctl_request() - send req to session ID, wait for the reply (up to
+ * timeout_ms, -1: forever).  Return: 0, -ESRCH when no such session is
+ * running (a socket left by a killed one is removed), or -errno.
+ */
+int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
+		      size_t len, int timeout_ms);
+
+/*
+ * tbctl_ctl_sessions() - the ids of RUNDIR's sessions, sorted, in a
+ * malloc'd array: their count, or -errno.  Sockets nobody listens on any
+ * more are removed, with their logs.
+ */
+int tbctl_ctl_sessions(const char *dir, pid_t **ids);
+
+/* Remove RUNDIR/ID.sock (and, if log, RUNDIR/ID.log). */
+void tbctl_ctl_unlink(const char *dir, pid_t id, bool log);
+
+#endif /* TBCTL_CTLSOCK_H */

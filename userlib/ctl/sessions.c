@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl status, stop and alert: the recording sessions running on
+ * this machine, over their control sockets (ctlsock.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctlsock.h"
+#include "tracebufctl.h"
+#include "util.h"
+
+#define SESSIONS_DIR_MAX	256
+
+/* A session id as written: digits only, a pid. */
+static int sessions_parse_id(const char *cmd, const char *w, pid_t *id)
+{
+	char msg[160];
+	unsigned long v = 0;
+	const char *p;
+
+	for (p = w; *p >= '0' && *p <= '9' && v <= INT_MAX; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (p == w || *p || !v || v > INT_MAX) {
+		snprintf(msg, sizeof(msg), "%s: invalid session id '%s' (see '" TBCTL_PROG
+			 " status')", cmd, w);
+		return tbctl_usage_err(cmd, msg);
+	}
+	*id = (pid_t)v;
+	return 0;
+}
+
+/*
+ * The session a command is for: ID if given, else the only one running.
+ * 0, or -errno after a message.
+ */
+static int sessions_pick(const char *cmd, const char *dir, const char *word, pid_t *id)
+{
+	pid_t *ids;
+	int n;
+
+	if (word)
+		return sessions_parse_id(cmd, word, id);
+	n = tbctl_ctl_sessions(dir, &ids);
+	if (n < 0) {
+		tbctl_err("%s: %s", dir, strerror(-n));
+		return n;
+	}
+	if (n == 1) {
+		*id = ids[0];
+		free(ids);
+		return 0;
+	}
+	free(ids);
+	if (!n)
+		tbctl_err("%s: no recording session is running", cmd);
+	else
+		tbctl_err("%s: %d sessions are running: name one (see '" TBCTL_PROG " status')",
+			  cmd, n);
+	return -ESRCH;
+}
+
+static int sessions_request_err(const char *cmd, pid_t id, int err)
+{
+	if (err == -ESRCH)
+		tbctl_err("%s: no session %d is running", cmd, (int)id);
+	else
+		tbctl_err("%s: session %d: %s", cmd, (int)id, strerror(-err));
+	return err;
+}
+
+static void status_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " [-j] status [ID...]\n"
+		"\n"
+		"The recording sessions running on this machine, in the foreground\n"
+		"or detached: their id, mode, state, number of providers, bytes\n"
+		"written, records dropped and output.  A session that was killed is\n"
+		"not shown (its files are removed).\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json    a JSON array\n"
+		"  -h, --help    print this help and exit\n");
+}
+
+int cmd_status(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	char dir[SESSIONS_DIR_MAX], reply[TBCTL_CTL_MSG_MAX];
+	pid_t *ids = NULL;
+	char **words;
+	size_t nwords = 0;
+	int n, ret, shown = 0;
+
+	words = calloc((size_t)argc + 1, sizeof(*words));
+	if (!words) {
+		tbctl_err("out of memory");
+		return -ENOMEM;
+	}
+	ret = tbctl_view_opts("status", argc, argv, status_usage, &ctx->json, words, &nwords);
+	if (ret) {
+		ret = ret == 1 ? 0 : ret;
+		goto out;
+	}
+	ret = tbctl_rundir(dir, sizeof(dir), false, true);
+	if (ret == -ENOENT) {
+		n = 0;
+	} else if (ret) {
+		goto out;
+	} else {
+		n = tbctl_ctl_sessions(dir, &ids);
+		if (n < 0) {
+			ret = n;
+			tbctl_err("%s: %s", dir, strerror(-n));
+			goto out;
+		}
+	}
+	if (nwords) {
+		/* only these, and each must be running */
+		free(ids);
+		ids = calloc(nwords, sizeof(*ids));
+		if (!ids) {
+			ret = -ENOMEM;
+			tbctl_err("out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < nwords; i++) {
+			ret = sessions_parse_id("status", words[i], &ids[i]);
+			if (ret)
+				goto out;
+		}
+		n = (int)nwords;
+	}
+	if (ctx->json)
+		putchar('[');
+	else
+		printf("%-8s %-10s %-10s %9s %10s %9s  %s\n", "ID", "MODE", "STATE",
+		       "PROVIDERS", "BYTES", "DROPPED", "OUTPUT");
+	for (int i = 0; i < n; i++) {
+		ret = tbctl_ctl_request(dir, ids[i], ctx->json ? "status json" : "status",
+					reply, sizeof(reply), 5000);
+		if (ret == -ESRCH && !nwords)
+			continue;	/* ended since it was listed */
+		if (ret) {
+			if (ctx->json)
+				puts("]");
+			sessions_request_err("status", ids[i], ret);
+			goto out;
+		}
+		if (ctx->json)
+			printf("%s%s", shown ? "," : "", reply);
+		else
+			printf("%s\n", reply);
+		shown++;
+	}
+	if (ctx->json)
+		puts("]");
+	ret = 0;
+out:
+	free(ids);
+	free(words);
+	if (!ret && fflush(stdout)) {
+		ret = -errno;
+		tbctl_err("write error: %s", strerror(-ret));
+	}
+	return ret;
+}
+
+static void stop_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " stop [ID]\n"
+		"\n"
+		"Stop recording session ID (see 'status'; default: the only one\n"
+		"running), as SIGINT stops a foreground one: the providers are\n"
+		"stopped and the trace file written.  Waits until it is, prints what\n"
+		"a detached session said (its summary and warnings), and exits with\n"
+		"the session's exit status ('" TBCTL_PROG " record --help').\n"
+		"\n"
+		"Options:\n"
+		"  -h, --help    print this help and exit\n");
+}
+
+/* The log of a detached session to stderr, then removed. */
+static void stop_show_log(const char *dir, pid_t id)
+{
+	char path[SESSIONS_DIR_MAX + 32], buf[4096];
+	size_t n;
+	FILE *f;
+
+	if (tbctl_ctl_path(path, sizeof(path), dir, id, "log"))
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(f);
+	unlink(path);
+}
+
+int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	char dir[SESSIONS_DIR_MAX], reply[TBCTL_CTL_MSG_MAX];
+	char *words[2] = { NULL, NULL };
+	bool json = false;
+	size_t nwords = 0;
+	int ret, status;
+	pid_t id;
+
+	(void)ctx;
+	if (argc > 3)
+		return tbctl_usage_err("stop", "stop: one session id at most");
+	ret = tbctl_view_opts("stop", argc, argv, stop_usage, &json, words, &nwords);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (json)
+		return tbctl_usage_err("stop", "stop: unknown option '-j'");
+	ret = tbctl_rundir(dir, sizeof(dir), false, true);
+	if (ret == -ENOENT) {
+		tbctl_err("stop: no recording session is running");
+		return -ESRCH;
+	}
+	if (ret)
+		return ret;
+	ret = sessions_pick("stop", dir, words[0], &id);
+	if (ret)
+		return ret;
+	ret = tbctl_ctl_request(dir, id, "stop", reply, sizeof(reply), -1);
+	if (ret)
+		return sessions_request_err("stop", id, ret);
+	if (sscanf(reply, "exit %d", &status) != 1) {
+		tbctl_err("stop: session %d: %s", (int)id, reply);
+		return -EIO;
+	}
+	stop_show_log(dir, id);
+	return status;
+}
+
+static void alert_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " alert NAME [ID...]\n"
+		"\n"
+		"Send the alert NAME to recording sessions ID (default: every one\n"
+		"running), as a provider sends one: a session whose trigger names it\n"
+		"(record's option of that name, NAME:stop) stops and writes its trace.\n"
+		"Prints what each session did; exits 1 when no session is running.\n"
+		"\n"
+		"Options:\n"
+		"  -h, --help    print this help and exit\n");
+}
+
+int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	char dir[SESSIONS_DIR_MAX], reply[TBCTL_CTL_MSG_MAX], req[TRACEBUF_ALERT_NAME_MAX + 8];
+	pid_t *ids = NULL;
+	char **words;
+	size_t nwords = 0, len;
+	bool json = false;
+	int n = 0, ret;
+
+	(void)ctx;
+	words = calloc((size_t)argc + 1, sizeof(*words));
+	if (!words) {
+		tbctl_err("out of memory");
+		return -ENOMEM;
+	}
+	ret = tbctl_view_opts("alert", argc, argv, alert_usage, &json, words, &nwords);
+	if (ret) {
+		ret = ret == 1 ? 0 : ret;
+		goto out;
+	}
+	ret = json ? tbctl_usage_err("alert", "alert: unknown option '-j'") :
+	      !nwords ? tbctl_usage_err("alert", "alert: missing NAME") : 0;
+	if (ret)
+		goto out;
+	len = strlen(words[0]);
+	if (!len || len > TRACEBUF_ALERT_NAME_MAX || strpbrk(words[0], " \t\n")) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "alert: invalid alert name (1 to %d bytes, no blanks)",
+			 TRACEBUF_ALERT_NAME_MAX);
+		ret = tbctl_usage_err("alert", msg);
+		goto out;
+	}
+	snprintf(req, sizeof(req), "alert %s", words[0]);
+	ret = tbctl_rundir(dir, sizeof(dir), false, true);
+	if (ret && ret != -ENOENT)
+		goto out;
+	if (nwords > 1) {
+		ids = calloc(nwords - 1, sizeof(*ids));
+		if (!ids) {
+			ret = -ENOMEM;
+			tbctl_err("out of memory");
+			goto out;
+		}
+		for (size_t i = 1; i < nwords; i++) {
+			ret = sessions_parse_id("alert", words[i], &ids[i - 1]);
+			if (ret)
+				goto out;
+		}
+		n = (int)nwords - 1;
+	} else if (!ret) {
+		n = tbctl_ctl_sessions(dir, &ids);
+		if (n < 0) {
+			ret = n;
+			tbctl_err("%s: %s", dir, strerror(-n));
+			goto out;
+		}
+	}
+	if (!n) {
+		tbctl_err("alert: no recording session is running");
+		ret = -ESRCH;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		ret = tbctl_ctl_request(dir, ids[i], req, reply, sizeof(reply), 5000);
+		if (ret) {
+			sessions_request_err("alert", ids[i], ret);
+			goto out;
+		}
+		if (!strcmp(reply, "ok"))
+			printf("session %d: no trigger for %s\n", (int)ids[i], words[0]);
+		else if (!strncmp(reply, "ok ", 3))
+			printf("session %d: %s\n", (int)ids[i], reply + 3);
+		else
+			printf("session %d: %s\n", (int)ids[i], reply);
+	}
+	ret = 0;
+out:
+	free(ids);
+	free(words);
+	return ret;
+}

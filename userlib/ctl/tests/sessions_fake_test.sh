@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Background sessions and where traces go, end to end without the module
+# (tracebufctl-fake, see record_fake_test.sh): record --detach, status,
+# stop, alert, a killed session leaving nothing stale; -o - (standard
+# output), -o FILE.gz and FILE.zst, --max-size.  The sessions' runtime
+# directory is TRACEBUF_RUNTIME_DIR=$TMP/run.  KTAP on stdout.
+#
+#   TBCTL_FAKE=build/tests/tracebufctl-fake tests/sessions_fake_test.sh
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+TBCTL=${TBCTL_FAKE:-$TOP/build/tests/tracebufctl-fake}
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+export TRACEBUF_RUNTIME_DIR=$TMP/run
+
+# dumps FILE [MIN]: FILE (in $TMP/w) dumps cleanly with at least MIN records
+dumps() {
+	local n
+	n=$(cd "$TMP/w" && "$TBCTL" dump "$1" | wc -l) && [ "$n" -ge "${2:-3}" ] ||
+		fail "$1 does not dump cleanly (${n:-0} records)"
+}
+
+# detach ARGS...: record --detach ARGS in $TMP/w; sets ID (its output)
+detach() {
+	t_run record --detach "$@"
+	[ "$RC" = 0 ] || fail "record --detach $*: exit $RC: $ERR" || return 1
+	[[ $OUT =~ ^[0-9]+$ ]] || fail "record --detach printed '$OUT', not an id" || return 1
+	ID=$OUT
+}
+
+# gone ID: session ID has ended (at most 10 s) and left no file behind
+gone() {
+	local _
+	for _ in $(seq 100); do
+		kill -0 "$1" 2> /dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$1" 2> /dev/null || fail "session $1 still running" || return 1
+	[ -z "$(ls -A "$TMP/run" 2> /dev/null)" ] || fail "left in run/: $(ls -A "$TMP/run")"
+}
+
+test_detach_status_stop() {
+	detach -o d.fxt || return 1
+	[[ $ERR == *"session $ID"*"stop $ID"* ]] || fail "no hint on stderr: $ERR" || return 1
+	t_run status
+	[ "$RC" = 0 ] || fail "status: exit $RC: $ERR" || return 1
+	[[ $(sed -n 1p "$TMP/out") == "ID "*"MODE"*"OUTPUT" ]] || fail "status: $OUT" || return 1
+	[[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +recording\ +1\ .*\ d\.fxt$ ]] ||
+		fail "status line: $(sed -n 2p "$TMP/out")" || return 1
+	t_run -j status
+	[[ $OUT == "[{\"id\":$ID,\"mode\":\"oneshot\",\"state\":\"recording\",\"detached\":true,"*"\"output\":\"d.fxt\"}]" ]] ||
+		fail "status -j: $OUT" || return 1
+	t_run stop "$ID"
+	[ "$RC" = 0 ] || fail "stop: exit $RC: $ERR" || return 1
+	# what the session said: its summary
+	[[ $ERR == *"wrote d.fxt: "*", stopped by 'tracebufctl stop'"* ]] ||
+		fail "stop printed: $ERR" || return 1
+	dumps d.fxt 2 || return 1
+	gone "$ID" || return 1
+	t_run status
+	[ "$OUT" = "$(sed -n 1p <<< "$OUT")" ] || fail "status after stop: $OUT"
+}
+
+# stop takes the only session without an id; none or two: it says so
+test_stop_which_session() {
+	t_run stop
+	expect_error "stop: no recording session is running" || return 1
+	detach -o a.fxt || return 1
+	local a=$ID
+	detach -o b.fxt || return 1
+	t_run stop
+	expect_error "stop: 2 sessions are running: name one" || return 1
+	t_run stop 99999999
+	expect_error "stop: no session 99999999 is running" || return 1
+	t_run stop x1
+	expect_error "stop: invalid session id 'x1'" || return 1
+	t_run stop "$a"
+	[ "$RC" = 0 ] || fail "stop $a: exit $RC: $ERR" || return 1
+	t_run stop
+	[ "$RC" = 0 ] || fail "stop (the one left): exit $RC: $ERR" || return 1
+	dumps a.fxt && dumps b.fxt && gone "$a" && gone "$ID"
+}
+
+# the exit status of the session is stop's: here a -p that matched nothing
+test_stop_returns_session_status() {
+	detach -o s.fxt -p nosuch || return 1
+	t_run stop
+	[ "$RC" = 4 ] || fail "stop: exit $RC, expected 4: $ERR" || return 1
+	[[ $ERR == *"warning: -p nosuch: no provider of that name registered"* ]] ||
+		fail "stop printed: $ERR"
+}
+
+test_alert_triggers() {
+	detach -o t.fxt --trigger boom:stop || return 1
+	t_run alert other
+	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: no trigger for other" ] ||
+		fail "alert other: $RC '$OUT' $ERR" || return 1
+	t_run alert boom
+	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: stop" ] ||
+		fail "alert boom: $RC '$OUT' $ERR" || return 1
+	gone "$ID" || return 1
+	dumps t.fxt 2 || return 1
+	t_run alert boom
+	expect_error "alert: no recording session is running" || return 1
+	t_run alert 'has blank'
+	expect_error "alert: invalid alert name" || return 1
+	t_run alert waytoolongforanalert
+	expect_error "alert: invalid alert name"
+}
+
+# a foreground session is a session too: status lists it, stop stops it
+test_foreground_session_listed() {
+	(cd "$TMP/w" && exec "$TBCTL" record -q -o f.fxt) > /dev/null 2> "$TMP/ferr" &
+	local pid=$! line _
+	for _ in $(seq 100); do
+		[ -S "$TMP/run/$pid.sock" ] && break
+		sleep 0.1
+	done
+	t_run status
+	line=$(sed -n 2p "$TMP/out")
+	[[ $line =~ ^$pid\ .*recording.*f\.fxt$ ]] || fail "status: $OUT" || return 1
+	t_run stop "$pid"
+	[ "$RC" = 0 ] || fail "stop: exit $RC: $ERR" || return 1
+	wait "$pid" || fail "record exited $?: $(cat "$TMP/ferr")" || return 1
+	dumps f.fxt 2
+}
+
+# killed: the kernel cleans up the providers; status shows nothing stale
+test_killed_session_not_shown() {
+	local _
+	detach -o k.fxt || return 1
+	kill -KILL "$ID"
+	for _ in $(seq 100); do
+		kill -0 "$ID" 2> /dev/null || break
+		sleep 0.1
+	done
+	[ -S "$TMP/run/$ID.sock" ] || fail "no socket left to clean up" || return 1
+	t_run status
+	[ "$RC" = 0 ] && [ "$(wc -l < "$TMP/out")" = 1 ] || fail "status: $OUT" || return 1
+	[ -z "$(ls -A "$TMP/run")" ] || fail "left in run/: $(ls -A "$TMP/run")" || return 1
+	[ ! -e "$TMP/w/k.fxt" ] || fail "a killed session left k.fxt"
+}
+
+# it fails before it runs: its message and status here, nothing left
+test_detach_failure_reported() {
+	FAKE_CREATE=19 t_run record --detach -o e.fxt
+	[ "$RC" = 1 ] || fail "exit $RC, expected 1: $ERR" || return 1
+	[[ $ERR == "tracebufctl: "*"is the tracebuf module loaded?"* ]] ||
+		fail "stderr: $ERR" || return 1
+	[ -z "$OUT" ] || fail "an id printed: $OUT" || return 1
+	expect_empty_dir "$TMP/w" || return 1
+	[ -z "$(ls -A "$TMP/run")" ] || fail "left in run/: $(ls -A "$TMP/run")"
+}
+
+test_detach_refusals() {
+	t_run record --detach -o -
+	expect_error "--detach: the trace cannot go to standard output" || return 1
+	t_run record --max-size 1M
+	expect_error "--max-size is for -m streaming"
+}
+
+test_stdout_output() {
+	RC=0
+	(cd "$TMP/w" && exec "$TBCTL" record -d 200ms -o - -- sh -c 'echo from-command') \
+		> "$TMP/w/out.fxt" 2> "$TMP/err" || RC=$?
+	ERR=$(cat "$TMP/err")
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	dumps out.fxt 2 || return 1
+	# COMMAND's output goes to stderr, away from the trace
+	[[ $ERR == *from-command* ]] || fail "command's output not on stderr: $ERR" || return 1
+	[[ $ERR == *"wrote standard output: "* ]] || fail "summary: $ERR" || return 1
+	[ "$(ls -A "$TMP/w")" = out.fxt ] || fail "in w/: $(ls -A "$TMP/w")"
+}
+
+test_compressed_outputs() {
+	t_run record -q -d 100ms -o t.fxt.gz
+	[ "$RC" = 0 ] || fail "gz: exit $RC: $ERR" || return 1
+	[ "$(head -c 2 "$TMP/w/t.fxt.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] ||
+		fail "t.fxt.gz is not gzip" || return 1
+	dumps t.fxt.gz || return 1
+	t_run record -q -d 100ms -o t.fxt.zst
+	[ "$RC" = 0 ] || fail "zst: exit $RC: $ERR" || return 1
+	zstd -t -q "$TMP/w/t.fxt.zst" || fail "t.fxt.zst is not zstd" || return 1
+	dumps t.fxt.zst || return 1
+	# the same records as uncompressed
+	t_run record -q -d 100ms -o t.fxt
+	[ "$(cd "$TMP/w" && "$TBCTL" dump t.fxt.gz | wc -l)" -ge 3 ]
+}
+
+test_compressor_missing() {
+	RC=0
+	(cd "$TMP/w" && PATH=/nonexistent exec "$TBCTL" record -q -d 100ms -o t.fxt.zst) \
+		> "$TMP/out" 2> "$TMP/err" < /dev/null || RC=$?
+	ERR=$(cat "$TMP/err")
+	expect_error "t.fxt.zst: zstd is needed for this file and is not installed (PATH)" ||
+		return 1
+	expect_empty_dir "$TMP/w"
+}
+
+test_max_size_stops() {
+	t_run record -m streaming --max-size 1 -d 30s
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	[[ $ERR == *", stopped at --max-size"* ]] || fail "summary: $ERR" || return 1
+	dumps trace.fxt 2
+}
+
+NEEDS=("$TBCTL")
+TESTS=(
+	test_detach_status_stop
+	test_stop_which_session
+	test_stop_returns_session_status
+	test_alert_triggers
+	test_foreground_session_listed
+	test_killed_session_not_shown
+	test_detach_failure_reported
+	test_detach_refusals
+	test_stdout_output
+	test_compressed_outputs
+	test_compressor_missing
+	test_max_size_stops
+)
+tap_main

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracebufctl's background sessions and outputs with the module, in the
+ * test VM: record --detach, a provider traced by it, status, stop; an
+ * operator's alert ending a detached session through its trigger; -o -
+ * (the trace on standard output, COMMAND's output kept off it); -o
+ * FILE.gz compressed by gzip (busybox's here) and read back by dump,
+ * record for record the same as the file gunzipped; --max-size ending a
+ * streaming recording near its size.
+ *
+ * tracebufctl and tracebuf-example are expected beside this program.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "../../../../userlib/tests/ktap.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <linux/tracebuf.h>
+#include <tracebuf_provider.h>
+#include <tracebuf_reader.h>
+
+#include "vmtest.h"
+
+#define EX prog_path("tracebuf-example")
+
+/* Events and provider info records in file, read with libtracebuf. */
+static int count_events(const char *file, unsigned int *events, unsigned int *infos)
+{
+	struct tracebuf_reader_record rec;
+	struct tracebuf_reader *r;
+	int ret;
+
+	*events = *infos = 0;
+	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	if (ret)
+		return ret;
+	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
+		*events += rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT;
+		*infos += rec.type == TRACEBUF_LIB_FXT_RECORD_METADATA &&
+			  rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO;
+	}
+	tracebuf_reader_close(r);
+	printf("# %s: %u events, %u providers\n", file, *events, *infos);
+	return ret;
+}
+
+/* The session id record --detach printed, or 0. */
+static int detach(const char *const *argv)
+{
+	static char out[64], err[4096];
+	int id;
+
+	if (run(argv, out, sizeof(out), err, sizeof(err), 0))
+		return 0;
+	id = atoi(out);
+	return id > 0 ? id : 0;
+}
+
+/* Wait (at most 20 s) until process id is gone. */
+static bool ended(int id)
+{
+	for (int i = 0; i < 200; i++) {
+		if (kill(id, 0))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* A detached session traces a provider that comes later, and stop ends it. */
+static void detach_status_stop(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-m", "circular",
+			      "-b", "64K", "-o", path("d.fxt"), NULL };
+	const char *status[] = { "tracebufctl", "status", NULL };
+	const char *stop[] = { "tracebufctl", "stop", NULL };
+	static char out[4096], err[4096];
+	unsigned int events, infos;
+	char idstr[16];
+	int id;
+
+	id = detach(rec);
+	T_ASSERT(id > 0);
+	snprintf(idstr, sizeof(idstr), "%d", id);
+	/* a program run now, as a provider; it ends before the stop */
+	T_ASSERT_EQ(run((const char *[]){ "tracebuf-example", "-n", "200", "-w", "100", NULL },
+			out, sizeof(out), NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(status, out, sizeof(out), NULL, 0, 0), 0);
+	printf("# status: %s", out);
+	T_EXPECT(!strncmp(strchr(out, '\n') + 1, idstr, strlen(idstr)) &&
+		 strstr(out, " circular ") && strstr(out, " recording "));
+	T_ASSERT_EQ(run(stop, NULL, 0, err, sizeof(err), 0), 0);
+	T_EXPECT(strstr(err, ", stopped by 'tracebufctl stop'") != NULL);
+	T_EXPECT(ended(id));
+	T_ASSERT_EQ(count_events(path("d.fxt"), &events, &infos), 0);
+	T_EXPECT_EQ(infos, 1);
+	T_EXPECT(events > 100);
+	/* nothing stale: the session is not listed any more */
+	T_ASSERT_EQ(run(status, out, sizeof(out), NULL, 0, 0), 0);
+	T_EXPECT(!strchr(out, '\n') || !strchr(out, '\n')[1]);
+}
+
+/* An operator's alert ends a detached session whose trigger names it. */
+static void alert_from_the_command_line(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "--trigger", "halt:stop",
+			      "-o", path("a.fxt"), "--", EX, "-n", "100000", "-w", "100", NULL };
+	const char *alert[] = { "tracebufctl", "alert", "halt", NULL };
+	static char out[256];
+	unsigned int events, infos;
+	int id;
+	struct stat st;
+
+	id = detach(rec);
+	T_ASSERT(id > 0);
+	usleep(300000);
+	T_ASSERT_EQ(run(alert, out, sizeof(out), NULL, 0, 0), 0);
+	printf("# alert: %s", out);
+	T_EXPECT(strstr(out, ": stop\n") != NULL);
+	/* the trace is written at once; the session then waits for COMMAND */
+	for (int i = 0; i < 100 && stat(path("a.fxt"), &st); i++)
+		usleep(100000);
+	T_ASSERT_EQ(count_events(path("a.fxt"), &events, &infos), 0);
+	T_EXPECT_EQ(infos, 1);
+	T_EXPECT(events > 0);
+	/* the example goes on: end it, and the session with it */
+	system("killall tracebuf-example 2>/dev/null");
+	T_EXPECT(ended(id));
+}
+
+/* -o -: the trace on standard output; COMMAND's own output on stderr. */
+static void trace_on_stdout(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-o", "-", "--",
+			      EX, "-n", "200", "-w", "0", NULL };
+	static char err[4096];
+	unsigned int events, infos;
+	int fd, saved, ret;
+
+	fd = open(path("stdout.fxt"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	T_ASSERT(fd >= 0);
+	/* run() captures stdout into a file of its own: hand it ours */
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	ret = run(rec, NULL, 0, err, sizeof(err), 0);
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	T_ASSERT_EQ(ret, 0);
+	T_EXPECT(strstr(err, "tracebuf-example: 200 requests") != NULL);
+	T_ASSERT_EQ(count_events(path("stdout.fxt"), &events, &infos), 0);
+	T_EXPECT_EQ(infos, 1);
+	T_EXPECT(events > 200);
+}
+
+/* -o FILE.gz: gzip's file, which dump reads as the file gunzipped. */
+static void gzip_round_trip(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-m", "streaming", "-b", "64K",
+			      "-o", path("g.fxt.gz"), "--", EX, "-n", "300", "-w", "0", NULL };
+	const char *dz[] = { "tracebufctl", "dump", path("g.fxt.gz"), NULL };
+	const char *dp[] = { "tracebufctl", "dump", path("g.fxt"), NULL };
+	static char a[1 << 20], b[1 << 20], out[4096];
+	unsigned char magic[2] = { 0 };
+	char cmd[2 * PATH_MAX];
+	int fd;
+
+	T_ASSERT_EQ(run(rec, out, sizeof(out), NULL, 0, 0), 0);
+	fd = open(path("g.fxt.gz"), O_RDONLY | O_CLOEXEC);
+	T_ASSERT(fd >= 0);
+	T_EXPECT_EQ(read(fd, magic, 2), 2);
+	close(fd);
+	T_EXPECT(magic[0] == 0x1f && magic[1] == 0x8b);
+	snprintf(cmd, sizeof(cmd), "gzip -dc %s > %s", path("g.fxt.gz"), path("g.fxt"));
+	T_ASSERT_EQ(system(cmd), 0);
+	T_ASSERT_EQ(run(dz, a, sizeof(a), NULL, 0, 0), 0);
+	T_ASSERT_EQ(run(dp, b, sizeof(b), NULL, 0, 0), 0);
+	T_EXPECT(strlen(a) > 1000);
+	T_EXPECT(!strcmp(a, b));
+}
+
+/* --max-size ends a streaming recording once the file holds that much. */
+static void max_size_stops_streaming(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-m", "streaming", "-b", "64K",
+			      "--max-size", "256K", "-o", path("m.fxt"), "--",
+			      EX, "-n", "20000", "-w", "20", NULL };
+	static char out[4096], err[4096];
+	struct stat st;
+
+	T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT(strstr(err, ", stopped at --max-size") != NULL);
+	T_ASSERT_EQ(stat(path("m.fxt"), &st), 0);
+	printf("# m.fxt: %lld bytes\n", (long long)st.st_size);
+	/* the last save, then the final read-out of one 64K buffer on top */
+	T_EXPECT(st.st_size >= 256 * 1024 && st.st_size <= 256 * 1024 + 2 * 64 * 1024);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(detach_status_stop),
+	T_TEST(alert_from_the_command_line),
+	T_TEST(trace_on_stdout),
+	T_TEST(gzip_round_trip),
+	T_TEST(max_size_stops_streaming),
+};
+
+VMTEST_MAIN(tests)
