@@ -34,14 +34,13 @@ if [ "${1:-}" = --in-root ]; then
 		if [ "$2" = 0 ]; then echo "ok $1"
 		else [ -z "${3:-}" ] || printf '# %s\n' "$3"; echo "not ok $1"; fi
 	}
-	say() { sed 's/^/# /'; }
 	packages=$(for d in "$debs"/*.deb; do dpkg-deb -f "$d" Package; done)
 	version=$(dpkg-deb -f "$(ls "$debs"/tracebufctl_*.deb)" Version)
 
 	# 1. apt installs them, their dependencies being this machine's
 	apt-get install -y -q --no-install-recommends "$debs"/*.deb > "$out/apt-install.log" 2>&1
 	st=$?
-	[ $st = 0 ] || tail -n 25 "$out/apt-install.log" | say
+	[ $st = 0 ] || tail -n 25 "$out/apt-install.log" | tb_say
 	res apt_installs_the_packages $st
 	[ $st = 0 ] || exit 0
 
@@ -49,7 +48,7 @@ if [ "${1:-}" = --in-root ]; then
 	st=0
 	for p in $packages; do
 		while read -r f; do
-			[ -e "$f" ] || [ -L "$f" ] || { echo "$p: $f missing" | say; st=1; }
+			[ -e "$f" ] || [ -L "$f" ] || { echo "$p: $f missing" | tb_say; st=1; }
 		done < <(dpkg -L "$p")
 	done
 	for e in "tracebufctl /usr/bin/tracebufctl" \
@@ -63,23 +62,23 @@ if [ "${1:-}" = --in-root ]; then
 		 "tracebuf-dkms /etc/modprobe.d/tracebuf.conf" \
 		 "tracebuf-dkms /usr/share/man/man4/tracebuf.4.gz"; do
 		p=${e%% *} f=${e#* }
-		dpkg -L "$p" | grep -qx "$f" || { echo "$p does not have $f" | say; st=1; }
+		dpkg -L "$p" | grep -qx "$f" || { echo "$p does not have $f" | tb_say; st=1; }
 	done
 	res every_file_where_its_package_says $st
 
 	# 3. DKMS built and installed the module for every kernel with headers
 	st=0 kernels=''
 	dkms status > "$out/dkms-status.log" 2> "$out/dkms-status.err"
-	say < "$out/dkms-status.log"
+	tb_say < "$out/dkms-status.log"
 	for d in /lib/modules/*; do
 		k=${d##*/}
 		[ -f "$d/build/Makefile" ] || continue
 		kernels="$kernels $k"
 		grep -q "^tracebuf/$version, $k, [a-z0-9_]*: installed" "$out/dkms-status.log" ||
-			{ echo "dkms status: tracebuf not installed for $k" | say; st=1; continue; }
+			{ echo "dkms status: tracebuf not installed for $k" | tb_say; st=1; continue; }
 		ko=$(find "$d/updates/dkms" -name 'tracebuf.ko*' | head -n 1)
 		vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
-		[[ $vm == "$k "* ]] || { echo "$ko: vermagic '$vm'" | say; st=1; continue; }
+		[[ $vm == "$k "* ]] || { echo "$ko: vermagic '$vm'" | tb_say; st=1; continue; }
 		mkdir -p "$out/dkms/$k"
 		case $ko in
 		*.xz) xz -dc "$ko" > "$out/dkms/$k/tracebuf.ko" ;;
@@ -87,7 +86,7 @@ if [ "${1:-}" = --in-root ]; then
 		*) cp "$ko" "$out/dkms/$k/tracebuf.ko" ;;
 		esac
 	done
-	[ -n "$kernels" ] || { echo "no kernel with headers in /lib/modules" | say; st=1; }
+	[ -n "$kernels" ] || { echo "no kernel with headers in /lib/modules" | tb_say; st=1; }
 	res dkms_installed_the_module_for_every_kernel $st "kernels:$kernels"
 
 	# 4. the manual pages, by name, as "man" finds them
@@ -96,20 +95,20 @@ if [ "${1:-}" = --in-root ]; then
 		# shellcheck disable=SC2086 # section and name
 		MANWIDTH=80 man -P cat $p > "$out/man.txt" 2> "$out/man.err" &&
 			[ ! -s "$out/man.err" ] && grep -q "^NAME" "$out/man.txt" ||
-			{ echo "man $p: $(head -c 300 "$out/man.err")" | say; st=1; }
+			{ echo "man $p: $(head -c 300 "$out/man.err")" | tb_say; st=1; }
 	done
 	res man_finds_and_renders_every_page $st
 
 	# 5. tracebufctl runs, and bash completes its commands
 	st=0
-	tracebufctl --help > "$out/help.txt" 2>&1 || { say < "$out/help.txt"; st=1; }
+	tracebufctl --help > "$out/help.txt" 2>&1 || { tb_say < "$out/help.txt"; st=1; }
 	words=$(bash -c '. /usr/share/bash-completion/bash_completion
 		_completion_loader tracebufctl
 		COMP_WORDS=(tracebufctl rec); COMP_CWORD=1; COMP_LINE="tracebufctl rec"
 		COMP_POINT=${#COMP_LINE}
 		$(complete -p tracebufctl | sed "s/.*-F \([^ ]*\) .*/\1/") tracebufctl rec tracebufctl
 		echo "${COMPREPLY[@]}"' 2>&1)
-	[ "$words" = record ] || { echo "completion of 'rec': '$words'" | say; st=1; }
+	[ "$words" = record ] || { echo "completion of 'rec': '$words'" | tb_say; st=1; }
 	res tracebufctl_and_its_completion_work $st
 
 	# 6. a provider built with pkg-config against libtracebuf-dev runs
@@ -121,19 +120,19 @@ if [ "${1:-}" = --in-root ]; then
 		-o "$out/example" > "$out/example.log" 2>&1 &&
 		ldd "$out/example" > "$out/ldd.log" 2>&1 &&
 		grep -q "=> \(/usr\)\?/lib/[^ ]*/libtracebuf.so.1 " "$out/ldd.log" ||
-		{ cat "$out/example.log" "$out/ldd.log" | say; st=1; }
+		{ cat "$out/example.log" "$out/ldd.log" | tb_say; st=1; }
 	res example_builds_and_links_libtracebuf1 $st
 
 	# 7. purged, the packages leave nothing: no module, no source, no conffile
 	# shellcheck disable=SC2086 # one package a word
 	apt-get purge -y -q $packages > "$out/apt-purge.log" 2>&1
 	st=$?
-	[ $st = 0 ] || tail -n 20 "$out/apt-purge.log" | say
+	[ $st = 0 ] || tail -n 20 "$out/apt-purge.log" | tb_say
 	left=$( { dkms status 2>&1 | grep tracebuf
 		  ls -d /usr/src/tracebuf-* /var/lib/dkms/tracebuf /etc/modprobe.d/tracebuf.conf \
 			/lib/udev/rules.d/60-tracebuf.rules /usr/bin/tracebufctl 2>/dev/null
 		  find /lib/modules -name 'tracebuf.ko*' 2>/dev/null; } )
-	[ -z "$left" ] || { echo "left behind: $left" | say; st=1; }
+	[ -z "$left" ] || { echo "left behind: $left" | tb_say; st=1; }
 	res purge_leaves_nothing $st
 
 	# 8. without packages: make install-dkms and make uninstall-dkms
@@ -143,7 +142,7 @@ if [ "${1:-}" = --in-root ]; then
 		make -C "$out/src" uninstall-dkms >> "$out/install-dkms.log" 2>&1 &&
 		[ -z "$(dkms status -m tracebuf 2>&1)" ] && [ ! -e "/usr/src/tracebuf-$version" ]
 	st=$?
-	[ $st = 0 ] || tail -n 20 "$out/install-dkms.log" | say
+	[ $st = 0 ] || tail -n 20 "$out/install-dkms.log" | tb_say
 	res make_install_dkms_and_uninstall_dkms $st "for $k"
 	exit 0
 fi
@@ -163,35 +162,21 @@ SRC=$WORK/src
 rm -rf "$WORK"
 mkdir -p "$WORK"
 
-n=0 passed=0 failed=0
 echo "TAP version 13"
-# result NAME STATUS [WHY]
-result() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-		passed=$((passed + 1))
-	else
-		[ -z "${3:-}" ] || printf '# %s\n' "$3"
-		echo "not ok $n $1"
-		failed=$((failed + 1))
-	fi
-}
-say() { sed 's/^/# /'; }
-trap 'echo "# Totals: pass:$passed fail:$failed"; echo "$passed passed, $failed failed"' EXIT
+trap tb_checks_end EXIT
 
 tb_copy_tree "$SRC"
 
 # 1. make deb: the four packages, here, each with its size
 make -C "$SRC" deb > "$WORK/deb.log" 2>&1
 st=$?
-say < "$WORK/deb.log"
+tb_say < "$WORK/deb.log"
 packages=$(sed -n 's/^Package: //p' "$SRC/debian/control")
 for p in $packages; do
 	[ -f "$(ls "$SRC/${p}_"*.deb 2>/dev/null | head -n 1)" ] ||
-		{ echo "no $p package" | say; st=1; }
+		{ echo "no $p package" | tb_say; st=1; }
 done
-result make_deb_builds_every_package $st
+tb_check make_deb_builds_every_package $st
 [ $st = 0 ] || exit 1
 
 # 2. lintian: no error and no warning, source and binaries (every other
@@ -200,8 +185,8 @@ changes=$(ls "$SRC"/.build/deb/*.changes)
 lintian --fail-on error,warning --display-info --pedantic "$changes" \
 	> "$WORK/lintian.log" 2>&1
 st=$?
-grep -v 'running with root privileges' "$WORK/lintian.log" | say
-result lintian_no_error_no_warning $st
+grep -v 'running with root privileges' "$WORK/lintian.log" | tb_say
+tb_check lintian_no_error_no_warning $st
 
 # 3. apt in a throw-away root: see --in-root above
 ROOTWORK=$(mktemp -d)
@@ -209,7 +194,7 @@ mkdir -p "$WORK/in-root/debs"
 cp "$SRC"/*.deb "$WORK/in-root/debs/"
 ln -s "$SRC" "$WORK/in-root/src"
 if ! command -v unshare > /dev/null; then
-	result throw_away_root 1 "no unshare(1): util-linux"
+	tb_check throw_away_root 1 "no unshare(1): util-linux"
 	exit 1
 fi
 # shellcheck disable=SC2016 # expanded by the inner shell
@@ -232,13 +217,13 @@ rc=$?
 rmdir "$ROOTWORK" 2>/dev/null
 while IFS= read -r line; do
 	case $line in
-	'ok '*) result "${line#ok }" 0 ;;
-	'not ok '*) result "${line#not ok }" 1 ;;
+	'ok '*) tb_check "${line#ok }" 0 ;;
+	'not ok '*) tb_check "${line#not ok }" 1 ;;
 	'# '*) printf '%s\n' "$line" ;;
 	*) printf '# %s\n' "$line" ;;
 	esac
 done < "$WORK/in-root.log"
-[ $rc = 0 ] || result throw_away_root_ran 1 "exit status $rc"
+[ $rc = 0 ] || tb_check throw_away_root_ran 1 "exit status $rc"
 grep -q '^ok apt_installs_the_packages' "$WORK/in-root.log" || exit 1
 
 # 4. the DKMS-built modules, loaded in QEMU with the run's programs
@@ -254,7 +239,7 @@ for ko in "$WORK"/in-root/dkms/*/tracebuf.ko; do
 		--moddir "/lib/modules/$k" --tests "$TESTS" --list "$WORK/vm.list" \
 		--out "$WORK/vm-$k" > "$WORK/vm-$k.log" 2>&1
 	st=$?
-	tail -n 1 "$WORK/vm-$k.log" | say
-	[ $st = 0 ] || grep -a 'FAIL\|not ok' "$WORK/vm-$k.log" | head -n 20 | say
-	result "dkms_module_runs_in_qemu_$k" $st
+	tail -n 1 "$WORK/vm-$k.log" | tb_say
+	[ $st = 0 ] || grep -a 'FAIL\|not ok' "$WORK/vm-$k.log" | head -n 20 | tb_say
+	tb_check "dkms_module_runs_in_qemu_$k" $st
 done

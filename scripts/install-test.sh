@@ -34,30 +34,16 @@ PREFIX=/usr/local
 rm -rf "$WORK"
 mkdir -p "$SRC" "$DEST"
 
-n=0 passed=0 failed=0
 echo "TAP version 13"
 echo "1..8"
-# result NAME STATUS [WHY]
-result() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-		passed=$((passed + 1))
-	else
-		[ -z "${3:-}" ] || printf '# %s\n' "$3"
-		echo "not ok $n $1"
-		failed=$((failed + 1))
-	fi
-}
-say() { sed 's/^/# /'; }
-trap 'echo "# Totals: pass:$passed fail:$failed"; echo "$passed passed, $failed failed"' EXIT
+trap tb_checks_end EXIT
 
 tb_copy_tree "$SRC"
 
 # 1. make install
 make -C "$SRC" install DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/install.log" 2>&1
 st=$?
-[ $st = 0 ] || tail -n 20 "$WORK/install.log" | say
+[ $st = 0 ] || tail -n 20 "$WORK/install.log" | tb_say
 expect=(
 	"755 $PREFIX/bin/tracebufctl"
 	"644 $PREFIX/lib/libtracebuf.a"
@@ -77,23 +63,23 @@ expect=(
 for e in "${expect[@]}"; do
 	mode=${e%% *} f=${e#* }
 	if [ ! -f "$DEST$f" ]; then
-		echo "missing $f" | say
+		echo "missing $f" | tb_say
 		st=1
 	elif [ "$(stat -c %a "$DEST$f")" != "$mode" ]; then
-		echo "$f: mode $(stat -c %a "$DEST$f"), expected $mode" | say
+		echo "$f: mode $(stat -c %a "$DEST$f"), expected $mode" | tb_say
 		st=1
 	fi
 done
 [ "$(readlink "$DEST$PREFIX/lib/libtracebuf.so.1")" = libtracebuf.so.1.0.0 ] ||
-	{ echo "libtracebuf.so.1 does not point at libtracebuf.so.1.0.0" | say; st=1; }
+	{ echo "libtracebuf.so.1 does not point at libtracebuf.so.1.0.0" | tb_say; st=1; }
 grep -q "DESTDIR set: depmod not run" "$WORK/install.log" ||
-	{ echo "no word of depmod being skipped for DESTDIR" | say; st=1; }
-result make_install_puts_every_file_in_place $st
+	{ echo "no word of depmod being skipped for DESTDIR" | tb_say; st=1; }
+tb_check make_install_puts_every_file_in_place $st
 
 # 2. the module is the one for KVER
 vermagic=$(modinfo -F vermagic "$DEST/lib/modules/$KVER/updates/tracebuf.ko" 2>/dev/null)
 [[ $vermagic == "$KVER "* ]]
-result module_built_for_kver $? "vermagic '$vermagic', expected $KVER"
+tb_check module_built_for_kver $? "vermagic '$vermagic', expected $KVER"
 
 # 3. the example, from the installed source, against the installed library
 export PKG_CONFIG_SYSROOT_DIR=$DEST PKG_CONFIG_LIBDIR=$DEST$PREFIX/lib/pkgconfig
@@ -102,28 +88,28 @@ cflags=$(pkg-config --cflags libtracebuf) && libs=$(pkg-config --libs libtracebu
 		-o "$WORK/example" > "$WORK/example.log" 2>&1 &&
 	LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/example" | grep -q "$DEST$PREFIX/lib/libtracebuf.so.1"
 st=$?
-[ $st = 0 ] || say < "$WORK/example.log"
-result example_builds_against_installed_library $st
+[ $st = 0 ] || tb_say < "$WORK/example.log"
+tb_check example_builds_against_installed_library $st
 unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 
 # 4. the installed man pages render, without a warning
 st=0
 for p in man1/tracebufctl.1 man3/libtracebuf.3 man4/tracebuf.4; do
 	out=$(groff -ww -z -t -man "$DEST$PREFIX/share/man/$p" 2>&1) || st=1
-	[ -z "$out" ] || { printf '%s: %s\n' "$p" "$out" | say; st=1; }
+	[ -z "$out" ] || { printf '%s: %s\n' "$p" "$out" | tb_say; st=1; }
 	if command -v man > /dev/null; then
-		MANWIDTH=80 man -l "$DEST$PREFIX/share/man/$p" 2>&1 > /dev/null | say
+		MANWIDTH=80 man -l "$DEST$PREFIX/share/man/$p" 2>&1 > /dev/null | tb_say
 		[ "${PIPESTATUS[0]}" = 0 ] || st=1
 	fi
 done
-result man_pages_render $st
+tb_check man_pages_render $st
 
 # 5. modprobe.d names every parameter the module has, each commented
 params=$(grep -ho 'module_param_named([a-z_]*' "$SRC"/module/*.c | sed 's/.*(//' | sort)
 listed=$(sed -n 's/^#options tracebuf \([a-z_]*\)=.*/\1/p' "$DEST/etc/modprobe.d/tracebuf.conf" | sort)
 active=$(grep -c '^options' "$DEST/etc/modprobe.d/tracebuf.conf")
 [ -n "$params" ] && [ "$params" = "$listed" ] && [ "$active" = 0 ]
-result modprobe_conf_lists_every_parameter $? \
+tb_check modprobe_conf_lists_every_parameter $? \
 	"parameters: $(echo $params); listed: $(echo $listed); uncommented lines: $active"
 
 # 6. the udev rule: it matches the module's device name, and udevadm
@@ -135,10 +121,10 @@ rule=$DEST/etc/udev/rules.d/60-tracebuf.rules
 name=$(sed -n 's/^#define TRACEBUF_DEVICE_NAME[[:space:]]*"\(.*\)"$/\1/p' "$SRC/uapi/linux/tracebuf.h")
 st=0
 grep -q "^SUBSYSTEM==\"misc\", KERNEL==\"$name\"," "$rule" ||
-	{ echo "the rule does not match misc device '$name'" | say; st=1; }
+	{ echo "the rule does not match misc device '$name'" | tb_say; st=1; }
 other=$(ls /sys/class/misc 2>/dev/null | head -n 1)
 if ! command -v udevadm > /dev/null || [ -z "$other" ] || ! command -v unshare > /dev/null; then
-	echo "no udevadm, unshare or misc device here (apt-get install udev)" | say
+	echo "no udevadm, unshare or misc device here (apt-get install udev)" | tb_say
 	st=1
 else
 	# udevadm test applies what it computes: the node it changes is a
@@ -154,21 +140,21 @@ else
 		udevadm test --action=add "/sys/class/misc/$2"
 		echo "node: $(stat -c "%a %u %g" "/dev/$2")"' \
 		udev "$WORK/60-tracebuf.rules" "$other" > "$WORK/udev.log" 2>&1 ||
-		{ say < "$WORK/udev.log"; st=1; }
+		{ tb_say < "$WORK/udev.log"; st=1; }
 	grep -q "Setting permissions /dev/$other, uid=0, gid=0, mode=0666" "$WORK/udev.log" &&
 		grep -qx "node: 666 0 0" "$WORK/udev.log" ||
-		{ grep -i "60-tracebuf\|permissions\|error\|node:" "$WORK/udev.log" | say; st=1; }
+		{ grep -i "60-tracebuf\|permissions\|error\|node:" "$WORK/udev.log" | tb_say; st=1; }
 fi
-result udev_rule_makes_the_node_0666_root $st
+tb_check udev_rule_makes_the_node_0666_root $st
 
 # 7. the bash completion is the tree's
 cmp -s "$SRC/userlib/ctl/tracebufctl.bash" "$DEST$PREFIX/share/bash-completion/completions/tracebufctl"
-result bash_completion_installed $?
+tb_check bash_completion_installed $?
 
 # 8. make uninstall removes exactly what was installed
 make -C "$SRC" uninstall DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/uninstall.log" 2>&1
 st=$?
 left=$(cd "$DEST" && find . ! -type d | sort)
-[ -z "$left" ] || { echo "left behind:"; echo "$left"; } | say
+[ -z "$left" ] || { echo "left behind:"; echo "$left"; } | tb_say
 [ $st = 0 ] && [ -z "$left" ]
-result make_uninstall_removes_it_all $?
+tb_check make_uninstall_removes_it_all $?

@@ -91,6 +91,29 @@ tb_find_kernel() {
 	tb_die "no Debian $series $flavour kernel with headers in $root (run scripts/install-deps.sh --target ${TB_TARGET:-<name>})"
 }
 
+# The checks of a script of its own (install-test.sh, deb-test.sh,
+# run-test.sh) in KTAP: tb_check NAME STATUS [WHY] prints "ok N NAME", or
+# WHY as a diagnostic and "not ok N NAME"; tb_checks_end, as the script's
+# EXIT trap, the totals and "N passed, M failed" as the last line;
+# tb_say turns standard input into diagnostics.
+tb_check_n=0 tb_check_pass=0 tb_check_fail=0
+tb_check() {
+	tb_check_n=$((tb_check_n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $tb_check_n $1"
+		tb_check_pass=$((tb_check_pass + 1))
+	else
+		[ -z "${3:-}" ] || printf '# %s\n' "$3"
+		echo "not ok $tb_check_n $1"
+		tb_check_fail=$((tb_check_fail + 1))
+	fi
+}
+tb_checks_end() {
+	echo "# Totals: pass:$tb_check_pass fail:$tb_check_fail"
+	echo "$tb_check_pass passed, $tb_check_fail failed"
+}
+tb_say() { sed 's/^/# /'; }
+
 # tb_copy_tree DIR: copy the tree as a user has it into DIR: its files
 # (tracked, or new and not ignored, when it is the top of a git work
 # tree; else all but .git and .build: a copy made by this function, in

@@ -25,21 +25,9 @@ WORK=$TB_BUILD/run-test
 rm -rf "$WORK"
 mkdir -p "$WORK/dest" "$WORK/app"
 
-n=0 passed=0 failed=0
 echo "TAP version 13"
 echo "1..5"
-result() {	# result NAME STATUS [WHY]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-		passed=$((passed + 1))
-	else
-		[ -z "${3:-}" ] || printf '# %s\n' "$3"
-		echo "not ok $n $1"
-		failed=$((failed + 1))
-	fi
-}
-trap 'echo "# Totals: pass:$passed fail:$failed"; echo "$passed passed, $failed failed"' EXIT
+trap tb_checks_end EXIT
 RUN=$TB_ROOT/scripts/run.sh
 export NO_DEPS=1
 
@@ -50,7 +38,7 @@ refused() {	# refused NAME PATTERN ARGS...
 	out=$("$RUN" --dest "$WORK/dest" "$@" 2>&1)
 	rc=$?
 	[ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == *$pattern* ]]
-	result "$name" $? "exit $rc: $out"
+	tb_check "$name" $? "exit $rc: $out"
 }
 refused refuses_no_command "no command to trace"
 refused refuses_record_output "record's -o is --out NAME" --record "-m streaming -o x.fxt" --cmd true
@@ -60,7 +48,7 @@ refused refuses_missing_file "--file $WORK/nope: no such file" --file "$WORK/nop
 # example given with --file, then fails on purpose
 { make -C "$TB_ROOT/userlib/examples" O="$WORK/app" STATIC=1 &&
   make -C "$TB_ROOT/userlib/ctl"; } > "$WORK/build.log" 2>&1 ||
-	{ result guest_run 1 "the example or tracebufctl did not build"; exit 1; }
+	{ tb_check guest_run 1 "the example or tracebufctl did not build"; exit 1; }
 cat > "$WORK/app/app.sh" <<'APP'
 #!/bin/sh
 ./tracebuf-example -n 200 || exit 1
@@ -72,8 +60,8 @@ chmod +x "$WORK/app/app.sh"
 	--file "$WORK/app/tracebuf-example" --timeout 120 "${KARGS[@]}" \
 	--cmd "$WORK/app/app.sh" > "$WORK/run.log" 2>&1
 rc=$?
-result exits_with_the_commands_status "$([ $rc = 3 ]; echo $?)" "exit $rc (see $WORK/run.log)"
+tb_check exits_with_the_commands_status "$([ $rc = 3 ]; echo $?)" "exit $rc (see $WORK/run.log)"
 events=$("$TB_ROOT/userlib/ctl/tracebufctl" dump "$WORK/dest/my.fxt" 2>/dev/null |
 	awk '$2 == "event"' | wc -l)
 [ "$events" -gt 100 ] && grep -qx "app: done with 'quotes' and spaces" "$WORK/dest/my.fxt.stdout"
-result trace_and_output_come_back $? "$events events; stdout: $(head -c 200 "$WORK/dest/my.fxt.stdout" 2>&1)"
+tb_check trace_and_output_come_back $? "$events events; stdout: $(head -c 200 "$WORK/dest/my.fxt.stdout" 2>&1)"
