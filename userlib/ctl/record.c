@@ -1194,6 +1194,31 @@ static int record_session_create(struct record_run *r)
 	return ret;
 }
 
+/*
+ * A close-on-exec pipe for the child to tell the parent how it went, and
+ * fork: 0 in both (*pid 0 in the child), or -errno reported.
+ */
+static int record_fork_piped(int pfd[2], pid_t *pid)
+{
+	int ret;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		ret = -errno;
+		tbctl_err("pipe: %s", strerror(-ret));
+		return ret;
+	}
+	fflush(NULL);
+	*pid = fork();
+	if (*pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		tbctl_err("fork: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
 /* fork and exec COMMAND; -errno reported (exec errors included). */
 static int record_spawn(struct record_run *r)
 {
@@ -1202,20 +1227,9 @@ static int record_spawn(struct record_run *r)
 	ssize_t n;
 	pid_t pid;
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		ret = -errno;
-		tbctl_err("pipe: %s", strerror(-ret));
+	ret = record_fork_piped(pfd, &pid);
+	if (ret)
 		return ret;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		tbctl_err("fork: %s", strerror(-ret));
-		return ret;
-	}
 	if (pid == 0) {
 		close(pfd[0]);
 		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
@@ -1743,22 +1757,10 @@ static int record_detach(const struct tbctl_ctx *ctx, const struct record_opts *
 	pid_t pid;
 
 	ret = tbctl_rundir(dir, sizeof(dir), true, true);
+	if (!ret)
+		ret = record_fork_piped(pfd, &pid);
 	if (ret)
 		return ret;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		ret = -errno;
-		tbctl_err("pipe: %s", strerror(-ret));
-		return ret;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		tbctl_err("fork: %s", strerror(-ret));
-		close(pfd[0]);
-		close(pfd[1]);
-		return ret;
-	}
 	if (pid == 0) {
 		close(pfd[0]);
 		setsid();
