@@ -1059,14 +1059,20 @@ static void json_num(FILE *f, struct report_num v)
 		tbctl_json_double(f, v.d);
 }
 
-static void json_dur(FILE *f, const struct report_entry *e)
+/* An entry's object, opened: {"category":...,"name":... */
+static void json_entry(FILE *f, const struct report_entry *e)
 {
-	const struct report_dur *d = &e->dur;
-
 	fputs("{\"category\":", f);
 	json_str(f, e->cat);
 	fputs(",\"name\":", f);
 	json_str(f, e->name);
+}
+
+static void json_dur(FILE *f, const struct report_entry *e)
+{
+	const struct report_dur *d = &e->dur;
+
+	json_entry(f, e);
 	fprintf(f, ",\"count\":%zu,\"total_ns\":%" PRIu64, d->n, d->total);
 	if (d->n)
 		fprintf(f, ",\"mean_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
@@ -1093,17 +1099,11 @@ static void json_rows(FILE *f, const struct tbctl_report *r, const char *key, si
 			json_dur(f, e);
 			break;
 		case REPORT_INSTANT:
-			fputs("{\"category\":", f);
-			json_str(f, e->cat);
-			fputs(",\"name\":", f);
-			json_str(f, e->name);
+			json_entry(f, e);
 			fprintf(f, ",\"count\":%" PRIu64 "}", e->count);
 			break;
 		case REPORT_COUNTER:
-			fputs("{\"category\":", f);
-			json_str(f, e->cat);
-			fputs(",\"name\":", f);
-			json_str(f, e->name);
+			json_entry(f, e);
 			fprintf(f, ",\"id\":%" PRIu64 ",\"arg\":", e->id);
 			json_str(f, e->arg);
 			fprintf(f, ",\"count\":%" PRIu64 ",\"min\":", e->ctr.count);

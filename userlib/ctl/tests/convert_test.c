@@ -16,6 +16,7 @@
 
 #include "json.h"
 #include "sample.h"
+#include "tbctl_run.h"
 
 #ifndef TBCTL_PATH
 #error "TBCTL_PATH: the tracebufctl to test"
@@ -26,38 +27,6 @@
 
 static char base[64], work[128], tbctl[PATH_MAX];
 static struct sample sample;
-
-struct run {
-	int status;		/* exit status, 128+N for signal N */
-	char *out, *err;	/* what it printed (NUL-terminated) */
-	size_t out_len, err_len;
-};
-
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	size_t cap = 0, n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	do {
-		if (*len + 1 >= cap) {
-			char *nb = realloc(buf, cap = cap ? 2 * cap : 4096);
-
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		n = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += n;
-	} while (n);
-	fclose(f);
-	if (buf)
-		buf[*len] = '\0';
-	return buf;
-}
 
 static void put_file(const char *path, const void *data, size_t len)
 {
@@ -149,43 +118,7 @@ static const char *work_files(char *buf, size_t len)
 /* Run tracebufctl with args (NULL-terminated) in work/. */
 static void run(struct run *r, const char *const *args)
 {
-	char out[160], err[160];
-	char *argv[32];
-	int status = 0, n = 0;
-	pid_t pid;
-
-	snprintf(out, sizeof(out), "%s/stdout", base);
-	snprintf(err, sizeof(err), "%s/stderr", base);
-	argv[n++] = (char *)"tracebufctl";
-	while (*args && n < 31)
-		argv[n++] = (char *)*args++;
-	argv[n] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fo < 0 || fe < 0 || chdir(work))
-			_exit(126);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		execv(tbctl, argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		;
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	r->out = slurp(out, &r->out_len);
-	r->err = slurp(err, &r->err_len);
-	if (!r->out || !r->err)
-		T_FAIL("no captured output");
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
+	run_in(r, tbctl, work, base, args);
 }
 
 #define RUN(r, ...)	run(r, (const char *const[]){ __VA_ARGS__, NULL })

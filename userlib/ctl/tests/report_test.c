@@ -22,6 +22,7 @@
 #include "../tracebufctl.h"
 #include "../util.h"
 #include "json.h"
+#include "tbctl_run.h"
 
 #ifndef TBCTL_PATH
 #error "TBCTL_PATH: the tracebufctl to test"
@@ -958,34 +959,13 @@ static void damaged(void)
 /* ------------------------------------------------------------------------ */
 /* The command                                                              */
 
-struct run {
-	int status;
-	char *out, *err;
-};
-
 static char dir[64], tbctl[PATH_MAX];
-
-static char *slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len), *f = fopen(path, "rb");
-	int c;
-
-	if (f) {
-		while ((c = getc(f)) != EOF)
-			putc(c, m);
-		fclose(f);
-	}
-	fclose(m);
-	return buf;
-}
 
 static void cleanup(void)
 {
 	char path[128];
 
-	for (const char *const *n = (const char *const[]){ "out", "err", "t.fxt", NULL }; *n; n++) {
+	for (const char *const *n = (const char *const[]){ "t.fxt", NULL }; *n; n++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, *n);
 		unlink(path);
 	}
@@ -1025,44 +1005,10 @@ static void put_trace(const struct trace *t, size_t len)
 /* tracebufctl ARGS... (NULL-terminated) in dir (put_trace() made it). */
 static void run(struct run *r, const char *const *args)
 {
-	char out[128], err[128];
-	char *argv[16];
-	int status = 0, n = 0;
-	pid_t pid;
-
-	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(err, sizeof(err), "%s/err", dir);
-	argv[n++] = (char *)"tracebufctl";
-	while (*args && n < 15)
-		argv[n++] = (char *)*args++;
-	argv[n] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fo < 0 || fe < 0 || chdir(dir))
-			_exit(126);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		execv(tbctl, argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		;
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	r->out = slurp(out);
-	r->err = slurp(err);
+	run_in(r, tbctl, dir, dir, args);
 }
 
 #define RUN(r, ...)	run(r, (const char *const[]){ __VA_ARGS__, NULL })
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 /* Status 1, nothing on stdout, one line "tracebufctl: ...what..." on stderr. */
 static void expect_failure(const struct run *r, const char *what)
