@@ -194,6 +194,23 @@ void tbctl_ctl_unlink(const char *dir, pid_t id, bool log)
 		unlink(path);
 }
 
+void tbctl_ctl_show_log(const char *dir, pid_t id)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16], buf[4096];
+	size_t n;
+	FILE *f;
+
+	if (tbctl_ctl_path(path, sizeof(path), dir, id, "log"))
+		return;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(f);
+	unlink(path);
+}
+
 static int tbctl_pid_cmp(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;

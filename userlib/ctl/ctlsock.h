@@ -62,6 +62,9 @@ int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
  */
 int tbctl_ctl_sessions(const char *dir, pid_t **ids);
 
+/* What a detached session wrote to RUNDIR/ID.log, to stderr; the log removed. */
+void tbctl_ctl_show_log(const char *dir, pid_t id);
+
 /* Remove RUNDIR/ID.sock (and, if log, RUNDIR/ID.log). */
 void tbctl_ctl_unlink(const char *dir, pid_t id, bool log);
 

@@ -1794,16 +1794,8 @@ static int record_detach(const struct tbctl_ctx *ctx, const struct record_opts *
 	/* it failed before the session ran: its words, its status */
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!tbctl_ctl_path(path, sizeof(path), dir, pid, "log")) {
-		FILE *f = fopen(path, "r");
-
-		if (f) {
-			while ((n = (ssize_t)fread(buf, 1, sizeof(buf), f)) > 0)
-				fwrite(buf, 1, (size_t)n, stderr);
-			fclose(f);
-		}
-	}
-	tbctl_ctl_unlink(dir, pid, true);
+	tbctl_ctl_show_log(dir, pid);
+	tbctl_ctl_unlink(dir, pid, false);
 	if (WIFEXITED(status) && WEXITSTATUS(status))
 		return WEXITSTATUS(status);
 	return 1;

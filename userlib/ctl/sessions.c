@@ -27,12 +27,39 @@ static int sessions_parse_id(const char *cmd, const char *w, pid_t *id)
 	for (p = w; *p >= '0' && *p <= '9' && v <= INT_MAX; p++)
 		v = v * 10 + (unsigned long)(*p - '0');
 	if (p == w || *p || !v || v > INT_MAX) {
-		snprintf(msg, sizeof(msg), "%s: invalid session id '%s' (see '" TBCTL_PROG
-			 " status')", cmd, w);
+		snprintf(msg, sizeof(msg), "%s: invalid session id '%s'", cmd, w);
 		return tbctl_usage_err(cmd, msg);
 	}
 	*id = (pid_t)v;
 	return 0;
+}
+
+/* The ids words[0..n) name, in a malloc'd *ids: n, or -errno after a message. */
+static int sessions_parse_ids(const char *cmd, char *const *words, size_t n, pid_t **ids)
+{
+	int ret;
+
+	*ids = calloc(n ? n : 1, sizeof(**ids));
+	if (!*ids) {
+		tbctl_err("out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ret = sessions_parse_id(cmd, words[i], &(*ids)[i]);
+		if (ret)
+			return ret;
+	}
+	return (int)n;
+}
+
+/* Every session running, in a malloc'd *ids: their count, or -errno after a message. */
+static int sessions_list(const char *dir, pid_t **ids)
+{
+	int n = tbctl_ctl_sessions(dir, ids);
+
+	if (n < 0)
+		tbctl_err("%s: %s", dir, strerror(-n));
+	return n;
 }
 
 /*
@@ -46,11 +73,9 @@ static int sessions_pick(const char *cmd, const char *dir, const char *word, pid
 
 	if (word)
 		return sessions_parse_id(cmd, word, id);
-	n = tbctl_ctl_sessions(dir, &ids);
-	if (n < 0) {
-		tbctl_err("%s: %s", dir, strerror(-n));
+	n = sessions_list(dir, &ids);
+	if (n < 0)
 		return n;
-	}
 	if (n == 1) {
 		*id = ids[0];
 		free(ids);
@@ -108,33 +133,16 @@ int cmd_status(struct tbctl_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	ret = tbctl_rundir(dir, sizeof(dir), false, true);
-	if (ret == -ENOENT) {
-		n = 0;
-	} else if (ret) {
+	if (ret && ret != -ENOENT)
 		goto out;
-	} else {
-		n = tbctl_ctl_sessions(dir, &ids);
-		if (n < 0) {
-			ret = n;
-			tbctl_err("%s: %s", dir, strerror(-n));
-			goto out;
-		}
-	}
-	if (nwords) {
-		/* only these, and each must be running */
-		free(ids);
-		ids = calloc(nwords, sizeof(*ids));
-		if (!ids) {
-			ret = -ENOMEM;
-			tbctl_err("out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < nwords; i++) {
-			ret = sessions_parse_id("status", words[i], &ids[i]);
-			if (ret)
-				goto out;
-		}
-		n = (int)nwords;
+	/* the sessions named, each of which must be running, or every one */
+	if (nwords)
+		n = sessions_parse_ids("status", words, nwords, &ids);
+	else
+		n = ret ? 0 : sessions_list(dir, &ids);
+	if (n < 0) {
+		ret = n;
+		goto out;
 	}
 	if (ctx->json)
 		putchar('[');
@@ -186,24 +194,6 @@ static void stop_usage(FILE *f)
 		"  -h, --help    print this help and exit\n");
 }
 
-/* The log of a detached session to stderr, then removed. */
-static void stop_show_log(const char *dir, pid_t id)
-{
-	char path[SESSIONS_DIR_MAX + 32], buf[4096];
-	size_t n;
-	FILE *f;
-
-	if (tbctl_ctl_path(path, sizeof(path), dir, id, "log"))
-		return;
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, stderr);
-	fclose(f);
-	unlink(path);
-}
-
 int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv)
 {
 	char dir[SESSIONS_DIR_MAX], reply[TBCTL_CTL_MSG_MAX];
@@ -238,7 +228,7 @@ int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv)
 		tbctl_err("stop: session %d: %s", (int)id, reply);
 		return -EIO;
 	}
-	stop_show_log(dir, id);
+	tbctl_ctl_show_log(dir, id);
 	return status;
 }
 
@@ -293,26 +283,13 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
 	ret = tbctl_rundir(dir, sizeof(dir), false, true);
 	if (ret && ret != -ENOENT)
 		goto out;
-	if (nwords > 1) {
-		ids = calloc(nwords - 1, sizeof(*ids));
-		if (!ids) {
-			ret = -ENOMEM;
-			tbctl_err("out of memory");
-			goto out;
-		}
-		for (size_t i = 1; i < nwords; i++) {
-			ret = sessions_parse_id("alert", words[i], &ids[i - 1]);
-			if (ret)
-				goto out;
-		}
-		n = (int)nwords - 1;
-	} else if (!ret) {
-		n = tbctl_ctl_sessions(dir, &ids);
-		if (n < 0) {
-			ret = n;
-			tbctl_err("%s: %s", dir, strerror(-n));
-			goto out;
-		}
+	if (nwords > 1)
+		n = sessions_parse_ids("alert", words + 1, nwords - 1, &ids);
+	else if (!ret)
+		n = sessions_list(dir, &ids);
+	if (n < 0) {
+		ret = n;
+		goto out;
 	}
 	if (!n) {
 		tbctl_err("alert: no recording session is running");
