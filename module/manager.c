@@ -448,6 +448,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	p->cats = tracebuf_cats_get(cats);
 	p->disposition = 0;
 	p->save_pending = false;
+	p->snapshot_pending = false;
 	p->owner = m;
 	tracebuf_provider_get(p);
 	list_add_tail(&p->owner_link, &m->owned);
@@ -523,6 +524,8 @@ int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 	tracebuf_cats_put(p->extra_cats);
 	p->extra_cats = tracebuf_cats_get(extra);
 	p->disposition = disposition;
+	/* a provider that never answered a SNAPSHOT may be asked again */
+	p->snapshot_pending = false;
 	tracebuf_provider_set_state(p, TRACEBUF_STATE_STARTING);
 out_unlock:
 	mutex_unlock(&tracebuf_lock);
@@ -588,14 +591,41 @@ int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id)
 	return tracebuf_manager_request(m, id, TRACEBUF_PKT_TERMINATE);
 }
 
-/* TRACEBUF_IOC_MGR_SEND: BUFFER_SAVED, echoing the outstanding save. */
+/*
+ * A SNAPSHOT: the provider is to make the records it wrote so far whole
+ * and say where they end (SNAPSHOT_TAKEN), while it goes on writing.
+ */
+static int tracebuf_manager_snapshot(struct tracebuf_provider *p,
+				     const struct tracebuf_pkt *pkt)
+{
+	int ret;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (p->state != TRACEBUF_STATE_STARTED ||
+	    p->mode == TRACEBUF_MODE_STREAMING)
+		return -EINVAL;
+	if (p->snapshot_pending)
+		return -EBUSY;
+	ret = tracebuf_provider_push(p, pkt);
+	if (!ret)
+		p->snapshot_pending = true;
+	return ret;
+}
+
+/*
+ * TRACEBUF_IOC_MGR_SEND: BUFFER_SAVED, echoing the outstanding save, or
+ * SNAPSHOT.
+ */
 int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 			  const struct tracebuf_pkt *pkt)
 {
 	struct tracebuf_provider *p;
 	int ret;
 
-	if (pkt->request != TRACEBUF_PKT_BUFFER_SAVED || pkt->data16)
+	if (pkt->data16 ||
+	    (pkt->request != TRACEBUF_PKT_BUFFER_SAVED &&
+	     (pkt->request != TRACEBUF_PKT_SNAPSHOT || pkt->data32 || pkt->data64)))
 		return -EINVAL;
 
 	p = tracebuf_manager_lock(m, id);
@@ -606,6 +636,10 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 	ret = tracebuf_manager_check(m, p);
 	if (ret)
 		goto out_unlock;
+	if (pkt->request == TRACEBUF_PKT_SNAPSHOT) {
+		ret = tracebuf_manager_snapshot(p, pkt);
+		goto out_unlock;
+	}
 	if (!p->owner || !p->save_pending ||
 	    p->save_wrapped != pkt->data32 ||
 	    p->save_durable_end != pkt->data64) {

@@ -114,6 +114,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	p->mode = 0;
 	p->disposition = 0;
 	p->save_pending = false;
+	p->snapshot_pending = false;
 	/* a dying provider's last word is PROVIDER_DEL */
 	if (!p->dead)
 		tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_CHANGE);
@@ -242,6 +243,7 @@ static int tracebuf_pkt_check(const struct tracebuf_pkt *pkt)
 			return -EINVAL;
 		return 0;
 	case TRACEBUF_PKT_SAVE_BUFFER:
+	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
 		if (pkt->data16 || !IS_ALIGNED(pkt->data64, 8))
 			return -EINVAL;
 		return 0;
@@ -282,6 +284,12 @@ static int tracebuf_pkt_allowed(struct tracebuf_provider *p,
 		return 0;
 	case TRACEBUF_PKT_ALERT:
 		return p->state == TRACEBUF_STATE_STARTED ? 0 : -EPROTO;
+	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
+		if (!p->snapshot_pending)
+			return -EPROTO;
+		if (pkt->data64 > p->buf->rolling_size)
+			return -EINVAL;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -321,6 +329,9 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 		p->save_pending = true;
 		p->save_wrapped = pkt->data32;
 		p->save_durable_end = pkt->data64;
+		break;
+	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
+		p->snapshot_pending = false;
 		break;
 	}
 	p->packets_sent++;

@@ -199,6 +199,7 @@ struct tracebuf_provider {
 	bool save_pending;
 	u32 save_wrapped;
 	u64 save_durable_end;
+	bool snapshot_pending;			/* [L] a SNAPSHOT unanswered */
 
 	/* [L] the provider's inbox: a ring of packets */
 	struct tracebuf_pkt inbox[TRACEBUF_INBOX_DEPTH];

@@ -319,6 +319,139 @@ TEST_F(pkt, buffer_saved_in_stopping_after_stop)
 	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
 }
 
+/* ---- SNAPSHOT, SNAPSHOT_TAKEN ---- */
+
+/* The manager asks a circular (or oneshot) provider for a snapshot. */
+static void tb_snapshot(struct __test_metadata *_metadata, struct tb_peer *p)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
+
+	ASSERT_EQ(0, mgr_send(p->mgr, p->id, &pkt));
+	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_SNAPSHOT, &pkt);
+	EXPECT_EQ(0, pkt.data16);
+	EXPECT_EQ(0U, pkt.data32);
+	EXPECT_EQ(0ULL, pkt.data64);
+}
+
+TEST_F(pkt, snapshot_in_streaming_einval)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_expect_saved_refused(_metadata, &self->p, &pkt, EINVAL);
+}
+
+TEST_F(pkt, snapshot_outside_started_einval)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	tb_expect_saved_refused(_metadata, &self->p, &pkt, EINVAL);
+	EXPECT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_CLEAR_ENTIRE, NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, NULL);
+	tb_expect_saved_refused(_metadata, &self->p, &pkt, EINVAL);
+}
+
+TEST_F(pkt, snapshot_unused_fields_einval)
+{
+	struct tracebuf_pkt bad[] = {
+		tb_pkt(TRACEBUF_PKT_SNAPSHOT, 1, 0, 0),
+		tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 1, 0),
+		tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 8),
+	};
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		tb_expect_saved_refused(_metadata, &self->p, &bad[i], EINVAL);
+}
+
+TEST_F(pkt, snapshot_taken_delivered_and_clears_snapshot)
+{
+	struct tracebuf_pkt again = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
+	struct tracebuf_pkt taken = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 7, 4096);
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_snapshot(_metadata, &self->p);
+	/* one at a time */
+	tb_expect_saved_refused(_metadata, &self->p, &again, EBUSY);
+	tb_expect_pkt_delivered(_metadata, &self->p, &taken, TRACEBUF_STATE_STARTED);
+	/* cleared: a second answer is refused, a new snapshot accepted */
+	tb_expect_pkt_refused(_metadata, &self->p, &taken, EPROTO);
+	tb_snapshot(_metadata, &self->p);
+}
+
+TEST_F(pkt, snapshot_oneshot_accepted)
+{
+	struct tracebuf_pkt taken = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, 64);
+
+	self->p.mode = TRACEBUF_MODE_ONESHOT;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_snapshot(_metadata, &self->p);
+	tb_expect_pkt_delivered(_metadata, &self->p, &taken, TRACEBUF_STATE_STARTED);
+}
+
+TEST_F(pkt, snapshot_taken_without_snapshot_eproto)
+{
+	struct tracebuf_pkt taken = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, 64);
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_expect_pkt_refused(_metadata, &self->p, &taken, EPROTO);
+}
+
+TEST_F(pkt, snapshot_taken_malformed_einval)
+{
+	__u64 durable, rolling;
+	struct tracebuf_pkt good, bad[3];
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_buffer_sizes(TRACEBUF_MODE_CIRCULAR, TB_PKT_SIZE, &durable, &rolling);
+	bad[0] = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 1, 0, 64);
+	bad[1] = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, 60);
+	bad[2] = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, rolling + 8);
+	good = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, rolling);
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_snapshot(_metadata, &self->p);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		tb_expect_pkt_refused(_metadata, &self->p, &bad[i], EINVAL);
+	/* still outstanding */
+	tb_expect_pkt_delivered(_metadata, &self->p, &good, TRACEBUF_STATE_STARTED);
+}
+
+/* The provider answers the snapshot it read before the STOP after it. */
+TEST_F(pkt, snapshot_taken_in_stopping_accepted)
+{
+	struct tracebuf_pkt taken = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 1, 64);
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_snapshot(_metadata, &self->p);
+	ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
+	tb_expect_pkt_delivered(_metadata, &self->p, &taken, TRACEBUF_STATE_STOPPING);
+}
+
+/* A provider that never answered may be asked again in its next run. */
+TEST_F(pkt, snapshot_unanswered_cleared_by_start)
+{
+	struct tracebuf_pkt taken = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, 64);
+
+	self->p.mode = TRACEBUF_MODE_CIRCULAR;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_snapshot(_metadata, &self->p);
+	tb_peer_stop(_metadata, &self->p);
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_RETAIN, NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, NULL);
+	tb_expect_pkt_refused(_metadata, &self->p, &taken, EPROTO);
+	ASSERT_EQ(0, provider_started(self->p.prov));
+	taken = tb_pkt(TRACEBUF_PKT_STARTED, 0, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
+	tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id, TRACEBUF_STATE_STARTED, &taken);
+	tb_snapshot(_metadata, &self->p);
+}
+
 /* ---- ALERT ---- */
 
 TEST_F(pkt, alert_one_byte_name_delivered)
@@ -643,10 +776,12 @@ FIXTURE_VARIANT(bad_code) {
 };
 
 FIXTURE_VARIANT_ADD(bad_code, zero) { .code = 0x0000 };
-FIXTURE_VARIANT_ADD(bad_code, next_free_0005) { .code = 0x0005 };
+FIXTURE_VARIANT_ADD(bad_code, next_free_0006) { .code = 0x0006 };
 FIXTURE_VARIANT_ADD(bad_code, low_00ff) { .code = 0x00ff };
 FIXTURE_VARIANT_ADD(bad_code, buffer_saved_0100) { .code = TRACEBUF_PKT_BUFFER_SAVED };
-FIXTURE_VARIANT_ADD(bad_code, next_free_0101) { .code = 0x0101 };
+/* a manager's SNAPSHOT: unknown to providers, malformed from a manager */
+FIXTURE_VARIANT_ADD(bad_code, snapshot_0101) { .code = TRACEBUF_PKT_SNAPSHOT };
+FIXTURE_VARIANT_ADD(bad_code, next_free_0102) { .code = 0x0102 };
 FIXTURE_VARIANT_ADD(bad_code, initialize_0200) { .code = TRACEBUF_PKT_INITIALIZE };
 FIXTURE_VARIANT_ADD(bad_code, stop_0202) { .code = TRACEBUF_PKT_STOP };
 FIXTURE_VARIANT_ADD(bad_code, manager_gone_0204) { .code = TRACEBUF_PKT_MANAGER_GONE };

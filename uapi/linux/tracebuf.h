@@ -49,6 +49,10 @@
  *   mgr BUFFER_SAVED           save outstanding     provider told, cleared
  *                              with equal values
  *   pkt ALERT                  STARTED              manager told
+ *   mgr SNAPSHOT               STARTED; circular    provider told, snapshot
+ *                              or oneshot; none     outstanding
+ *                              outstanding
+ *   pkt SNAPSHOT_TAKEN         snapshot outstanding manager told, cleared
  *   mgr TERMINATE              INITIALIZED..STOPPED provider told,
  *                                                   -> TERMINATING
  *   provider RELEASE           TERMINATING          -> REGISTERED, manager
@@ -71,12 +75,16 @@
  *   STOP in REGISTERED/TERMINATING                         EINVAL
  *   TERMINATE in REGISTERED/TERMINATING                    EALREADY
  *   BUFFER_SAVED without an equal outstanding save         EINVAL
+ *   SNAPSHOT outside STARTED, or in streaming mode         EINVAL
+ *   SNAPSHOT while one is outstanding                      EBUSY
+ *   SNAPSHOT_TAKEN without an outstanding SNAPSHOT         EPROTO
  *   STARTED/STOPPED/ALERT/SAVE_BUFFER in the wrong state    EPROTO
  *   SAVE_BUFFER outside streaming mode                     EPROTO
  *   SAVE_BUFFER while one is outstanding                   EBUSY
  *   RELEASE outside TERMINATING                            EPROTO
  *   malformed packet (non-zero unused field, bad alert
- *   name, durable end out of range) or unknown code        EINVAL
+ *   name, durable or data end out of range) or unknown     EINVAL
+ *   code
  *   STARTED with a protocol version other than 1           EPROTONOSUPPORT
  *   a provider the manager cannot see                      ESRCH
  *   a provider owned by another manager (except INITIALIZE) EPERM
@@ -123,7 +131,7 @@
  * Memory ordering between the provider (writer) and the manager (reader)
  * of a buffer, on every architecture (x86's TSO is not assumed): the
  * provider's stores of records and of the header's data ends that come
- * before it sends SAVE_BUFFER or STOPPED are ordered before the manager's
+ * before it sends SAVE_BUFFER, SNAPSHOT_TAKEN or STOPPED are ordered before the manager's
  * loads that come after its read() of that packet, because the two
  * system calls take the same lock (release, then acquire).  Likewise the
  * manager's reads of a saved rolling buffer come before its BUFFER_SAVED,
@@ -146,7 +154,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	4
+#define TRACEBUF_ABI_MINOR	5
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -193,8 +201,14 @@ struct tracebuf_pkt {
 #define TRACEBUF_PKT_ALERT		0x0004	/* bytes 2..15: name, 1..14
 						 * bytes, zero padded
 						 */
+#define TRACEBUF_PKT_SNAPSHOT_TAKEN	0x0005	/* data32 = wrapped count of
+						 * the rolling buffer being
+						 * written, data64 = where
+						 * its records end now
+						 */
 /* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
 #define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
+#define TRACEBUF_PKT_SNAPSHOT		0x0101	/* all zero */
 /* kernel -> provider control messages, in the same inbox */
 #define TRACEBUF_PKT_INITIALIZE		0x0200	/* data16 = mode,
 						 * data32 = config generation,
@@ -607,7 +621,7 @@ struct tracebuf_target_args {
 
 #define TRACEBUF_TARGET_SIZE_VER0	8
 
-/* TRACEBUF_IOC_MGR_SEND: a packet to a provider (BUFFER_SAVED). */
+/* TRACEBUF_IOC_MGR_SEND: a packet to a provider (BUFFER_SAVED, SNAPSHOT). */
 struct tracebuf_mgr_send_args {
 	__u32 provider_id;		/* In */
 	__u32 flags;			/* In: 0 */
