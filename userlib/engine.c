@@ -336,6 +336,9 @@ static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
 	e->half_wrap[h] = wrap;
 	atomic_store(&e->done[h], 0);
 	e->hdr->rolling_data_end[h] = 0;
+	/* for a snapshot's reader: which wrap is being written now */
+	if (e->mode == TRACEBUF_MODE_CIRCULAR)
+		e->hdr->wrapped_count = wrap;
 	atomic_store_explicit(&e->cursor, (uint64_t)wrap << 32,
 			      memory_order_release);
 }
@@ -377,19 +380,26 @@ static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
 /* The slow path of tracebuf_record_reserve()                            */
 
 /*
- * The half of @wrap is full and another thread is switching: wait for it,
- * unless the switch waits for a save (streaming) or there is none to come
- * (oneshot, stopping).  Returns true to retry.
+ * The half of @wrap is full and another thread is switching, or a
+ * snapshot's seal holds the cursor: wait for it, unless the switch waits
+ * for a save (streaming) or there is none to come (oneshot, stopping).
+ * Returns true to retry.
  */
 static bool tb_wait_switch(struct tracebuf_engine *e, uint32_t wrap)
 {
 	for (unsigned int i = 0; i < 100000; i++) {
+		uint64_t cur = atomic_load(&e->cursor);
+
+		if ((uint32_t)(cur >> 32) != wrap || (cur & 0xffffffffull) <= e->half_size)
+			return true;
+		if (atomic_load(&e->sealing)) {
+			sched_yield();
+			continue;
+		}
 		if (e->mode == TRACEBUF_MODE_ONESHOT ||
 		    atomic_load(&e->waiting_save) ||
 		    atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED)
 			return false;
-		if ((uint32_t)(atomic_load(&e->cursor) >> 32) != wrap)
-			return true;
 		sched_yield();
 	}
 	return false;
@@ -885,6 +895,54 @@ int tracebuf_engine_stop(void)
 	atomic_store(&e->state, TRACEBUF_ENGINE_STOPPED);
 	atomic_fetch_add(&__tracebuf_hot.epoch, 1);
 	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+/*
+ * A snapshot (circular and oneshot; Documentation/trace-format.md §1.7):
+ * make every record written so far whole, and say where the records of
+ * the half being written end (*wrap, *end), while writers go on.  The
+ * cursor is held while the chunks below it are closed: a writer that
+ * wants a chunk meanwhile waits in tb_wait_switch(), then goes on after
+ * the sealed end.  A half that filled is closed too, so in circular mode
+ * the earlier half is whole, and stays so until the current one fills,
+ * which the header's wrapped_count (tb_enter_half()) shows the manager.
+ * The header's durable_data_end is brought up to date.
+ */
+int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	unsigned int state;
+	uint64_t cur, off;
+	bool held = false;
+
+	pthread_mutex_lock(&e->lock);
+	state = atomic_load(&e->state);
+	if (!e->base || e->never_started || e->mode == TRACEBUF_MODE_STREAMING ||
+	    (state != TRACEBUF_ENGINE_STARTED && state != TRACEBUF_ENGINE_FULL)) {
+		pthread_mutex_unlock(&e->lock);
+		return -EINVAL;
+	}
+	atomic_store(&e->sealing, 1);
+	tb_close_full_halves(e);
+	/* hold the cursor, unless the half is full: then it is all ours */
+	cur = atomic_load(&e->cursor);
+	while ((cur & 0xffffffffull) <= e->half_size && !held)
+		held = atomic_compare_exchange_weak(&e->cursor, &cur,
+						    (cur & ~0xffffffffull) |
+						    TRACEBUF_CURSOR_FULL(e));
+	*wrap = (uint32_t)(cur >> 32);
+	off = held ? cur & 0xffffffffull : e->half_size;
+	if (e->half[*wrap & 1] == TB_HALF_FILLING)
+		tb_close_half(e, *wrap, off);
+	if (e->mode != TRACEBUF_MODE_ONESHOT)
+		e->hdr->durable_data_end = e->durable_pos;
+	e->hdr->num_records_dropped = atomic_load(&e->dropped);
+	if (held)
+		atomic_store_explicit(&e->cursor, cur, memory_order_release);
+	atomic_store(&e->sealing, 0);
+	pthread_mutex_unlock(&e->lock);
+	*end = off;
 	return 0;
 }
 

@@ -143,6 +143,9 @@ struct tracebuf_engine {
 
 	atomic_uint service_needed;
 	atomic_uint waiting_save;	/* streaming: both halves full */
+	atomic_uint sealing;		/* tracebuf_engine_seal() holds the
+					 * cursor
+					 */
 	atomic_ullong dropped;
 	atomic_ullong window_start;	/* ticks | 1 of the first drop */
 	atomic_ullong window_dropped;
@@ -156,6 +159,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags);
 int tracebuf_engine_stop(void);
 int tracebuf_engine_service(struct tracebuf_save_req *req);
 int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
+int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end);
 void tracebuf_engine_detach(void);
 void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
 unsigned int tracebuf_engine_pending_halves(void);

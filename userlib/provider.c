@@ -189,6 +189,21 @@ static void tb_stop(struct tracebuf_provider *p)
 	tb_send(p, TRACEBUF_PKT_STOPPED, 0, 0);
 }
 
+/*
+ * SNAPSHOT: the records so far made whole, and where they end.  Always
+ * answered, so the manager does not wait; an engine that is not tracing
+ * has nothing new to show: its end is 0.
+ */
+static void tb_snapshot(struct tracebuf_provider *p)
+{
+	uint32_t wrap = 0;
+	uint64_t end = 0;
+
+	if (p->attached)
+		tracebuf_engine_seal(&wrap, &end);
+	tb_send(p, TRACEBUF_PKT_SNAPSHOT_TAKEN, wrap, end);
+}
+
 static void tb_handle(struct tracebuf_provider *p, const struct tracebuf_pkt *pkt)
 {
 	switch (pkt->request) {
@@ -213,6 +228,9 @@ static void tb_handle(struct tracebuf_provider *p, const struct tracebuf_pkt *pk
 	case TRACEBUF_PKT_BUFFER_SAVED:
 		if (p->attached)
 			tracebuf_engine_buffer_saved(pkt->data32, pkt->data64);
+		break;
+	case TRACEBUF_PKT_SNAPSHOT:
+		tb_snapshot(p);
 		break;
 	default:
 		break;		/* a newer kernel's message: ignore it */
