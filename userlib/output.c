@@ -24,7 +24,10 @@ void tracebuf_note(struct tracebuf_session *s, uint32_t type,
 		n.provider_id = t->info.id;
 		n.provider_name = t->info.name;
 	}
+	/* tracebuf_session_rotate() is refused from the callback */
+	s->in_notify = true;
 	s->cfg.notify(s->cfg.arg, &n);
+	s->in_notify = false;
 }
 
 static int tb_write_all(int fd, const void *buf, size_t len)

@@ -321,6 +321,122 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Snapshots (Documentation/trace-format.md §1.7)                           */
+
+/* The copy buffer of the snapshot under way, at least @len bytes. */
+static uint8_t *tb_snap_copy(struct tb_snap *sn, size_t len)
+{
+	if (len > sn->copy_cap) {
+		uint8_t *n = realloc(sn->copy, len);
+
+		if (!n)
+			return NULL;
+		sn->copy = n;
+		sn->copy_cap = len;
+	}
+	return sn->copy;
+}
+
+/* Keep the whole, decoding records of a copied range, write them. */
+static void tb_snap_write(struct tracebuf_session *s, uint8_t *buf, size_t len)
+{
+	uint64_t rejected = 0;
+	uint32_t windows = 0;
+
+	len = tb_sanitize(buf, len, &rejected);
+	len = tb_validate(s, buf, len, &rejected, &windows);
+	tracebuf_out_write(&s->snap->out, buf, len);
+}
+
+/*
+ * SNAPSHOT_TAKEN: copy what @t's buffer holds up to @end of the rolling
+ * buffer of @wrap, check that none of it was reused meanwhile, and write
+ * it to the snapshot's file.  Nothing of @t's read-out state changes: the
+ * session's own trace is not affected.  Returns true when its data is
+ * in the snapshot, whole or in part (a note says what is left out).
+ */
+bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
+			    uint32_t wrap, uint64_t end)
+{
+	const struct tracebuf_buffer_header *live = (const void *)t->map;
+	const struct tb_layout *l = &t->lay;
+	struct tracebuf_buffer_header h;
+	uint64_t off[3] = { 0, 0, 0 }, len[3] = { 0, 0, 0 }, rec[1 + (TRACEBUF_NAME_MAX + 8) / 8];
+	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
+	size_t total = 0, at;
+	bool earlier = true;
+	uint32_t wc, wc2;
+	uint8_t *copy;
+	int n;
+
+	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
+	    (!circular && wrap)) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
+			      "its snapshot answer or buffer header does not check out", NULL);
+		return false;
+	}
+	/* durable, earlier rolling buffer, current one (§1.7) */
+	if (circular) {
+		off[0] = l->durable_off;
+		len[0] = h.durable_data_end;
+		if (wrap) {
+			off[1] = l->rolling_off[(wrap - 1) & 1];
+			len[1] = l->rolling_size;
+		}
+	}
+	off[2] = l->rolling_off[wrap & 1];
+	len[2] = end;
+	for (int i = 0; i < 3; i++)
+		total += (size_t)len[i];
+	copy = tb_snap_copy(s->snap, total ? total : 8);
+	if (!copy) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its snapshot",
+			      NULL);
+		return false;
+	}
+	/*
+	 * The earlier rolling buffer first: it is reused as soon as the
+	 * current one fills.  What was copied came before the count read
+	 * after it; the durable bytes never move, the current buffer is
+	 * reused one wrap later.
+	 */
+	memcpy(copy + len[0], t->map + off[1], (size_t)len[1]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wc = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
+	memcpy(copy, t->map + off[0], (size_t)len[0]);
+	memcpy(copy + len[0] + len[1], t->map + off[2], (size_t)len[2]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wc2 = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
+	if (circular && wc2 != wrap && wc2 != wrap + 1) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
+			      "its buffer wrapped twice while copied: its records are left out",
+			      NULL);
+		return false;
+	}
+	if (circular && wc != wrap) {
+		earlier = false;
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
+			      "its buffer wrapped while copied: its earlier records are left out",
+			      NULL);
+	}
+	n = tracebuf_fxt_provider_info_write(rec, sizeof(rec), t->info.id, t->info.name,
+					     strlen(t->info.name));
+	if (n > 0)
+		tracebuf_out_write(&s->snap->out, rec, (size_t)n);
+	if (h.num_records_dropped &&
+	    tracebuf_fxt_provider_event_write(rec, sizeof(rec), t->info.id,
+					      TRACEBUF_LIB_FXT_PROVIDER_EVENT_BUFFER_OVERFLOW) > 0)
+		tracebuf_out_write(&s->snap->out, rec, 8);
+	at = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		if (i != 1 || earlier)
+			tb_snap_write(s, copy + at, (size_t)len[i]);
+		at += (size_t)len[i];
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Which of the session's categories some provider knows                   */
 
 /* Does the pattern @want (exact, or a prefix ending in '*') match @cat? */

@@ -340,6 +340,17 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
 }
 
+/* SNAPSHOT_TAKEN: @t's part of the snapshot under way, if it asked. */
+static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
+			      const struct tracebuf_pkt *pkt)
+{
+	if (!s->snap || !t->snap_pending || !t->map)
+		return;		/* late: the snapshot is over */
+	t->snap_pending = false;
+	if (tracebuf_readout_taken(s, t, pkt->data32, pkt->data64))
+		s->snap->providers++;
+}
+
 static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 			 const struct tracebuf_pkt *pkt)
 {
@@ -371,6 +382,9 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 				       t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING))
 			tracebuf_readout(s, t, true);
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_STOPPED, t, 0, NULL, NULL);
+		break;
+	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
+		tb_snapshot_taken(s, t, pkt);
 		break;
 	case TRACEBUF_PKT_ALERT:
 		memcpy(alert, (const char *)pkt + 2, TRACEBUF_ALERT_NAME_MAX);
@@ -717,6 +731,73 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 	return ret < 0 ? ret : 0;
 }
 
+static bool tb_all_answered(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (t->snap_pending && tb_active(t))
+			return false;
+	return true;
+}
+
+TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
+					   uint64_t *bytes)
+{
+	struct tb_snap sn = { .out = { .fd = fd, .cap = 1u << 20 } };
+	uint64_t magic;
+	int ret;
+
+	if (fd < 0 || s->snap || s->in_notify)
+		return -EINVAL;
+	if (s->cfg.mode == TRACEBUF_MODE_STREAMING)
+		return -EOPNOTSUPP;
+	if (s->state != TB_S_STARTED)
+		return -EINVAL;
+	/* SNAPSHOT came with ABI 1.5 */
+	if (tracebuf_manager_version(s->m)->abi_minor < 5)
+		return -EOPNOTSUPP;
+	sn.out.buf = malloc(sn.out.cap);
+	if (!sn.out.buf)
+		return -ENOMEM;
+	tracebuf_fxt_magic_write(&magic, sizeof(magic));
+	tracebuf_out_write(&sn.out, &magic, sizeof(magic));
+	/* whoever registered or stopped since is known first */
+	tracebuf_session_dispatch(s);
+	s->snap = &sn;
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
+
+		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED || !t->map)
+			continue;
+		ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
+		if (ret)
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
+				      "its snapshot request was refused", NULL);
+		else
+			t->snap_pending = true;
+	}
+	ret = tb_wait(s, tb_all_answered, s->start_timeout_ms);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (!t->snap_pending)
+			continue;
+		t->snap_pending = false;
+		if (tb_active(t))
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+				      "did not answer the snapshot in time", NULL);
+		else
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESRCH,
+				      "ended before its snapshot was taken", NULL);
+	}
+	s->snap = NULL;
+	tracebuf_out_flush(&sn.out);
+	free(sn.out.buf);
+	free(sn.copy);
+	if (bytes)
+		*bytes = sn.out.bytes;
+	if (sn.out.err)
+		return sn.out.err;
+	return ret < 0 ? ret : sn.providers;
+}
+
 TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,
 					    struct tracebuf_session_provider *out,
 					    size_t cap)
@@ -737,6 +818,39 @@ TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,
 TRACEBUF_API uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)
 {
 	return s->out.bytes;
+}
+
+/*
+ * A new file that reads alone: each tracee's next read-out (a save in
+ * tb_save(), or the last one, tracebuf_readout()) writes its provider
+ * info record and its durable records again, from the start of its
+ * durable buffer.  Its rolling buffers are not affected: those written
+ * stay in the file they went to (the halves after last_saved_wrap come
+ * next, as before).
+ */
+TRACEBUF_API int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
+{
+	uint64_t magic;
+	int ret;
+
+	if (fd < 0 || s->in_notify)
+		return -EINVAL;
+	if (s->cfg.mode != TRACEBUF_MODE_STREAMING)
+		return -EOPNOTSUPP;
+	/* all that was written so far goes to the current file */
+	ret = tracebuf_out_flush(&s->out);
+	if (ret)
+		return ret;
+	s->out.fd = fd;
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		t->info_written = false;
+		t->durable_written = 0;
+	}
+	tracebuf_fxt_magic_write(&magic, sizeof(magic));
+	ret = tracebuf_out_write(&s->out, &magic, sizeof(magic));
+	if (!ret)
+		ret = tracebuf_out_flush(&s->out);
+	return ret;
 }
 
 TRACEBUF_API int tracebuf_session_destroy(struct tracebuf_session *s)

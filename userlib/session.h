@@ -38,6 +38,7 @@ struct tb_tracee {
 	uint32_t last_saved_wrap;
 	uint64_t durable_written;		/* durable bytes in the file */
 	uint64_t dropped_reported;
+	bool snap_pending;			/* a SNAPSHOT unanswered */
 };
 
 struct tb_out {
@@ -68,6 +69,16 @@ struct tracebuf_session {
 	struct tb_out out;
 	uint8_t *scratch;			/* a chunk copied out of a buffer */
 	size_t scratch_cap;
+	struct tb_snap *snap;			/* the snapshot under way */
+	bool in_notify;				/* in the caller's notify callback */
+};
+
+/* A snapshot under way (session.c): its own file, and what it holds. */
+struct tb_snap {
+	struct tb_out out;
+	uint8_t *copy;				/* a buffer's ranges, copied */
+	size_t copy_cap;
+	int providers;				/* whose data it holds */
 };
 
 /* output.c: the trace file, and notes to the caller */
@@ -85,5 +96,7 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 			   uint64_t off, uint64_t len);
 void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
 void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
+bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
+			    uint32_t wrap, uint64_t end);
 
 #endif /* TRACEBUF_SESSION_PRIV_H */

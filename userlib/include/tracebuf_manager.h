@@ -286,8 +286,45 @@ int tracebuf_session_terminate(struct tracebuf_session *s);
  */
 int tracebuf_session_providers(const struct tracebuf_session *s,
 			       struct tracebuf_session_provider *out, size_t cap);
-/** tracebuf_session_bytes() - bytes written to the output so far */
+/**
+ * tracebuf_session_snapshot() - write what the buffers of the session's
+ * started providers hold now to @fd, a trace of its own (it starts with
+ * the magic record), while they go on writing: a flight recorder's dump.
+ * The session's own output is not affected.  Circular and oneshot
+ * sessions; each provider makes its records whole and answers, within
+ * the start timeout.  What a provider could not give (no answer, a
+ * refusal, its buffer reused while it was copied) is said in a
+ * TRACEBUF_LIB_NOTE_ERROR note, during the call.  Not from the notify
+ * callback.  @bytes: if not NULL, what was written to @fd.
+ * Return: how many providers' data the snapshot holds, or -EOPNOTSUPP
+ * (streaming mode, or a module older than ABI 1.5), -EINVAL (not
+ * started, @fd < 0, or called from the callback), -ENOMEM, or the first
+ * error writing @fd (-errno).
+ */
+int tracebuf_session_snapshot(struct tracebuf_session *s, int fd, uint64_t *bytes);
+/**
+ * tracebuf_session_bytes() - bytes written to the output so far, to all
+ * its files if tracebuf_session_rotate() switched them: the current file
+ * holds what it grew by since the last rotation.
+ */
 uint64_t tracebuf_session_bytes(const struct tracebuf_session *s);
+/**
+ * tracebuf_session_rotate() - go on writing in a new file: flush all that
+ * was written to the output so far (the caller then closes it; its trace
+ * is whole), and write from now on to @fd, starting with the magic
+ * record.  Each provider's next data in @fd comes behind its provider
+ * info record and all its durable records again (its initialization
+ * record, the strings and threads it refers to), so that each file reads
+ * alone.  Streaming sessions, in any state (the other modes write their
+ * trace once, at the end).  Not from the notify callback.
+ * tracebuf_session_bytes() goes on counting: its value before the call is
+ * where @fd's bytes begin.
+ * Return: 0, -EOPNOTSUPP (not streaming), -EINVAL (@fd < 0, or called
+ * from the callback), or a write error (-errno): of the current output
+ * (the session's error: nothing changed), or of the magic record to @fd
+ * (the session's error, on @fd).
+ */
+int tracebuf_session_rotate(struct tracebuf_session *s, int fd);
 /**
  * tracebuf_session_category_known() - whether the session's category
  * number @i (of tracebuf_session_config.categories) is known: published

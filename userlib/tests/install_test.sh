@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Description: the built and installed library.  The shared object's
-# soname and exported symbols (only tracebuf_* and __tracebuf_*, all in
-# version TRACEBUF_1.0; "make lint" checks them against the map name by
+# soname and exported symbols (only tracebuf_* and __tracebuf_*, each in
+# a version TRACEBUF_1.N; "make lint" checks them against the map name by
 # name), "make install" into
 # a DESTDIR, the pkg-config file, and a program built from the installed
 # headers with pkg-config and linked against the shared and against the
@@ -31,9 +31,10 @@ result soname $? "soname '$soname'"
 # 2. exported symbols: defined, global, versioned, prefixed
 exports=$(readelf --dyn-syms -W "$so" 2>/dev/null |
 	awk '$5 == "GLOBAL" && $7 != "UND" && $8 != "" { print $8 }')
-bad=$(printf '%s\n' "$exports" | grep -v -E '^(__)?tracebuf_[A-Za-z0-9_]+@@TRACEBUF_1\.0$' |
-	grep -v -x 'TRACEBUF_1\.0' | grep . || true)
+bad=$(printf '%s\n' "$exports" | grep -v -E '^(__)?tracebuf_[A-Za-z0-9_]+@@TRACEBUF_1\.[0-9]+$' |
+	grep -v -x -E 'TRACEBUF_1\.[0-9]+' | grep . || true)
 printf '%s\n' "$exports" | grep -q '^tracebuf_reader_open_mem@@TRACEBUF_1.0$' &&
+	printf '%s\n' "$exports" | grep -q '^tracebuf_session_rotate@@TRACEBUF_1.1$' &&
 	[ -z "$bad" ]
 st=$?
 [ $st = 0 ] || { echo "exports:"; printf '%s\n' "$exports"; } | say
@@ -44,7 +45,7 @@ make -s -C "$USERLIB" install DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/install.log
 st=$?
 for f in include/tracebuf/tracebuf.h include/tracebuf/tracebuf_fxt.h \
 	 include/tracebuf/tracebuf_reader.h include/tracebuf/linux/tracebuf.h \
-	 lib/libtracebuf.a lib/libtracebuf.so lib/libtracebuf.so.1 lib/libtracebuf.so.1.0.0 \
+	 lib/libtracebuf.a lib/libtracebuf.so lib/libtracebuf.so.1 lib/libtracebuf.so.1.1.0 \
 	 lib/pkgconfig/libtracebuf.pc; do
 	[ -e "$DEST$PREFIX/$f" ] || { echo "missing $PREFIX/$f" | say; st=1; }
 done

@@ -590,6 +590,103 @@ static void streaming_from_an_event_loop(void)
 	trace_free(&tr);
 }
 
+/* Tries tracebuf_session_rotate() at the first save: it is refused there. */
+static struct tracebuf_session *g_rot_s;
+static int g_rot_fd = -1, g_rot_ret = 1;
+
+static void on_note_rotate(void *arg, const struct tracebuf_session_note *n)
+{
+	on_note(arg, n);
+	if (g_rot_s && n->type == TRACEBUF_LIB_NOTE_SAVED && g_rot_ret == 1)
+		g_rot_ret = tracebuf_session_rotate(g_rot_s, g_rot_fd);
+}
+
+/*
+ * tracebuf_session_rotate() twice while a streaming writer writes: each of
+ * the three files reads alone (the magic record first; the provider info
+ * record, the initialization record and the strings and threads again
+ * before the provider's data; no ref left unresolved), holds what
+ * tracebuf_session_bytes() grew by meanwhile, and together they hold
+ * every event once.  Refused for other modes, a bad fd, and from the
+ * notify callback.
+ */
+static void streaming_rotates_files(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_STREAMING, .buffer_size = 64 * KIB,
+		.notify = on_note_rotate, .arg = &g_notes,
+		.start_timeout_ms = 10000, .stop_timeout_ms = 20000,
+	};
+	struct trace tr[3], all = { .ids = { 1 }, .names = { "writer" } };
+	uint64_t n = 10000, bytes[3], *v;
+	struct tracebuf_session *s;
+	struct child ch;
+	struct shape sh;
+	int fds[3], fd;
+
+	s = session(TRACEBUF_MODE_ONESHOT, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_EXPECT_EQ(tracebuf_session_rotate(s, fd), -EOPNOTSUPP);
+	tracebuf_session_destroy(s);
+	close(fd);
+
+	for (int i = 0; i < 3; i++) {
+		fds[i] = memfd_create("trace.fxt", MFD_CLOEXEC);
+		T_ASSERT(fds[i] >= 0);
+	}
+	memset(&g_notes, 0, sizeof(g_notes));
+	cfg.output_fd = fds[0];
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
+	T_EXPECT_EQ(tracebuf_session_rotate(s, -1), -EINVAL);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	g_rot_s = s;
+	g_rot_fd = fds[1];
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, n, true), 0);
+	g_rot_s = NULL;
+	T_EXPECT_EQ(g_rot_ret, -EINVAL);
+	bytes[0] = tracebuf_session_bytes(s);
+	T_ASSERT_EQ(tracebuf_session_rotate(s, fds[1]), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, n, 2 * n, true), 0);
+	bytes[1] = tracebuf_session_bytes(s);
+	T_ASSERT_EQ(tracebuf_session_rotate(s, fds[2]), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 2 * n, 3 * n, true), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_terminate(s), 0);
+	bytes[2] = tracebuf_session_bytes(s);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+
+	for (int i = 0; i < 3; i++) {
+		int k;
+
+		T_ASSERT_EQ(finish(fds[i], &tr[i]), 0);
+		k = slot_of(&tr[i], "writer");
+		printf("# file %d: %zu bytes, %zu events\n", i, tr[i].len,
+		       k < 0 ? 0 : tr[i].nseq[k]);
+		T_EXPECT_EQ(tr[i].len, bytes[i] - (i ? bytes[i - 1] : 0));
+		T_EXPECT_EQ(tr[i].infos, 1);
+		T_EXPECT_EQ(tr[i].unresolved, 0);
+		T_ASSERT(k >= 0);
+		T_EXPECT(tr[i].ticks_per_second[k] > 0);
+		T_EXPECT(tr[i].nseq[k] > 0);
+		v = realloc(all.seq[0], (all.nseq[0] + tr[i].nseq[k]) * 8);
+		T_ASSERT(v);
+		memcpy(v + all.nseq[0], tr[i].seq[k], tr[i].nseq[k] * 8);
+		all.seq[0] = v;
+		all.nseq[0] += tr[i].nseq[k];
+	}
+	sh = seq_shape(&all, 0);
+	T_EXPECT_EQ(sh.n, 3 * n);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	for (int i = 0; i < 3; i++)
+		trace_free(&tr[i]);
+	trace_free(&all);
+}
+
 /* A writer faster than the manager: drops, but exact accounting. */
 static void streaming_accounts_for_drops(void)
 {
@@ -1145,12 +1242,201 @@ static void version_timebase_and_align(void)
 	trace_free(&tr);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Snapshots                                                              */
+
+/* A snapshot of s into a new memfd, read back into tr; its return value. */
+static int snap(struct tracebuf_session *s, struct trace *tr)
+{
+	int fd = memfd_create("snap.fxt", MFD_CLOEXEC), ret;
+	uint64_t bytes = 0;
+	struct stat st;
+
+	memset(tr, 0, sizeof(*tr));
+	if (fd < 0)
+		return -errno;
+	ret = tracebuf_session_snapshot(s, fd, &bytes);
+	if (ret < 0 || fstat(fd, &st) || (uint64_t)st.st_size != bytes ||
+	    finish(fd, tr)) {
+		printf("# snapshot: %d, %" PRIu64 " bytes\n", ret, bytes);
+		close(fd);
+		return ret < 0 ? ret : -EIO;
+	}
+	return ret;
+}
+
+/*
+ * Circular: a snapshot holds the last events so far, whole, and the
+ * session goes on: its trace at stop holds the last events of all, in
+ * order, as if no snapshot had been taken.
+ */
+static void circular_snapshot_then_stop(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_CIRCULAR, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_EXPECT_EQ(snap(s, &tr), -EINVAL);	/* not started */
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 20000, false), 0);
+	T_ASSERT_EQ(snap(s, &tr), 1);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT(sh.n > 100 && sh.n < 20000);
+	T_EXPECT_EQ(sh.hi, 19999);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.infos, 1);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	T_EXPECT_EQ(g_notes.errors, 0);
+	trace_free(&tr);
+	/* a second one right away: the same events, cut where the first was */
+	T_ASSERT_EQ(snap(s, &tr), 1);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.hi, 19999);
+	T_EXPECT(sh.contiguous);
+	trace_free(&tr);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 20000, 40000, false), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.records_dropped, 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT(sh.n > 100);
+	T_EXPECT_EQ(sh.hi, 39999);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.infos, 1);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+}
+
+/*
+ * Snapshots while the provider writes without pause: each one decodes,
+ * holds each event once and a run without holes (its earlier rolling
+ * buffer is left out, with a note, if it was reused while copied: rare,
+ * with 2 MiB halves), and none makes the provider drop an event.
+ */
+static void circular_snapshots_while_writing(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	unsigned int taken = 0;
+	struct trace tr;
+	struct child ch;
+	int fd, status;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	/* room for a few milliseconds of writing, as a copy takes */
+	s = session(TRACEBUF_MODE_CIRCULAR, 4096 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_FOREVER, 0, 2000, false), 0);
+	for (int i = 0; i < 20; i++) {
+		struct shape sh;
+		int ret = snap(s, &tr);
+
+		T_EXPECT_EQ(ret, 1);
+		if (ret != 1)
+			continue;
+		sh = seq_shape(&tr, slot_of(&tr, "writer"));
+		T_EXPECT(sh.n > 0);
+		T_EXPECT_EQ(sh.dups, 0);
+		T_EXPECT(sh.contiguous);
+		T_EXPECT_EQ(tr.unresolved, 0);
+		taken += sh.n > 0;
+		trace_free(&tr);
+		usleep(5000);
+	}
+	T_EXPECT_EQ(taken, 20);
+	printf("# %u notes of a rolling buffer reused while copied\n", g_notes.errors);
+	T_EXPECT(g_notes.errors < 10);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.records_dropped, 0);
+	kill(ch.pid, SIGKILL);
+	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
+	close(ch.cmd);
+	close(ch.rsp);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	T_EXPECT(seq_shape(&tr, slot_of(&tr, "writer")).contiguous);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+}
+
+/* Oneshot: the first events so far, then, once full, the drop count. */
+static void oneshot_snapshot(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_ONESHOT, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 100, false), 0);
+	T_ASSERT_EQ(snap(s, &tr), 1);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 100);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.overflows, 0);
+	trace_free(&tr);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 100, 20000, false), 0);
+	/* the first drop has the provider put the count in its header */
+	usleep(100 * 1000);
+	T_ASSERT_EQ(snap(s, &tr), 1);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT(sh.n > 100 && sh.n < 20000);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.overflows, 1);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	T_EXPECT_EQ(seq_shape(&tr, slot_of(&tr, "writer")).lo, 0);
+	trace_free(&tr);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+}
+
+static void snapshot_refused_in_streaming(void)
+{
+	struct tracebuf_session *s;
+	struct trace tr;
+	int fd;
+
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_EXPECT_EQ(snap(s, &tr), -EOPNOTSUPP);
+	T_EXPECT_EQ(tracebuf_session_snapshot(s, -1, NULL), -EINVAL);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	tracebuf_session_destroy(s);
+	close(fd);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(live_counts_while_tracing),
 	T_TEST(oneshot_keeps_the_first),
 	T_TEST(circular_keeps_the_last),
 	T_TEST(streaming_keeps_all),
 	T_TEST(streaming_from_an_event_loop),
+	T_TEST(streaming_rotates_files),
 	T_TEST(streaming_accounts_for_drops),
 	T_TEST(restart_retain),
 	T_TEST(restart_clear_nondurable),
@@ -1165,6 +1451,10 @@ static const struct t_test tests[] = {
 	T_TEST(chosen_providers_and_bad_config),
 	T_TEST(categories_and_overrides),
 	T_TEST(version_timebase_and_align),
+	T_TEST(circular_snapshot_then_stop),
+	T_TEST(circular_snapshots_while_writing),
+	T_TEST(oneshot_snapshot),
+	T_TEST(snapshot_refused_in_streaming),
 };
 
 T_MAIN(tests)
