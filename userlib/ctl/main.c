@@ -27,6 +27,7 @@ static const struct tbctl_cmd tbctl_cmds[] = {
 	{ "report", cmd_report, "summarize an FXT file: slices, counters, drops..." },
 	{ "status", cmd_status, "list the recording sessions running on this machine" },
 	{ "stop", cmd_stop, "stop a recording session and write its trace" },
+	{ "snapshot", cmd_snapshot, "write what a recording session holds now, and go on" },
 	{ "alert", cmd_alert, "send an alert to the recording sessions (their triggers)" },
 	{ "help", NULL, "print this help, or a command's" },
 };

@@ -18,6 +18,31 @@
 #include "tracebufctl.h"
 #include "util.h"
 
+int tbctl_out_name(const char *path, const char *tag, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/'), *ext, *z = "";
+	size_t stem, zlen = 0, n = strlen(path);
+	int ret;
+
+	base = base ? base + 1 : path;
+	if (tbctl_z_by_name(path) != TBCTL_Z_NONE) {
+		z = strrchr(base, '.');
+		zlen = strlen(z);
+	}
+	/* ".fxt" before the compression's suffix, else the last extension */
+	if (n - (size_t)(base - path) >= zlen + 5 && !strncmp(path + n - zlen - 4, ".fxt", 4)) {
+		stem = n - zlen - 4;
+	} else {
+		ext = NULL;
+		for (const char *p = base + 1; p < path + n - zlen; p++)
+			if (*p == '.')
+				ext = p;
+		stem = ext ? (size_t)(ext - path) : n - zlen;
+	}
+	ret = snprintf(buf, len, "%.*s.%s%s", (int)stem, path, tag, path + stem);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}
+
 void tbctl_out_init(struct tbctl_out *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));

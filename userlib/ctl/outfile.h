@@ -22,6 +22,14 @@ struct tbctl_out {
 	pid_t zpid;		/* the compressor, -1 if none */
 };
 
+/*
+ * tbctl_out_name() - @path with ".@tag" before its extension: ".fxt" with
+ * any ".gz" or ".zst" after it, else the name's last extension (before
+ * such a suffix), else none: trace.fxt.gz, "1" -> trace.1.fxt.gz;
+ * out.bin -> out.1.bin; out -> out.1.  0, or -ENAMETOOLONG.
+ */
+int tbctl_out_name(const char *path, const char *tag, char *buf, size_t len);
+
 /* Describe the output path; opens nothing. */
 void tbctl_out_init(struct tbctl_out *o, const char *path);
 /* Create the temporary file (and start the compressor): 0, or -errno reported. */

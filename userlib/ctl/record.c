@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@
 #include "util.h"
 
 #define RECORD_STATUS_INTERVAL_NS	250000000ULL
+#define RECORD_MAGIC_BYTES		8	/* what a file holds at first */
 #define NS_PER_SEC			1000000000ULL
 
 /* ------------------------------------------------------------------------ */
@@ -49,6 +51,7 @@
 #define RECORD_OPT_PRINT_CONFIG	259
 #define RECORD_OPT_DETACH	260
 #define RECORD_OPT_MAX_SIZE	261
+#define RECORD_OPT_ROTATE	262
 
 /*
  * The options of record, on the command line and, by their long names, in
@@ -64,6 +67,7 @@ static const struct tbctl_opt record_opt_table[] = {
 	{ "buffer-size", 'b', TBCTL_REQ_ARG, 'b' },
 	{ "duration", 'd', TBCTL_REQ_ARG, 'd' },
 	{ "max-size", 0, TBCTL_REQ_ARG, RECORD_OPT_MAX_SIZE },
+	{ "rotate", 0, TBCTL_NO_ARG, RECORD_OPT_ROTATE },
 	{ "provider", 'p', TBCTL_REQ_ARG, 'p' },
 	{ "trigger", 0, TBCTL_REQ_ARG, RECORD_OPT_TRIGGER },
 	{ "best-effort", 0, TBCTL_NO_ARG, RECORD_OPT_BEST_EFFORT },
@@ -108,9 +112,16 @@ static void record_usage(FILE *f)
 		"      --max-size SIZE          -m streaming: stop once the file holds SIZE\n"
 		"                               (before compression); the providers' last\n"
 		"                               data comes on top\n"
+		"      --rotate                 with --max-size: go on in a new file instead\n"
+		"                               of stopping, each a trace of its own that\n"
+		"                               appears once full: FILE, then FILE with .1,\n"
+		"                               .2... before its extension (trace.1.fxt,\n"
+		"                               t.1.fxt.gz)\n"
 		"  -p, --provider NAME          trace only providers named NAME; repeatable\n"
 		"      --trigger ALERT:stop     stop when a provider sends the alert ALERT\n"
 		"                               (or '" TBCTL_PROG " alert ALERT' does); repeatable\n"
+		"      --trigger ALERT:snapshot write a snapshot then, and go on (circular,\n"
+		"                               oneshot; see '" TBCTL_PROG " snapshot')\n"
 		"  -o, --output FILE            the trace (default " TBCTL_DEFAULT_OUTPUT "); it appears\n"
 		"                               only once the recording ended cleanly;\n"
 		"                               FILE.gz, FILE.zst: compressed by gzip or\n"
@@ -254,7 +265,7 @@ static int record_parse_buffer(struct record_opts *o, const char *opt, const cha
 	return 0;
 }
 
-/* --trigger ALERT:stop */
+/* --trigger ALERT:stop, ALERT:snapshot; kept as given */
 static int record_parse_trigger(struct record_opts *o, const char *arg,
 				char *err, size_t errlen)
 {
@@ -263,10 +274,11 @@ static int record_parse_trigger(struct record_opts *o, const char *arg,
 
 	if (!colon)
 		return record_err(err, errlen,
-				  "invalid trigger '%s' (expected ALERT:stop)", arg);
-	if (strcmp(colon + 1, "stop"))
+				  "invalid trigger '%s' (expected ALERT:stop or ALERT:snapshot)",
+				  arg);
+	if (strcmp(colon + 1, "stop") && strcmp(colon + 1, "snapshot"))
 		return record_err(err, errlen,
-				  "unknown trigger action '%s' in '%s' (only 'stop')",
+				  "unknown trigger action '%s' in '%s' (only 'stop', 'snapshot')",
 				  colon + 1, arg);
 	len = (size_t)(colon - arg);
 	if (!len)
@@ -274,7 +286,7 @@ static int record_parse_trigger(struct record_opts *o, const char *arg,
 	if (len > TRACEBUF_ALERT_NAME_MAX)
 		return record_err(err, errlen, "alert name '%.*s' is longer than %d bytes",
 				  (int)len, arg, TRACEBUF_ALERT_NAME_MAX);
-	return tbctl_strv_push(&o->triggers, &o->ntriggers, arg, len);
+	return tbctl_strv_push(&o->triggers, &o->ntriggers, arg, strlen(arg));
 }
 
 /*
@@ -318,6 +330,9 @@ static int record_apply(struct record_opts *o, int id, const char *opt, const ch
 		if (tbctl_parse_bytes(arg, &o->max_size, msg, sizeof(msg)))
 			return record_err(err, errlen, "%s %s: %s", opt, arg, msg);
 		o->present |= TBCTL_OPT_MAX_SIZE;
+		break;
+	case RECORD_OPT_ROTATE:
+		o->present |= TBCTL_OPT_ROTATE;
 		break;
 	case RECORD_OPT_DETACH:
 		o->present |= TBCTL_OPT_DETACH;
@@ -638,9 +653,27 @@ static int record_check(const struct record_opts *o, char *err, size_t errlen)
 	if (o->present & TBCTL_OPT_DETACH && !strcmp(o->output, "-"))
 		return record_err(err, errlen,
 				  "--detach: the trace cannot go to standard output (-o -)");
+	if (o->present & TBCTL_OPT_ROTATE && !(o->present & TBCTL_OPT_MAX_SIZE))
+		return record_err(err, errlen,
+				  "--rotate needs --max-size (the size at which a new file begins)");
 	if (o->present & TBCTL_OPT_MAX_SIZE && o->mode != TRACEBUF_MODE_STREAMING)
 		return record_err(err, errlen,
 				  "--max-size is for -m streaming (the other modes keep one buffer)");
+	if (o->present & TBCTL_OPT_ROTATE && !strcmp(o->output, "-"))
+		return record_err(err, errlen,
+				  "--rotate: standard output (-o -) cannot go on in another file");
+	for (size_t i = 0; i < o->ntriggers; i++) {
+		if (strcmp(strrchr(o->triggers[i], ':'), ":snapshot"))
+			continue;
+		if (o->mode == TRACEBUF_MODE_STREAMING)
+			return record_err(err, errlen,
+					  "--trigger %s: snapshots are for -m circular and oneshot (streaming saves as it goes)",
+					  o->triggers[i]);
+		if (!strcmp(o->output, "-"))
+			return record_err(err, errlen,
+					  "--trigger %s: snapshots are named after the output file: not with -o -",
+					  o->triggers[i]);
+	}
 	return 0;
 }
 
@@ -772,7 +805,7 @@ static int record_print_opt(FILE *f, const struct record_opts *o, const struct t
 		break;
 	case RECORD_OPT_TRIGGER:
 		for (size_t i = 0; i < o->ntriggers && !ret; i++)
-			ret = record_put(f, n, "%s:stop", o->triggers[i]);
+			ret = record_put(f, n, "%s", o->triggers[i]);
 		break;
 	case RECORD_OPT_BEST_EFFORT:
 		if (o->present & TBCTL_OPT_BEST_EFFORT)
@@ -789,6 +822,10 @@ static int record_print_opt(FILE *f, const struct record_opts *o, const struct t
 	case RECORD_OPT_MAX_SIZE:
 		if (o->present & TBCTL_OPT_MAX_SIZE)
 			ret = record_put(f, n, "%s", tbctl_fmt_size(o->max_size, buf, sizeof(buf)));
+		break;
+	case RECORD_OPT_ROTATE:
+		if (o->present & TBCTL_OPT_ROTATE)
+			ret = record_put(f, n, NULL);
 		break;
 	case RECORD_OPT_DETACH:
 		if (o->present & TBCTL_OPT_DETACH)
@@ -863,6 +900,10 @@ struct record_run {
 	int nstop_fds;
 	bool stop_requested;
 	bool max_size_reached;
+	/* --rotate: r->out is file number nfile, 0 being the output itself */
+	unsigned int nfile;
+	char *file_path;		/* its name from 1 on (malloc'd) */
+	uint64_t file_base;		/* tracebuf_session_bytes() where it began */
 	int started_fd;			/* --detach: the parent's pipe, -1 */
 	bool detached;			/* its stderr is RUNDIR/ID.log */
 	bool started;			/* the parent was told */
@@ -872,6 +913,13 @@ struct record_run {
 	pid_t child;			/* 0: none, or reaped */
 	int child_status;		/* exit status to return */
 	bool child_exited;
+	/* snapshots: written, due (a trigger), and the one under way's notes */
+	unsigned int snapshots;
+	unsigned int snapshots_named;	/* by default: ".snapshot-N" */
+	unsigned int snapshots_due;
+	bool in_snapshot;
+	char snap_notes[TBCTL_CTL_MSG_MAX / 2];
+	unsigned int nsnap_notes;
 	/* set by the notify callback and the signal handling */
 	bool triggered;
 	char alert[TRACEBUF_ALERT_NAME_MAX + 1];
@@ -896,7 +944,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-static bool record_alert(struct record_run *r, const char *alert);
+static const char *record_alert(struct record_run *r, const char *alert);
 
 /* The session's callback: only records what happened. */
 static void record_notify(void *arg, const struct tracebuf_session_note *note)
@@ -905,6 +953,17 @@ static void record_notify(void *arg, const struct tracebuf_session_note *note)
 
 	if (note->type == TRACEBUF_LIB_NOTE_ALERT && note->alert)
 		record_alert(r, note->alert);
+	/* a snapshot's: what it lacks, for its reply */
+	if (note->type == TRACEBUF_LIB_NOTE_ERROR && r->in_snapshot) {
+		size_t used = strlen(r->snap_notes);
+		char name[TRACEBUF_NAME_MAX * 4 + 1];
+
+		r->nsnap_notes++;
+		tbctl_safe(note->provider_name ? note->provider_name : "?", name, sizeof(name));
+		snprintf(r->snap_notes + used, sizeof(r->snap_notes) - used,
+			 "\nwarning: provider %s (%u): %s", name, note->provider_id,
+			 note->what ? note->what : strerror(-note->error));
+	}
 }
 
 /* tracebuf_session_providers() into r->prov (resized); -errno. */
@@ -940,7 +999,8 @@ static void record_status_clear(struct record_run *r)
 static void record_status(struct record_run *r, uint64_t now)
 {
 	uint64_t dropped = 0, recorded = 0, elapsed = now - r->t0;
-	char bytes[32], saved[32];
+	bool rotate = r->o->present & TBCTL_OPT_ROTATE;
+	char bytes[32], saved[32], file[256];
 
 	if (record_providers(r))
 		return;
@@ -949,13 +1009,14 @@ static void record_status(struct record_run *r, uint64_t now)
 		recorded += r->prov[i].bytes_recorded;
 	}
 	fprintf(stderr, "\rrecording %llu.%01llu s  %d provider%s  %s recorded  %s saved"
-		"  %llu dropped\033[K",
+		"  %llu dropped%s%s\033[K",
 		(unsigned long long)(elapsed / NS_PER_SEC),
 		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)),
 		r->nprov, r->nprov == 1 ? "" : "s",
 		tbctl_human_bytes(recorded, bytes, sizeof(bytes)),
 		tbctl_human_bytes(tracebuf_session_bytes(r->s), saved, sizeof(saved)),
-		(unsigned long long)dropped);
+		(unsigned long long)dropped, rotate ? "  into " : "",
+		rotate ? tbctl_safe(r->out.path, file, sizeof(file)) : "");
 	fflush(stderr);
 	r->status_shown = true;
 }
@@ -1292,7 +1353,8 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 		r->nprov = 0;
 	for (int i = 0; i < r->nprov; i++)
 		dropped += r->prov[i].records_dropped;
-	tbctl_safe(r->o->output, out, sizeof(out));
+	/* the file written now (with --rotate, the last of them) */
+	tbctl_safe(r->out.path, out, sizeof(out));
 	if (!json) {
 		snprintf(buf, len, "%-8d %-10s %-10s %9d %10s %9llu  %s", (int)getpid(), mode,
 			 state, r->nprov, tbctl_human_bytes(bytes, human, sizeof(human)),
@@ -1305,33 +1367,117 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 		return;
 	}
 	fprintf(f, "{\"id\":%d,\"mode\":\"%s\",\"state\":\"%s\",\"detached\":%s,"
-		"\"providers\":%d,\"bytes\":%llu,\"dropped\":%llu,\"output\":", (int)getpid(),
-		mode, state, r->detached ? "true" : "false",
-		r->nprov, (unsigned long long)bytes, (unsigned long long)dropped);
-	tbctl_json_cstr(f, r->o->output);
+		"\"providers\":%d,\"bytes\":%llu,\"dropped\":%llu,\"files\":%u,\"snapshots\":%u,"
+		"\"output\":", (int)getpid(), mode, state, r->detached ? "true" : "false",
+		r->nprov, (unsigned long long)bytes, (unsigned long long)dropped, r->nfile + 1,
+		r->snapshots);
+	tbctl_json_cstr(f, r->out.path);
 	fputc('}', f);
 	fclose(f);
 }
 
-/* As if a provider had sent the alert: does a trigger name it? */
-static bool record_alert(struct record_run *r, const char *alert)
+/*
+ * As if a provider had sent the alert: what the triggers naming it do
+ * ("stop", "snapshot", both as "stop" after "snapshot"), or NULL.  A
+ * snapshot is taken by record_loop(), not here: the session calls us.
+ */
+static const char *record_alert(struct record_run *r, const char *alert)
 {
-	if (r->triggered)
-		return false;
+	const char *did = NULL;
+	size_t len = strlen(alert);
+
 	for (size_t i = 0; i < r->o->ntriggers; i++) {
-		if (!strcmp(alert, r->o->triggers[i])) {
+		const char *t = r->o->triggers[i], *action = strrchr(t, ':') + 1;
+
+		if ((size_t)(action - 1 - t) != len || strncmp(t, alert, len))
+			continue;
+		if (!strcmp(action, "snapshot")) {
+			if (!r->triggered) {
+				r->snapshots_due++;
+				did = "snapshot";
+			}
+		} else if (!r->triggered) {
 			r->triggered = true;
 			snprintf(r->alert, sizeof(r->alert), "%s", alert);
-			return true;
+			did = "stop";
 		}
 	}
-	return false;
+	return did;
+}
+
+/*
+ * Write a snapshot to @path, or to the next default name (the output's,
+ * with ".snapshot-N" before its extension), and say how it went in
+ * @reply: "ok PROVIDERS BYTES PATH", then a line per warning; or
+ * "error: ...".  Returns 0 if it holds every started provider's data.
+ */
+static int record_snapshot(struct record_run *r, const char *path, char *reply, size_t len)
+{
+	char name[PATH_MAX], tag[32], human[32], cwd[PATH_MAX], full[PATH_MAX];
+	const char *output = r->o->output;
+	struct tbctl_out out;
+	uint64_t bytes = 0;
+	int ret;
+
+	r->snap_notes[0] = '\0';
+	r->nsnap_notes = 0;
+	if (!path) {
+		snprintf(tag, sizeof(tag), "snapshot-%u", ++r->snapshots_named);
+		if (r->out.is_stdout) {
+			snprintf(reply, len, "error: the trace goes to standard output: name the snapshot's file");
+			return -EINVAL;
+		}
+		/* absolute: the reply goes to another directory */
+		if (r->o->output[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
+		    snprintf(full, sizeof(full), "%s/%s", cwd, r->o->output) < (int)sizeof(full))
+			output = full;
+		if (tbctl_out_name(output, tag, name, sizeof(name))) {
+			snprintf(reply, len, "error: %.1000s: name too long", r->o->output);
+			return -ENAMETOOLONG;
+		}
+		path = name;
+	}
+	if ((r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT) == TRACEBUF_MODE_STREAMING) {
+		snprintf(reply, len, "error: the session streams: its trace is saved as it goes (snapshots are for circular and oneshot)");
+		return -EOPNOTSUPP;
+	}
+	tbctl_out_init(&out, path);
+	ret = tbctl_out_open(&out);
+	if (ret) {
+		snprintf(reply, len, "error: %.1000s: %s", path, strerror(-ret));
+		return ret;
+	}
+	r->in_snapshot = true;
+	ret = tracebuf_session_snapshot(r->s, out.fd, &bytes);
+	r->in_snapshot = false;
+	if (ret < 0) {
+		tbctl_out_abort(&out);
+		snprintf(reply, len, "error: %s", ret == -EINVAL ? "the session is not recording" :
+			 ret == -EOPNOTSUPP ? "the module is too old for snapshots (ABI 1.5)" :
+			 strerror(-ret));
+		return ret;
+	}
+	if (tbctl_out_commit(&out)) {
+		snprintf(reply, len, "error: %.1000s: could not be written", path);
+		return -EIO;
+	}
+	r->snapshots++;
+	snprintf(reply, len, "ok %d %llu %.1000s%s%s", ret, (unsigned long long)bytes, path,
+		 ret ? "" : "\nwarning: it holds no provider's data", r->snap_notes);
+	record_status_clear(r);
+	if (!(r->o->present & TBCTL_OPT_QUIET))
+		fprintf(stderr, TBCTL_PROG ": snapshot %s: %s from %d provider%s\n", path,
+			tbctl_human_bytes(bytes, human, sizeof(human)), ret, ret == 1 ? "" : "s");
+	if (r->nsnap_notes)
+		fprintf(stderr, TBCTL_PROG ": %s\n", r->snap_notes + 1);
+	return ret && !r->nsnap_notes ? 0 : -ENODATA;
 }
 
 /* One request on the control socket. */
 static void record_ctl_serve(struct record_run *r)
 {
-	char req[64], reply[TBCTL_CTL_MSG_MAX];
+	char req[TBCTL_CTL_MSG_MAX], reply[TBCTL_CTL_MSG_MAX];
+	const char *did;
 	int cfd = tbctl_ctl_accept(r->ctl_fd, req, sizeof(req));
 
 	if (cfd < 0)
@@ -1341,7 +1487,10 @@ static void record_ctl_serve(struct record_run *r)
 	} else if (!strcmp(req, "status") || !strcmp(req, "status json")) {
 		record_ctl_status(r, req[6] == ' ', reply, sizeof(reply));
 	} else if (!strncmp(req, "alert ", 6)) {
-		snprintf(reply, sizeof(reply), record_alert(r, req + 6) ? "ok stop" : "ok");
+		did = record_alert(r, req + 6);
+		snprintf(reply, sizeof(reply), "ok%s%s", did ? " " : "", did ? did : "");
+	} else if (!strcmp(req, "snapshot") || !strncmp(req, "snapshot /", 10)) {
+		record_snapshot(r, req[8] ? req + 9 : NULL, reply, sizeof(reply));
 	} else if (!strcmp(req, "stop") && r->nstop_fds < (int)TBCTL_ARRAY_SIZE(r->stop_fds)) {
 		/* answered with the exit status once the trace is written */
 		r->stop_requested = true;
@@ -1379,6 +1528,51 @@ static void record_ctl_close(struct record_run *r, int status)
 	}
 }
 
+/*
+ * --rotate: the current file is full.  Open the next one as the first
+ * was (tbctl_out_open()), move the session on to it, then commit the
+ * current one, whole.  -errno reported; the files before it stay.
+ */
+static int record_rotate(struct record_run *r)
+{
+	uint64_t base = tracebuf_session_bytes(r->s);
+	char tag[16], path[PATH_MAX], *name;
+	struct tbctl_out next;
+	int ret;
+
+	snprintf(tag, sizeof(tag), "%u", r->nfile + 1);
+	if (tbctl_out_name(r->o->output, tag, path, sizeof(path))) {
+		tbctl_err("%s: the name of file %s after it is too long", r->o->output, tag);
+		return -ENAMETOOLONG;
+	}
+	name = strdup(path);
+	if (!name) {
+		tbctl_err("out of memory");
+		return -ENOMEM;
+	}
+	tbctl_out_init(&next, name);
+	ret = tbctl_out_open(&next);
+	if (ret) {
+		free(name);
+		return ret;
+	}
+	ret = tracebuf_session_rotate(r->s, next.fd);
+	if (ret) {
+		tbctl_err("%s: cannot go on in %s: %s", r->out.path, name, strerror(-ret));
+		tbctl_out_abort(&next);
+		free(name);
+		return ret;
+	}
+	/* the session wrote all it had for it: the file is whole */
+	ret = tbctl_out_commit(&r->out);
+	free(r->file_path);
+	r->file_path = name;
+	r->out = next;
+	r->nfile++;
+	r->file_base = base;
+	return ret;
+}
+
 /* Poll and dispatch until it is time to stop; -errno reported. */
 static int record_loop(struct record_run *r)
 {
@@ -1388,7 +1582,7 @@ static int record_loop(struct record_run *r)
 		{ .fd = r->ctl_fd, .events = POLLIN },	/* ignored when -1 */
 	};
 	uint64_t deadline = r->o->duration_ns ? r->t0 + r->o->duration_ns : 0;
-	uint64_t next_status = r->t0;
+	uint64_t next_status = r->t0, file;
 	int ret;
 
 	for (;;) {
@@ -1430,7 +1624,7 @@ static int record_loop(struct record_run *r)
 				record_status_clear(r);
 				if (ret == -EIO)
 					tbctl_err("%s: the session failed (output or device error)",
-						  r->o->output);
+						  r->out.path);
 				else
 					tbctl_err("the session failed: %s", strerror(-ret));
 				return ret;
@@ -1440,10 +1634,31 @@ static int record_loop(struct record_run *r)
 			record_signals_read(r);
 		if (pfd[2].revents & POLLIN)
 			record_ctl_serve(r);
+		/* what the triggers asked for (not from the session's callback) */
+		for (; r->snapshots_due && !r->triggered; r->snapshots_due--) {
+			char reply[TBCTL_CTL_MSG_MAX];
+
+			if (record_snapshot(r, NULL, reply, sizeof(reply)) &&
+			    !strncmp(reply, "error: ", 7)) {
+				record_status_clear(r);
+				tbctl_err("snapshot: %s", reply + 7);
+			}
+		}
 		/* what is in the file, before compression */
-		if (r->o->max_size && tracebuf_session_bytes(r->s) >= r->o->max_size) {
-			r->max_size_reached = true;
-			return 0;
+		file = tracebuf_session_bytes(r->s) - r->file_base;
+		if (r->o->max_size && file >= r->o->max_size) {
+			if (!(r->o->present & TBCTL_OPT_ROTATE)) {
+				r->max_size_reached = true;
+				return 0;
+			}
+			/* a file holds more than its magic record */
+			if (file > RECORD_MAGIC_BYTES) {
+				record_status_clear(r);
+				ret = record_rotate(r);
+				if (ret)
+					return ret;
+				next_status = 0;	/* the new name, now */
+			}
 		}
 	}
 }
@@ -1477,11 +1692,18 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 			fputs("  (crashed)", stderr);
 		fputc('\n', stderr);
 	}
-	fprintf(stderr, "wrote %s: %s from %d provider%s in %llu.%01llu s",
-		r->out.is_stdout ? "standard output" : r->o->output, tbctl_human_bytes(r->bytes, bytes, sizeof(bytes)),
+	if (r->nfile)	/* --rotate */
+		fprintf(stderr, "wrote %u files, %s %s %s: ", r->nfile + 1, r->o->output,
+			r->nfile == 1 ? "and" : "...", r->out.path);
+	else
+		fprintf(stderr, "wrote %s: ", r->out.is_stdout ? "standard output" : r->o->output);
+	fprintf(stderr, "%s from %d provider%s in %llu.%01llu s",
+		tbctl_human_bytes(r->bytes, bytes, sizeof(bytes)),
 		r->nprov, r->nprov == 1 ? "" : "s",
 		(unsigned long long)(elapsed / NS_PER_SEC),
 		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)));
+	if (r->snapshots)
+		fprintf(stderr, ", %u snapshot%s", r->snapshots, r->snapshots == 1 ? "" : "s");
 	if (r->triggered)
 		fprintf(stderr, ", stopped by alert '%s'", r->alert);
 	else if (r->max_size_reached)
@@ -1509,7 +1731,7 @@ static int record_finish(struct record_run *r, bool report)
 	ret = tracebuf_session_destroy(r->s);
 	r->s = NULL;
 	if (ret && report)
-		tbctl_err("%s: the trace could not be written: %s", r->o->output,
+		tbctl_err("%s: the trace could not be written: %s", r->out.path,
 			  strerror(-ret));
 	return ret;
 }
@@ -1614,11 +1836,14 @@ static int record_outcome(const struct record_run *r)
 			    "published it or wrote an event in it)", o->categories[i]);
 		unknown++;
 	}
+	/* streaming drops when a half fills before the other is saved */
 	if (dropped)
 		record_warn("%llu records dropped by %d provider%s (%llu drop window%s in "
-			    "the trace): a larger buffer (-b) or -m streaming keeps more",
-			    (unsigned long long)dropped, with_drops, with_drops == 1 ? "" : "s",
-			    (unsigned long long)windows, windows == 1 ? "" : "s");
+			    "the trace): %s", (unsigned long long)dropped, with_drops,
+			    with_drops == 1 ? "" : "s", (unsigned long long)windows,
+			    windows == 1 ? "" : "s", o->mode == TRACEBUF_MODE_STREAMING ?
+			    "a larger buffer (-b) gives the saves more time" :
+			    "a larger buffer (-b) or -m streaming keeps more");
 	if (busy)
 		record_cause(&status, TBCTL_EXIT_BUSY);
 	if (failed)
@@ -1730,6 +1955,7 @@ out_signals:
 	free(r.overrides);
 	free(r.prov);
 	free(r.cat_known);
+	free(r.file_path);
 	if (ret)
 		return ret;
 	if (left)

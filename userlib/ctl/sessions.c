@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tracebufctl status, stop and alert: the recording sessions running on
- * this machine, over their control sockets (ctlsock.h).
+ * tracebufctl status, stop, snapshot and alert: the recording sessions
+ * running on this machine, over their control sockets (ctlsock.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -232,6 +232,108 @@ int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv)
 	return status;
 }
 
+static void snapshot_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " TBCTL_PROG " snapshot [-o FILE] [ID]\n"
+		"\n"
+		"Write what the providers of recording session ID (see 'status';\n"
+		"default: the only one running) hold in their buffers now, as a trace\n"
+		"of its own, while they go on recording: a flight recorder's dump.\n"
+		"For sessions in circular and oneshot mode.  The session's own trace\n"
+		"is not affected.  Exits 1 if a provider's data is missing from it\n"
+		"(a warning says why) or none could be written.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE   the snapshot (default: the session's output\n"
+		"                      with .snapshot-N before its extension, e.g.\n"
+		"                      trace.snapshot-1.fxt); FILE.gz, FILE.zst:\n"
+		"                      compressed\n"
+		"  -h, --help          print this help and exit\n");
+}
+
+int cmd_snapshot(struct tbctl_ctx *ctx, int argc, char **argv)
+{
+	char dir[SESSIONS_DIR_MAX], reply[TBCTL_CTL_MSG_MAX], req[PATH_MAX + 16];
+	char cwd[PATH_MAX], msg[160], human[32];
+	const char *out = NULL, *word = NULL, *rest;
+	unsigned long long bytes;
+	int ret, providers, at = 0;
+	bool dashdash = false;
+	pid_t id;
+
+	(void)ctx;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!dashdash && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			snapshot_usage(stdout);
+			return 0;
+		} else if (!dashdash && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+			if (++i == argc)
+				return tbctl_usage_err("snapshot", "snapshot: -o needs a FILE");
+			out = argv[i];
+		} else if (!dashdash && !strncmp(a, "--output=", 9)) {
+			out = a + 9;
+		} else if (!dashdash && !strncmp(a, "-o", 2)) {
+			out = a + 2;
+		} else if (!dashdash && !strcmp(a, "--")) {
+			dashdash = true;
+		} else if (!dashdash && a[0] == '-') {
+			snprintf(msg, sizeof(msg), "snapshot: unknown option '%.100s'", a);
+			return tbctl_usage_err("snapshot", msg);
+		} else if (word) {
+			return tbctl_usage_err("snapshot", "snapshot: one session id at most");
+		} else {
+			word = a;
+		}
+	}
+	if (out && (!*out || !strcmp(out, "-")))
+		return tbctl_usage_err("snapshot", "snapshot: -o needs a file (the session writes it)");
+	/* the session has a directory of its own: the path goes absolute */
+	if (out && out[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			tbctl_err("snapshot: getcwd: %s", strerror(errno));
+			return -errno;
+		}
+		at = snprintf(req, sizeof(req), "snapshot %s/%s", cwd, out);
+	} else {
+		at = snprintf(req, sizeof(req), out ? "snapshot %s" : "snapshot", out);
+	}
+	if (at < 0 || (size_t)at >= sizeof(req)) {
+		tbctl_err("snapshot: %s: name too long", out);
+		return -ENAMETOOLONG;
+	}
+	ret = tbctl_rundir(dir, sizeof(dir), false, true);
+	if (ret == -ENOENT) {
+		tbctl_err("snapshot: no recording session is running");
+		return -ESRCH;
+	}
+	if (ret)
+		return ret;
+	ret = sessions_pick("snapshot", dir, word, &id);
+	if (ret)
+		return ret;
+	ret = tbctl_ctl_request(dir, id, req, reply, sizeof(reply), 120000);
+	if (ret)
+		return sessions_request_err("snapshot", id, ret);
+	if (sscanf(reply, "ok %d %llu %n", &providers, &bytes, &at) != 2) {
+		tbctl_err("snapshot: session %d: %s", (int)id,
+			  strncmp(reply, "error: ", 7) ? reply : reply + 7);
+		return -EIO;
+	}
+	rest = reply + at;
+	printf("%.*s: %s from %d provider%s\n", (int)strcspn(rest, "\n"), rest,
+	       tbctl_human_bytes(bytes, human, sizeof(human)), providers,
+	       providers == 1 ? "" : "s");
+	/* the lines after the first: warnings */
+	for (at = 0; (rest = strchr(rest, '\n')); at++) {
+		rest++;
+		fprintf(stderr, TBCTL_PROG ": %.*s\n", (int)strcspn(rest, "\n"), rest);
+	}
+	return at || !providers ? -ENODATA : 0;
+}
+
 static void alert_usage(FILE *f)
 {
 	fprintf(f,
@@ -239,8 +341,9 @@ static void alert_usage(FILE *f)
 		"\n"
 		"Send the alert NAME to recording sessions ID (default: every one\n"
 		"running), as a provider sends one: a session whose trigger names it\n"
-		"(record's option of that name, NAME:stop) stops and writes its trace.\n"
-		"Prints what each session did; exits 1 when no session is running.\n"
+		"(record's option of that name) stops and writes its trace (NAME:stop)\n"
+		"or writes a snapshot (NAME:snapshot).  Prints what each session did;\n"
+		"exits 1 when no session is running or none has a trigger for NAME.\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help    print this help and exit\n");
@@ -253,7 +356,7 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
 	char **words;
 	size_t nwords = 0, len;
 	bool json = false;
-	int n = 0, ret;
+	int n = 0, ret, acted = 0;
 
 	(void)ctx;
 	words = calloc((size_t)argc + 1, sizeof(*words));
@@ -302,14 +405,18 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
 			sessions_request_err("alert", ids[i], ret);
 			goto out;
 		}
-		if (!strcmp(reply, "ok"))
+		if (!strcmp(reply, "ok")) {
 			printf("session %d: no trigger for %s\n", (int)ids[i], words[0]);
-		else if (!strncmp(reply, "ok ", 3))
+		} else if (!strncmp(reply, "ok ", 3)) {
 			printf("session %d: %s\n", (int)ids[i], reply + 3);
-		else
+			acted++;
+		} else {
 			printf("session %d: %s\n", (int)ids[i], reply);
+		}
 	}
-	ret = 0;
+	if (!acted)
+		tbctl_err("alert: no session has a trigger for %s", words[0]);
+	ret = acted ? 0 : -ESRCH;
 out:
 	free(ids);
 	free(words);

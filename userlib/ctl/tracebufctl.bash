@@ -8,8 +8,8 @@
 # the running module, through the tracebufctl being completed
 # ("tracebufctl -j list", "tracebufctl -j categories": nothing when the
 # module is not loaded), the ids of the recording sessions (status, stop,
-# alert: "tracebufctl -j status"), files where a file is wanted, and the
-# command line after "record --".
+# snapshot, alert: "tracebufctl -j status"), files where a file is wanted,
+# and the command line after "record --".
 
 # _tracebufctl_json FIELD COMMAND...: the string values of FIELD in the
 # JSON that "tracebufctl -j COMMAND..." prints, one per line, unescaped
@@ -41,8 +41,8 @@ _tracebufctl_files()
 _tracebufctl()
 {
 	local cur prev words cword i cmd='' dashdash=0
-	local commands='record list stats monitor categories dump convert report status stop alert
-		help'
+	local commands='record list stats monitor categories dump convert report status stop
+		snapshot alert help'
 	local globals='-D --device -j --json -V --version -h --help'
 
 	if declare -F _init_completion > /dev/null; then
@@ -130,7 +130,7 @@ _tracebufctl()
 			return ;;
 		esac
 		mapfile -t COMPREPLY < <(compgen -W '-c --categories -m --mode -b --buffer-size
-			-d --duration --max-size -p --provider --trigger -o --output -q --quiet
+			-d --duration --max-size --rotate -p --provider --trigger -o --output -q --quiet
 			--detach --best-effort --config --print-config -h --help --' -- "$cur") ;;
 	list | monitor | categories)
 		mapfile -t COMPREPLY < <(compgen -W '-j --json -h --help' -- "$cur") ;;
@@ -175,6 +175,17 @@ _tracebufctl()
 			else
 				mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
 			fi
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$(_tracebufctl_sessions)" -- "$cur")
+		fi ;;
+	snapshot)
+		case $prev in
+		-o | --output)
+			_tracebufctl_files
+			return ;;
+		esac
+		if [[ $cur == -* ]]; then
+			mapfile -t COMPREPLY < <(compgen -W '-o --output -h --help' -- "$cur")
 		else
 			mapfile -t COMPREPLY < <(compgen -W "$(_tracebufctl_sessions)" -- "$cur")
 		fi ;;

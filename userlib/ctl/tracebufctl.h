@@ -79,6 +79,7 @@ int cmd_stats(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_status(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv);
+int cmd_snapshot(struct tbctl_ctx *ctx, int argc, char **argv);
 
 /* ------------------------------------------------------------------------ */
 /* record: its options, parsed without side effects (record.c)              */
@@ -97,6 +98,7 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv);
 #define TBCTL_OPT_BEST_EFFORT	(1u << 10)
 #define TBCTL_OPT_DETACH	(1u << 11)
 #define TBCTL_OPT_MAX_SIZE	(1u << 12)
+#define TBCTL_OPT_ROTATE	(1u << 13)
 
 /*
  * Exit statuses of "record" when the trace is not what was asked (a
@@ -132,7 +134,7 @@ struct record_opts {
 	size_t nproviders;
 	struct record_override *overrides;
 	size_t noverrides;
-	char **triggers;		/* --trigger ALERT:stop: the ALERTs */
+	char **triggers;		/* --trigger ALERT:ACTION, as given */
 	size_t ntriggers;
 	char **command;			/* after "--": points into argv, NULL-terminated */
 	int ncommand;

@@ -46,8 +46,9 @@ expect() {
 }
 
 test_commands_and_prefixes() {
-	expect "alert categories convert dump help list monitor record report stats status stop" \
+	expect "alert categories convert dump help list monitor record report snapshot stats status stop" \
 		"" || return 1
+	expect "snapshot" help sn || return 1
 	expect "record report" re || return 1
 	expect "categories convert" c || return 1
 	expect "stats status stop" help st || return 1
@@ -60,6 +61,7 @@ test_commands_and_prefixes() {
 
 test_modes_providers_categories() {
 	expect "streaming" record -m s || return 1
+	expect "--rotate" record -m streaming --max-size 1M --ro || return 1
 	expect "max mean" report -s m || return 1
 	expect "count max mean name total" rep --sort "" || return 1
 	expect "app db" record -p "" || return 1

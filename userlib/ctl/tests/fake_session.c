@@ -12,6 +12,8 @@
  *   FAKE_DISPATCH=N    tracebuf_session_dispatch() returns -EIO from the
  *                      N-th call on
  *   FAKE_ALERT=NAME    the 3rd dispatch reports alert NAME (NOTE_ALERT)
+ *   FAKE_SNAPSHOT=N    tracebuf_session_snapshot() fails with -N; -1: it
+ *                      says in a note that provider "app" did not answer
  *   FAKE_CONFIG=FILE   the session config is written there, one
  *                      "key value" line per field
  *   FAKE_PROVIDERS=... the providers the session reports, any of
@@ -24,9 +26,12 @@
  *
  * The session's fd is a timerfd ticking every 20 ms.  The output gets the
  * magic record at create, and at stop a provider info record and one
- * instant event per dispatch in category "c": a valid FXT file.  Of the
- * session's categories, "c", "net", "io" and patterns matching one are
- * known.
+ * instant event per dispatch in category "c": a valid FXT file.  In
+ * streaming mode each dispatch saves instead: the provider info record
+ * (the first time in the file) and one instant event, and the stop one
+ * more; tracebuf_session_rotate() goes on in a new file, with the magic
+ * record and the provider info record again.  Of the session's
+ * categories, "c", "net", "io" and patterns matching one are known.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,6 +50,7 @@ struct tracebuf_session {
 	uint64_t bytes;
 	int out_err;
 	bool stopped;
+	bool info_written;		/* streaming: in the current file */
 };
 
 struct tracebuf_manager {
@@ -119,6 +125,27 @@ int tracebuf_session_fd(const struct tracebuf_session *s)
 	return s->fd;
 }
 
+/* One instant event "tick" at @ticks (and, streaming, the provider info first). */
+static void fake_event(struct tracebuf_session *s, uint64_t ticks)
+{
+	struct tracebuf_fxt_event ev = {
+		.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = ticks,
+		.thread = tracebuf_fxt_thread_inline(10, 11),
+		.category = tracebuf_fxt_str_inline("c", 1),
+		.name = tracebuf_fxt_str_inline("tick", 4),
+	};
+	uint64_t buf[8];
+	int n;
+
+	if (s->cfg.mode == TRACEBUF_MODE_STREAMING && !s->info_written) {
+		n = tracebuf_fxt_provider_info_write(buf, sizeof(buf), 1, "app", 3);
+		fake_write(s, buf, (size_t)n);
+		s->info_written = true;
+	}
+	n = tracebuf_fxt_event_write(buf, sizeof(buf), &ev);
+	fake_write(s, buf, (size_t)n);
+}
+
 int tracebuf_session_dispatch(struct tracebuf_session *s)
 {
 	uint64_t ticks;
@@ -137,7 +164,25 @@ int tracebuf_session_dispatch(struct tracebuf_session *s)
 
 		s->cfg.notify(s->cfg.arg, &note);
 	}
-	return 1;
+	if (s->cfg.mode == TRACEBUF_MODE_STREAMING && !s->stopped)
+		fake_event(s, 1000 * s->dispatches);	/* a save */
+	return s->out_err ? -EIO : 1;
+}
+
+int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
+{
+	uint64_t magic;
+
+	if (fd < 0)
+		return -EINVAL;
+	if (s->cfg.mode != TRACEBUF_MODE_STREAMING)
+		return -EOPNOTSUPP;
+	if (s->out_err)
+		return s->out_err;
+	s->cfg.output_fd = fd;
+	s->info_written = false;
+	tracebuf_fxt_magic_write(&magic, sizeof(magic));
+	return fake_write(s, &magic, sizeof(magic));
 }
 
 int tracebuf_session_start(struct tracebuf_session *s,
@@ -158,6 +203,10 @@ int tracebuf_session_stop(struct tracebuf_session *s, bool write_results)
 	s->stopped = true;
 	if (!write_results)
 		return 0;
+	if (s->cfg.mode == TRACEBUF_MODE_STREAMING) {
+		fake_event(s, 1000 * s->dispatches);	/* the last data */
+		return s->out_err;
+	}
 	n = tracebuf_fxt_provider_info_write(buf, sizeof(buf), 1, "app", 3);
 	fake_write(s, buf, (size_t)n);
 	for (unsigned int i = 0; i < s->dispatches; i++) {
@@ -172,6 +221,48 @@ int tracebuf_session_stop(struct tracebuf_session *s, bool write_results)
 		fake_write(s, buf, (size_t)n);
 	}
 	return s->out_err;
+}
+
+/* The magic record, a provider info record and one event "snap". */
+int tracebuf_session_snapshot(struct tracebuf_session *s, int fd, uint64_t *bytes)
+{
+	struct tracebuf_fxt_event ev = {
+		.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = 1000,
+		.thread = tracebuf_fxt_thread_inline(10, 11),
+		.category = tracebuf_fxt_str_inline("c", 1),
+		.name = tracebuf_fxt_str_inline("snap", 4),
+	};
+	struct tracebuf_session_note note = {
+		.type = TRACEBUF_LIB_NOTE_ERROR, .provider_id = 1, .provider_name = "app",
+		.error = -ETIMEDOUT, .what = "did not answer the snapshot in time",
+	};
+	uint64_t buf[16];
+	size_t len;
+	int n;
+
+	if (fd < 0 || s->stopped)
+		return -EINVAL;
+	if (s->cfg.mode == TRACEBUF_MODE_STREAMING)
+		return -EOPNOTSUPP;
+	if (fake_env("FAKE_SNAPSHOT") > 0)
+		return -fake_env("FAKE_SNAPSHOT");
+	if (fake_env("FAKE_SNAPSHOT") < 0) {
+		s->cfg.notify(s->cfg.arg, &note);
+		n = tracebuf_fxt_magic_write(buf, sizeof(buf));
+		len = (size_t)n;
+	} else {
+		n = tracebuf_fxt_magic_write(buf, sizeof(buf));
+		len = (size_t)n;
+		n = tracebuf_fxt_provider_info_write(buf + len / 8, sizeof(buf) - len, 1, "app", 3);
+		len += (size_t)n;
+		n = tracebuf_fxt_event_write(buf + len / 8, sizeof(buf) - len, &ev);
+		len += (size_t)n;
+	}
+	if (write(fd, buf, len) != (ssize_t)len)
+		return -EIO;
+	if (bytes)
+		*bytes = len;
+	return fake_env("FAKE_SNAPSHOT") < 0 ? 0 : 1;
 }
 
 int tracebuf_session_terminate(struct tracebuf_session *s)

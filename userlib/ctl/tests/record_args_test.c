@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "../outfile.h"
 #include "../tracebufctl.h"
 
 struct rcase {
@@ -38,6 +39,7 @@ struct rcase {
 	uint32_t mode;
 	uint64_t size;
 	uint64_t duration;
+	uint64_t max_size;
 	const char *cats;		/* joined with ',' */
 	const char *provs;		/* joined with ',' */
 	const char *overrides;		/* "name=size" joined with ',' */
@@ -105,10 +107,10 @@ static const struct rcase record_cases[] = {
 	{ "duration_h", { "-d", "1h" }, .duration = 3600 * S, .present = TBCTL_OPT_DURATION },
 	{ "providers", { "-p", "one", "--provider", "two" }, .provs = "one,two",
 	  .present = TBCTL_OPT_PROVIDER },
-	{ "trigger", { "--trigger", "oops:stop" }, .triggers = "oops",
+	{ "trigger", { "--trigger", "oops:stop" }, .triggers = "oops:stop",
 	  .present = TBCTL_OPT_TRIGGER },
 	{ "triggers_repeated", { "--trigger", "a:stop", "--trigger=b:stop" },
-	  .triggers = "a,b", .present = TBCTL_OPT_TRIGGER },
+	  .triggers = "a:stop,b:stop", .present = TBCTL_OPT_TRIGGER },
 	{ "output", { "-o", "out.fxt" }, .output = "out.fxt", .present = TBCTL_OPT_OUTPUT },
 	{ "output_attached", { "-oout.fxt" }, .output = "out.fxt", .present = TBCTL_OPT_OUTPUT },
 	{ "output_long_equals", { "--output=dir/x.fxt" }, .output = "dir/x.fxt",
@@ -124,7 +126,7 @@ static const struct rcase record_cases[] = {
 	{ "everything", { "-c", "a,b", "-m", "streaming", "-b", "16M", "-b", "x:4K", "-d", "2s",
 			  "-p", "x", "--trigger", "t:stop", "-o", "f.fxt", "--", "true" },
 	  .cats = "a,b", .mode = TRACEBUF_MODE_STREAMING, .size = 16 * M,
-	  .overrides = "x=4096", .duration = 2 * S, .provs = "x", .triggers = "t",
+	  .overrides = "x=4096", .duration = 2 * S, .provs = "x", .triggers = "t:stop",
 	  .output = "f.fxt", .command = "true",
 	  .present = TBCTL_OPT_CATEGORIES | TBCTL_OPT_MODE | TBCTL_OPT_BUFFER_SIZE |
 		     TBCTL_OPT_OVERRIDE | TBCTL_OPT_DURATION | TBCTL_OPT_PROVIDER |
@@ -173,9 +175,18 @@ static const struct rcase record_cases[] = {
 	  .err = "option '-o' needs a value" },
 	{ "missing_value_trigger", { "--trigger" }, .ret = -EINVAL, .err = "option '--trigger' needs a value" },
 	{ "trigger_without_action", { "--trigger", "oops" }, .ret = -EINVAL,
-	  .err = "invalid trigger 'oops' (expected ALERT:stop)" },
+	  .err = "invalid trigger 'oops' (expected ALERT:stop or ALERT:snapshot)" },
 	{ "trigger_unknown_action", { "--trigger", "oops:start" }, .ret = -EINVAL,
 	  .err = "unknown trigger action 'start'" },
+	{ "trigger_snapshot", { "-m", "circular", "--trigger", "dump:snapshot", "--trigger",
+				"end:stop" }, .mode = TRACEBUF_MODE_CIRCULAR,
+	  .triggers = "dump:snapshot,end:stop", .present = TBCTL_OPT_MODE | TBCTL_OPT_TRIGGER },
+	{ "trigger_snapshot_oneshot", { "--trigger", "d:snapshot" }, .triggers = "d:snapshot",
+	  .present = TBCTL_OPT_TRIGGER },
+	{ "trigger_snapshot_streaming", { "-m", "streaming", "--trigger", "d:snapshot" },
+	  .ret = -EINVAL, .err = "--trigger d:snapshot: snapshots are for -m circular and oneshot" },
+	{ "trigger_snapshot_stdout", { "-m", "circular", "--trigger", "d:snapshot", "-o", "-" },
+	  .ret = -EINVAL, .err = "snapshots are named after the output file: not with -o -" },
 	{ "trigger_empty_alert", { "--trigger", ":stop" }, .ret = -EINVAL, .err = "empty alert name" },
 	{ "trigger_alert_too_long", { "--trigger", "fifteen-chars-x:stop" }, .ret = -EINVAL,
 	  .err = "longer than 14 bytes" },
@@ -187,6 +198,37 @@ static const struct rcase record_cases[] = {
 	  .ret = -EINVAL, .err = "longer than 100 bytes" },
 	{ "provider_empty", { "-p", "" }, .ret = -EINVAL, .err = "empty provider name" },
 	{ "output_empty", { "-o", "" }, .ret = -EINVAL, .err = "empty output file name" },
+
+	/* --max-size and --rotate */
+	{ "max_size", { "-m", "streaming", "--max-size", "64M" }, .mode = TRACEBUF_MODE_STREAMING,
+	  .max_size = 64 * M, .present = TBCTL_OPT_MODE | TBCTL_OPT_MAX_SIZE,
+	  .print = "mode streaming\nmax-size 64M\n" },
+	{ "rotate", { "--rotate", "-m", "streaming", "--max-size", "1M" },
+	  .mode = TRACEBUF_MODE_STREAMING, .max_size = M,
+	  .present = TBCTL_OPT_MODE | TBCTL_OPT_MAX_SIZE | TBCTL_OPT_ROTATE,
+	  .print = "mode streaming\nmax-size 1M\nrotate\n" },
+	{ "rotate_compressed", { "-m", "streaming", "--max-size", "100", "--rotate", "-o", "t.fxt.zst" },
+	  .mode = TRACEBUF_MODE_STREAMING, .max_size = 100, .output = "t.fxt.zst",
+	  .present = TBCTL_OPT_MODE | TBCTL_OPT_MAX_SIZE | TBCTL_OPT_ROTATE | TBCTL_OPT_OUTPUT },
+	{ "rotate_from_config", { "--config", "cfg", "--max-size", "2M" },
+	  .file = "mode streaming\nmax-size 8M\nrotate\n", .mode = TRACEBUF_MODE_STREAMING,
+	  .max_size = 2 * M, .present = TBCTL_OPT_MODE | TBCTL_OPT_MAX_SIZE | TBCTL_OPT_ROTATE,
+	  .print = "mode streaming\nmax-size 2M\nrotate\n" },
+	{ "rotate_without_max_size", { "-m", "streaming", "--rotate" }, .ret = -EINVAL,
+	  .err = "record: --rotate needs --max-size (the size at which a new file begins)" },
+	{ "rotate_not_streaming", { "-m", "circular", "--max-size", "1M", "--rotate" },
+	  .ret = -EINVAL,
+	  .err = "record: --max-size is for -m streaming (the other modes keep one buffer)" },
+	{ "rotate_stdout", { "-m", "streaming", "--max-size", "1M", "--rotate", "-o", "-" },
+	  .ret = -EINVAL,
+	  .err = "record: --rotate: standard output (-o -) cannot go on in another file" },
+	{ "rotate_takes_no_value", { "--rotate=yes" }, .ret = -EINVAL,
+	  .err = "record: option '--rotate' takes no value" },
+	{ "config_rotate_without_max_size", { "--config", "cfg", "-m", "streaming" },
+	  .file = "rotate\n", .ret = -EINVAL,
+	  .err = "record: --rotate needs --max-size (the size at which a new file begins)" },
+	{ "config_rotate_takes_no_value", { "--config", "cfg" }, .file = "rotate yes\n",
+	  .ret = -EINVAL, .err = "record: cfg:1: 'rotate' takes no value" },
 
 	/* --config FILE and --print-config: good */
 	{ "config_every_option", { "--config", "cfg" },
@@ -209,7 +251,7 @@ static const struct rcase record_cases[] = {
 		  "quiet\n",
 	  .cats = "app,db,net", .mode = TRACEBUF_MODE_STREAMING, .size = 8 * M,
 	  .overrides = "app=16777216,my db=65536", .duration = 1500 * MS, .provs = "app,my db",
-	  .triggers = "crash", .output = "/tmp/my  trace.fxt",
+	  .triggers = "crash:stop", .output = "/tmp/my  trace.fxt",
 	  .present = TBCTL_OPT_CATEGORIES | TBCTL_OPT_MODE | TBCTL_OPT_BUFFER_SIZE |
 		     TBCTL_OPT_OVERRIDE | TBCTL_OPT_DURATION | TBCTL_OPT_PROVIDER |
 		     TBCTL_OPT_TRIGGER | TBCTL_OPT_BEST_EFFORT | TBCTL_OPT_OUTPUT |
@@ -272,12 +314,12 @@ static const struct rcase record_cases[] = {
 	  .present = TBCTL_OPT_MODE | TBCTL_OPT_DURATION | TBCTL_OPT_OUTPUT },
 	{ "config_cli_replaces_all_of_repeatable", { "--config", "cfg", "-c", "x", "-p", "q" },
 	  .file = "categories a,b\ncategories c\nprovider p1\nprovider p2\ntrigger t1:stop\n",
-	  .cats = "x", .provs = "q", .triggers = "t1",
+	  .cats = "x", .provs = "q", .triggers = "t1:stop",
 	  .present = TBCTL_OPT_CATEGORIES | TBCTL_OPT_PROVIDER | TBCTL_OPT_TRIGGER,
 	  .print = "categories x\nprovider q\ntrigger t1:stop\n" },
 	{ "config_cli_before_replaces_repeatable", { "--trigger", "u:stop", "--config", "cfg" },
 	  .file = "categories a\ntrigger t1:stop\ntrigger t2:stop\n",
-	  .cats = "a", .triggers = "u", .present = TBCTL_OPT_CATEGORIES | TBCTL_OPT_TRIGGER },
+	  .cats = "a", .triggers = "u:stop", .present = TBCTL_OPT_CATEGORIES | TBCTL_OPT_TRIGGER },
 	{ "config_cli_both_sides_in_order", { "-c", "x", "--config", "cfg", "-c", "y" },
 	  .file = "categories a\n", .cats = "x,y", .present = TBCTL_OPT_CATEGORIES },
 	{ "config_cli_size_keeps_file_overrides", { "-b", "1M", "--config", "cfg" },
@@ -330,7 +372,7 @@ static const struct rcase record_cases[] = {
 	  .err = "record: cfg:1: duration 10x: invalid duration '10x' (e.g. 500ms, 10s, 2m; a plain number is seconds)" },
 	{ "config_bad_trigger", { "--config", "cfg" }, .file = "trigger oops:start\n",
 	  .ret = -EINVAL,
-	  .err = "record: cfg:1: unknown trigger action 'start' in 'oops:start' (only 'stop')" },
+	  .err = "record: cfg:1: unknown trigger action 'start' in 'oops:start' (only 'stop', 'snapshot')" },
 	{ "config_bad_category", { "--config", "cfg" }, .file = "categories a,,b\n",
 	  .ret = -EINVAL, .err = "record: cfg:1: empty category in 'a,,b'" },
 	{ "config_override_twice_across_lines", { "--config", "cfg" },
@@ -469,6 +511,7 @@ static void expect_same_opts(const struct record_opts *a, const struct record_op
 	T_EXPECT_EQ(a->mode, b->mode);
 	T_EXPECT_EQ(a->buffer_size, b->buffer_size);
 	T_EXPECT_EQ(a->duration_ns, b->duration_ns);
+	T_EXPECT_EQ(a->max_size, b->max_size);
 	if (strcmp(a->output, b->output))
 		T_FAIL("output: \"%s\", then \"%s\" read back", a->output, b->output);
 	expect_same_list("categories", a->categories, a->ncategories, b->categories,
@@ -561,6 +604,7 @@ static void check_case(const struct rcase *c)
 	T_EXPECT_EQ(o.mode, c->mode);
 	T_EXPECT_EQ(o.buffer_size, c->size);
 	T_EXPECT_EQ(o.duration_ns, c->duration);
+	T_EXPECT_EQ(o.max_size, c->max_size);
 	if (c->present)
 		T_EXPECT_EQ(o.present, c->present);
 	else if (!c->help)
@@ -610,7 +654,7 @@ static void run_case(size_t i)
 			CASE_FN(d##5) CASE_FN(d##6) CASE_FN(d##7) CASE_FN(d##8) CASE_FN(d##9)
 CASE_FN10() CASE_FN10(1) CASE_FN10(2) CASE_FN10(3) CASE_FN10(4) CASE_FN10(5)
 CASE_FN10(6) CASE_FN10(7) CASE_FN10(8) CASE_FN10(9) CASE_FN10(10) CASE_FN10(11)
-CASE_FN10(12) CASE_FN10(13) CASE_FN10(14)
+CASE_FN10(12) CASE_FN10(13) CASE_FN10(14) CASE_FN10(15) CASE_FN10(16)
 
 #define CASE_PTR10(d)	case_##d##0, case_##d##1, case_##d##2, case_##d##3, case_##d##4, \
 			case_##d##5, case_##d##6, case_##d##7, case_##d##8, case_##d##9
@@ -618,6 +662,7 @@ static void (*const trampolines[])(void) = {
 	CASE_PTR10(), CASE_PTR10(1), CASE_PTR10(2), CASE_PTR10(3), CASE_PTR10(4),
 	CASE_PTR10(5), CASE_PTR10(6), CASE_PTR10(7), CASE_PTR10(8), CASE_PTR10(9),
 	CASE_PTR10(10), CASE_PTR10(11), CASE_PTR10(12), CASE_PTR10(13), CASE_PTR10(14),
+	CASE_PTR10(15), CASE_PTR10(16),
 };
 
 _Static_assert(NCASES <= sizeof(trampolines) / sizeof(trampolines[0]),
@@ -880,6 +925,41 @@ static void print_config_write_error(void)
 	record_opts_free(&o);
 }
 
+/*
+ * --rotate's file names: the output's, with the number before its
+ * extension (tbctl_out_name(), which snapshots' names use too).
+ */
+static void rotated_file_names(void)
+{
+	static const struct {
+		const char *path, *tag, *want;
+	} names[] = {
+		{ "trace.fxt", "1", "trace.1.fxt" },
+		{ "trace.fxt", "12", "trace.12.fxt" },
+		{ "t.fxt.gz", "1", "t.1.fxt.gz" },
+		{ "t.fxt.zst", "2", "t.2.fxt.zst" },
+		{ "dir/run.fxt", "3", "dir/run.3.fxt" },
+		{ "trace.bin", "1", "trace.1.bin" },
+		{ "trace.bin.gz", "1", "trace.1.bin.gz" },
+		{ "trace", "1", "trace.1" },
+		{ "trace.gz", "1", "trace.1.gz" },
+		{ "dir.d/trace", "1", "dir.d/trace.1" },
+		{ "a/.hidden.fxt", "1", "a/.hidden.1.fxt" },
+		{ ".fxt", "1", ".fxt.1" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int ret = tbctl_out_name(names[i].path, names[i].tag, buf, sizeof(buf));
+
+		if (ret || strcmp(buf, names[i].want))
+			T_FAIL("%s, %s: %d \"%s\", expected \"%s\"", names[i].path, names[i].tag,
+			       ret, ret ? "" : buf, names[i].want);
+	}
+	T_EXPECT_EQ(tbctl_out_name("trace.fxt", "1", buf, 11), -ENAMETOOLONG);
+	T_EXPECT_EQ(tbctl_out_name("trace.fxt", "1", buf, 12), 0);
+}
+
 static const struct t_test config_tests[] = {
 	T_TEST(config_line_limit),
 	T_TEST(config_size_limit),
@@ -889,6 +969,7 @@ static const struct t_test config_tests[] = {
 	T_TEST(print_config_too_large),
 	T_TEST(print_config_unwritable_values),
 	T_TEST(print_config_write_error),
+	T_TEST(rotated_file_names),
 };
 
 #define NCONFIG_TESTS	(sizeof(config_tests) / sizeof(config_tests[0]))

@@ -161,7 +161,11 @@ test_drops_warn() {
 	FAKE_PROVIDERS=app,lossy t_run record -q -d 50ms
 	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
 	[ "$ERR" = "tracebufctl: warning: 3 records dropped by 1 provider (1 drop window in the trace): a larger buffer (-b) or -m streaming keeps more" ] ||
-		fail "stderr: $ERR"
+		fail "stderr: $ERR" || return 1
+	# streaming already: only the buffer
+	FAKE_PROVIDERS=app,lossy t_run record -q -m streaming -d 50ms
+	[ "$ERR" = "tracebufctl: warning: 3 records dropped by 1 provider (1 drop window in the trace): a larger buffer (-b) gives the saves more time" ] ||
+		fail "stderr (streaming): $ERR"
 }
 
 test_override_for_absent_provider_warns() {

@@ -4,8 +4,9 @@
 # Background sessions and where traces go, end to end without the module
 # (tracebufctl-fake, see record_fake_test.sh): record --detach, status,
 # stop, alert, a killed session leaving nothing stale; -o - (standard
-# output), -o FILE.gz and FILE.zst, --max-size.  The sessions' runtime
-# directory is TRACEBUF_RUNTIME_DIR=$TMP/run.  KTAP on stdout.
+# output), -o FILE.gz and FILE.zst, --max-size and --rotate.  The
+# sessions' runtime directory is TRACEBUF_RUNTIME_DIR=$TMP/run.  KTAP on
+# stdout.
 #
 #   TBCTL_FAKE=build/tests/tracebufctl-fake tests/sessions_fake_test.sh
 set -u
@@ -96,8 +97,10 @@ test_stop_returns_session_status() {
 
 test_alert_triggers() {
 	detach -o t.fxt --trigger boom:stop || return 1
+	# no session has a trigger for it: not what was asked
 	t_run alert other
-	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: no trigger for other" ] ||
+	[ "$RC" = 1 ] && [ "$OUT" = "session $ID: no trigger for other" ] &&
+		[ "$ERR" = "tracebufctl: alert: no session has a trigger for other" ] ||
 		fail "alert other: $RC '$OUT' $ERR" || return 1
 	t_run alert boom
 	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: stop" ] ||
@@ -110,6 +113,53 @@ test_alert_triggers() {
 	expect_error "alert: invalid alert name" || return 1
 	t_run alert waytoolongforanalert
 	expect_error "alert: invalid alert name"
+}
+
+# snapshot: -o FILE (the caller's directory), the default names, a
+# trigger; compressed; refused for streaming; a provider missing: exit 1
+test_snapshots() {
+	detach -m circular -o c.fxt --trigger snap:snapshot --trigger end:stop || return 1
+	mkdir -p "$TMP/w/sub"
+	RC=0
+	(cd "$TMP/w/sub" && exec "$TBCTL" snapshot -o x.fxt) > "$TMP/out" 2> "$TMP/err" || RC=$?
+	OUT=$(cat "$TMP/out") ERR=$(cat "$TMP/err")
+	[ "$RC" = 0 ] && [[ $OUT == "$TMP/w/sub/x.fxt: "*" B from 1 provider" ]] ||
+		fail "snapshot -o x.fxt: $RC '$OUT' $ERR" || return 1
+	dumps sub/x.fxt 3 || return 1
+	t_run snapshot "$ID"
+	[ "$RC" = 0 ] && [[ $OUT == "$TMP/w/c.snapshot-1.fxt: "* ]] ||
+		fail "snapshot: $RC '$OUT' $ERR" || return 1
+	t_run alert snap
+	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: snapshot" ] ||
+		fail "alert snap: $RC '$OUT' $ERR" || return 1
+	t_run snapshot -o y.fxt.gz
+	[ "$RC" = 0 ] || fail "snapshot -o y.fxt.gz: $RC $ERR" || return 1
+	[ "$(head -c 2 "$TMP/w/y.fxt.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] ||
+		fail "y.fxt.gz is not gzip" || return 1
+	dumps y.fxt.gz 3 && dumps c.snapshot-1.fxt 3 && dumps c.snapshot-2.fxt 3 || return 1
+	t_run alert end
+	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: stop" ] || fail "alert end: $RC '$OUT'" ||
+		return 1
+	gone "$ID" && dumps c.fxt 2 || return 1
+	# a provider that did not answer (the session's fake says so)
+	FAKE_SNAPSHOT=-1 detach -m oneshot -o o.fxt || return 1
+	t_run snapshot -o z.fxt
+	[ "$RC" = 1 ] && [[ $OUT == *"/z.fxt: 8 B from 0 providers" ]] &&
+		[[ $ERR == *"warning: provider app (1): did not answer the snapshot in time"* ]] ||
+		fail "a missing provider: $RC '$OUT' $ERR" || return 1
+	t_run stop && gone "$ID" || return 1
+	detach -m streaming -o n.fxt || return 1
+	t_run snapshot
+	expect_error "snapshot: session $ID: the session streams" || return 1
+	t_run stop && gone "$ID" || return 1
+	t_run snapshot -o -
+	expect_error "snapshot: -o needs a file" || return 1
+	t_run snapshot 1 2
+	expect_error "snapshot: one session id at most" || return 1
+	t_run snapshot --bogus
+	expect_error "snapshot: unknown option '--bogus'" || return 1
+	t_run snapshot
+	expect_error "snapshot: no recording session is running"
 }
 
 # a foreground session is a session too: status lists it, stop stops it
@@ -208,12 +258,95 @@ test_max_size_stops() {
 	dumps trace.fxt 2
 }
 
+# fxt_files NAME...: each (in $TMP/w) starts with the FXT magic record
+# and dumps cleanly with its provider info record and an event
+fxt_files() {
+	local f
+	for f in "$@"; do
+		[ "$(unz "$f" | head -c 8 | od -An -tx1 | tr -d ' \n')" = 1000044678541600 ] ||
+			fail "$f does not start with the FXT magic record" || return 1
+		dumps "$f" 3 || return 1
+		(cd "$TMP/w" && "$TBCTL" dump "$f") | grep -q 'provider-info id=1 name="app"' ||
+			fail "$f: no provider info record" || return 1
+	done
+}
+
+# unz FILE: FILE (in $TMP/w), decompressed
+unz() {
+	case $1 in
+	*.gz) gzip -dc "$TMP/w/$1" ;;
+	*) cat "$TMP/w/$1" ;;
+	esac
+}
+
+# --rotate: a new file each time one holds --max-size, each a trace alone
+test_max_size_rotates() {
+	local files n i
+	t_run record -m streaming --max-size 100 --rotate -d 400ms -o r.fxt
+	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
+	# r.fxt, r.1.fxt ... r.N-1.fxt and nothing else
+	files=$(cd "$TMP/w" && ls -A)
+	n=$(wc -l <<< "$files")
+	[ "$n" -ge 4 ] && [ -e "$TMP/w/r.fxt" ] || fail "files: $files" || return 1
+	for i in $(seq $((n - 1))); do
+		[ -e "$TMP/w/r.$i.fxt" ] || fail "no r.$i.fxt: $files" || return 1
+	done
+	[[ $ERR == *"wrote $n files, r.fxt ... r.$((n - 1)).fxt: "* ]] ||
+		fail "summary: $ERR" || return 1
+	[[ $ERR != *"stopped at"* ]] || fail "summary: $ERR" || return 1
+	# shellcheck disable=SC2086
+	fxt_files $files || return 1
+	# compressed: the number goes before .fxt.gz
+	t_run record -q -m streaming --max-size 100 --rotate -d 200ms -o z.fxt.gz
+	[ "$RC" = 0 ] || fail "gz: exit $RC: $ERR" || return 1
+	[ -e "$TMP/w/z.1.fxt.gz" ] || fail "gz: $(ls -A "$TMP/w")" || return 1
+	[ "$(head -c 2 "$TMP/w/z.1.fxt.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] ||
+		fail "z.1.fxt.gz is not gzip" || return 1
+	fxt_files z.fxt.gz z.1.fxt.gz
+}
+
+# status shows the file being written; refusals
+test_rotate_status_and_refusals() {
+	local _ files
+	detach -m streaming --max-size 100 --rotate -o s.fxt || return 1
+	for _ in $(seq 100); do
+		t_run -j status
+		[[ $OUT == *'"files":'[2-9]*'"output":"s.'[1-9]*'.fxt"}]' ]] && break
+		sleep 0.1
+	done
+	[[ $OUT == *'"files":'[2-9]*'"output":"s.'[1-9]*'.fxt"}]' ]] ||
+		fail "status -j: $OUT" || return 1
+	t_run status
+	[[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +streaming\ +recording\ .*\ s\.[1-9][0-9]*\.fxt$ ]] ||
+		fail "status: $OUT" || return 1
+	t_run stop "$ID"
+	[ "$RC" = 0 ] || fail "stop: exit $RC: $ERR" || return 1
+	gone "$ID" || return 1
+	files=$(cd "$TMP/w" && ls -A)
+	# shellcheck disable=SC2086
+	fxt_files $files || return 1
+	t_run record --rotate -m streaming
+	expect_error "--rotate needs --max-size" || return 1
+	t_run record --rotate --max-size 1M
+	expect_error "--max-size is for -m streaming" || return 1
+	t_run record -m streaming --max-size 1M --rotate -o -
+	expect_error "--rotate: standard output (-o -) cannot go on in another file" || return 1
+	# a next file that cannot be made fails the recording; those complete stay
+	mkdir "$TMP/w/q.2.fxt"
+	t_run record -m streaming --max-size 100 --rotate -d 5s -o q.fxt
+	expect_error "q.2.fxt: is a directory" || return 1
+	fxt_files q.fxt || return 1
+	[ ! -e "$TMP/w/q.1.fxt" ] && [ -z "$(cd "$TMP/w" && ls -A | grep '^\.')" ] ||
+		fail "left: $(ls -A "$TMP/w")"
+}
+
 NEEDS=("$TBCTL")
 TESTS=(
 	test_detach_status_stop
 	test_stop_which_session
 	test_stop_returns_session_status
 	test_alert_triggers
+	test_snapshots
 	test_foreground_session_listed
 	test_killed_session_not_shown
 	test_detach_failure_reported
@@ -222,5 +355,7 @@ TESTS=(
 	test_compressed_outputs
 	test_compressor_missing
 	test_max_size_stops
+	test_max_size_rotates
+	test_rotate_status_and_refusals
 )
 tap_main

@@ -6,7 +6,8 @@
  * (the trace on standard output, COMMAND's output kept off it); -o
  * FILE.gz compressed by gzip (busybox's here) and read back by dump,
  * record for record the same as the file gunzipped; --max-size ending a
- * streaming recording near its size.
+ * streaming recording near its size, and with --rotate going on in new
+ * files, each of which reads alone.
  *
  * tracebufctl and tracebuf-example are expected beside this program.
  */
@@ -233,12 +234,214 @@ static void max_size_stops_streaming(void)
 	T_EXPECT(st.st_size >= 256 * 1024 && st.st_size <= 1024 * 1024);
 }
 
+/* What one file of a rotation holds. */
+struct alone {
+	unsigned int events, infos, inits, strings, threads;
+};
+
+/*
+ * file read alone with libtracebuf: the magic record first, then records
+ * to its end without an error, and no ref to a string or thread it does
+ * not define.  0, or -1 (said).
+ */
+static int read_alone(const char *file, struct alone *a)
+{
+	struct tracebuf_reader_record rec;
+	struct tracebuf_reader *r;
+	uint64_t unresolved;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	if (ret) {
+		printf("# %s: %s\n", file, strerror(-ret));
+		return -1;
+	}
+	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
+		a->events += rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT;
+		a->infos += rec.type == TRACEBUF_LIB_FXT_RECORD_METADATA &&
+			    rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO;
+		a->inits += rec.type == TRACEBUF_LIB_FXT_RECORD_INIT;
+		a->strings += rec.type == TRACEBUF_LIB_FXT_RECORD_STRING;
+		a->threads += rec.type == TRACEBUF_LIB_FXT_RECORD_THREAD;
+	}
+	if (ret)
+		printf("# %s: %s at %zu\n", file, tracebuf_reader_error(r),
+		       tracebuf_reader_error_offset(r));
+	unresolved = tracebuf_reader_unresolved_refs(r);
+	tracebuf_reader_close(r);
+	printf("# %s: %u events, %u providers, %u init, %u strings, %u threads, "
+	       "%" PRIu64 " unresolved\n", file, a->events, a->infos, a->inits, a->strings,
+	       a->threads, unresolved);
+	return ret || unresolved ? -1 : 0;
+}
+
+/* The provider's records are all in each file of a rotation. */
+static void expect_alone(const char *file)
+{
+	struct alone a;
+
+	T_ASSERT_EQ(read_alone(file, &a), 0);
+	T_EXPECT_EQ(a.infos, 1);
+	T_EXPECT(a.inits >= 1 && a.strings > 0 && a.threads > 0);
+	T_EXPECT(a.events > 0);
+}
+
+/*
+ * --max-size with --rotate: the recording goes on in r.1.fxt, r.2.fxt...
+ * instead of stopping, each a trace that reads alone (the provider's
+ * info and durable records again before its data); gzip'ed as -o says,
+ * r.fxt.gz, r.1.fxt.gz..., each of which dump reads.
+ */
+static void max_size_rotates_files(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-m", "streaming", "-b", "64K",
+			      "--max-size", "128K", "--rotate", "-o", path("r.fxt"), "--",
+			      EX, "-n", "5000", "-w", "20", NULL };
+	const char *recz[] = { "tracebufctl", "record", "-q", "-m", "streaming", "-b", "64K",
+			       "--max-size", "128K", "--rotate", "-o", path("z.fxt.gz"), "--",
+			       EX, "-n", "2000", "-w", "20", NULL };
+	static char out[1 << 20], err[4096];
+	char name[64], want[3 * PATH_MAX], cmd[3 * PATH_MAX];
+	unsigned int n;
+	struct stat st;
+
+	T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	for (n = 0;; n++) {
+		snprintf(name, sizeof(name), n ? "r.%u.fxt" : "r.fxt", n);
+		if (stat(path(name), &st))
+			break;
+		expect_alone(path(name));
+	}
+	printf("# %u files\n", n);
+	T_EXPECT(n >= 3);
+	snprintf(name, sizeof(name), "r.%u.fxt", n - 1);
+	snprintf(want, sizeof(want), "wrote %u files, %s ... %s: ", n, path("r.fxt"), path(name));
+	T_EXPECT(strstr(err, want) != NULL);
+	T_EXPECT(strstr(err, "stopped at") == NULL);
+
+	T_ASSERT_EQ(run(recz, out, sizeof(out), err, sizeof(err), 0), 0);
+	for (n = 0;; n++) {
+		snprintf(name, sizeof(name), n ? "z.%u.fxt.gz" : "z.fxt.gz", n);
+		if (stat(path(name), &st))
+			break;
+		T_ASSERT_EQ(run((const char *[]){ "tracebufctl", "dump", path(name), NULL },
+				out, sizeof(out), NULL, 0, 0), 0);
+		T_EXPECT(strstr(out, "provider-info") != NULL);
+		snprintf(cmd, sizeof(cmd), "gzip -dc %s > %s", path(name), path("z.fxt"));
+		T_ASSERT_EQ(system(cmd), 0);
+		expect_alone(path("z.fxt"));
+	}
+	printf("# %u gzip'ed files\n", n);
+	T_EXPECT(n >= 2);
+}
+
+/*
+ * snapshot of a detached circular session, while its COMMAND writes: to a
+ * file named with -o, to the default name, gzip'ed, and by a trigger from
+ * an operator's alert; each a trace of its own.  The session's trace is
+ * written as usual at the end.
+ */
+static void snapshots_of_a_running_session(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "circular",
+			      "-b", "256K", "--trigger", "dump:snapshot", "-o", path("s.fxt"),
+			      "--", EX, "-n", "1000000", "-w", "100", NULL };
+	const char *alert[] = { "tracebufctl", "alert", "dump", NULL };
+	const char *other[] = { "tracebufctl", "alert", "nosuch", NULL };
+	static char out[4096], err[4096], dump[1 << 20];
+	unsigned int events = 0, infos = 0;
+	unsigned char magic[2] = { 0 };
+	char idstr[16];
+	struct stat st;
+	int id, fd;
+
+	id = detach(rec);
+	T_ASSERT(id > 0);
+	snprintf(idstr, sizeof(idstr), "%d", id);
+	/*
+	 * -o FILE, relative to the caller's directory; until COMMAND wrote
+	 * (before it registered, the snapshot holds no provider: exit 1)
+	 */
+	for (int i = 0; i < 100 && !events; i++) {
+		char cmd[2 * PATH_MAX], dir[PATH_MAX];
+
+		snprintf(dir, sizeof(dir), "%s", path("x"));
+		snprintf(cmd, sizeof(cmd), "cd %s && %s snapshot -o snap1.fxt %s >/dev/null 2>&1",
+			 dirname(dir), prog_path("tracebufctl"), idstr);
+		if (system(cmd) == 0)
+			T_ASSERT_EQ(count_events(path("snap1.fxt"), &events, &infos), 0);
+		if (!events)
+			usleep(100000);
+	}
+	T_EXPECT_EQ(infos, 1);
+	T_EXPECT(events > 0);
+	/* the default name: the output's, numbered */
+	T_ASSERT_EQ(run((const char *[]){ "tracebufctl", "snapshot", NULL }, out, sizeof(out),
+			err, sizeof(err), 0), 0);
+	printf("# snapshot: %s", out);
+	T_EXPECT(strstr(out, "s.snapshot-1.fxt: ") && strstr(out, " from 1 provider\n"));
+	T_ASSERT_EQ(count_events(path("s.snapshot-1.fxt"), &events, &infos), 0);
+	T_EXPECT_EQ(infos, 1);
+	T_EXPECT(events > 0);
+	/* compressed as it is written */
+	T_ASSERT_EQ(run((const char *[]){ "tracebufctl", "snapshot", "-o", path("snap.fxt.gz"),
+					  NULL }, out, sizeof(out), err, sizeof(err), 0), 0);
+	fd = open(path("snap.fxt.gz"), O_RDONLY | O_CLOEXEC);
+	T_ASSERT(fd >= 0);
+	T_EXPECT_EQ(read(fd, magic, 2), 2);
+	close(fd);
+	T_EXPECT(magic[0] == 0x1f && magic[1] == 0x8b);
+	T_EXPECT_EQ(run((const char *[]){ "tracebufctl", "dump", path("snap.fxt.gz"), NULL },
+			dump, sizeof(dump), NULL, 0, 0), 0);
+	T_EXPECT(strstr(dump, " event ") != NULL);
+	/* an operator's alert: the trigger writes the next one, and goes on */
+	T_ASSERT_EQ(run(alert, out, sizeof(out), NULL, 0, 0), 0);
+	T_EXPECT(strstr(out, ": snapshot\n") != NULL);
+	for (int i = 0; i < 100 && stat(path("s.snapshot-2.fxt"), &st); i++)
+		usleep(100000);
+	T_ASSERT_EQ(count_events(path("s.snapshot-2.fxt"), &events, &infos), 0);
+	T_EXPECT(events > 0);
+	/* an alert no session has a trigger for is not what was asked */
+	T_EXPECT_EQ(run(other, out, sizeof(out), err, sizeof(err), 0), 1);
+	T_EXPECT(strstr(err, "no session has a trigger for nosuch") != NULL);
+	T_EXPECT_EQ(kill(id, 0), 0);	/* still recording */
+	system("killall tracebuf-example 2>/dev/null");
+	T_EXPECT(ended(id));
+	T_ASSERT_EQ(count_events(path("s.fxt"), &events, &infos), 0);
+	T_EXPECT_EQ(infos, 1);
+	T_EXPECT(events > 0);
+}
+
+/* A streaming session has no snapshots: refused, and it goes on. */
+static void snapshot_refused_when_streaming(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "streaming",
+			      "-b", "64K", "-o", path("n.fxt"), NULL };
+	static char err[4096];
+	char idstr[16];
+	int id;
+
+	id = detach(rec);
+	T_ASSERT(id > 0);
+	snprintf(idstr, sizeof(idstr), "%d", id);
+	T_EXPECT_EQ(run((const char *[]){ "tracebufctl", "snapshot", idstr, NULL }, NULL, 0,
+			err, sizeof(err), 0), 1);
+	T_EXPECT(one_error_line(err) && strstr(err, "streams"));
+	T_EXPECT_EQ(run((const char *[]){ "tracebufctl", "stop", idstr, NULL }, NULL, 0, err,
+			sizeof(err), 0), 3);	/* no provider was traced */
+	T_EXPECT(ended(id));
+}
+
 static const struct t_test tests[] = {
 	T_TEST(detach_status_stop),
 	T_TEST(alert_from_the_command_line),
 	T_TEST(trace_on_stdout),
 	T_TEST(gzip_round_trip),
 	T_TEST(max_size_stops_streaming),
+	T_TEST(max_size_rotates_files),
+	T_TEST(snapshots_of_a_running_session),
+	T_TEST(snapshot_refused_when_streaming),
 };
 
 VMTEST_MAIN(tests)
