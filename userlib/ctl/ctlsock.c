@@ -184,6 +184,8 @@ int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
 	return ret;
 }
 
+static int tbctl_pid_cmp(const void *a, const void *b);
+
 void tbctl_ctl_unlink(const char *dir, pid_t id, bool log)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
@@ -192,6 +194,95 @@ void tbctl_ctl_unlink(const char *dir, pid_t id, bool log)
 		unlink(path);
 	if (log && !tbctl_ctl_path(path, sizeof(path), dir, id, "log"))
 		unlink(path);
+}
+
+int tbctl_ctl_end(const char *dir, pid_t id, int status, const char *line,
+		  const char *json)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+	FILE *f;
+	int ret;
+
+	ret = tbctl_ctl_path(path, sizeof(path), dir, id, "exit");
+	if (ret)
+		return ret;
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%d\n%s\n%s\n", status, line, json);
+	ret = fclose(f) ? -errno : 0;
+	if (ret)
+		unlink(path);
+	return ret;
+}
+
+int tbctl_ctl_ended(const char *dir, pid_t id, int *status, char *line, size_t linelen,
+		    char *json, size_t jsonlen)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+	char *text = NULL;
+	size_t cap = 0;
+	int ret = -ESRCH;
+	FILE *f;
+
+	if (tbctl_ctl_path(path, sizeof(path), dir, id, "exit"))
+		return -ESRCH;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (getline(&text, &cap, f) > 0 && sscanf(text, "%d", status) == 1) {
+		ret = 0;
+		for (int i = 0; i < 2; i++) {
+			char *out = i ? json : line;
+			size_t outlen = i ? jsonlen : linelen;
+			ssize_t n = getline(&text, &cap, f);
+
+			if (n > 0 && text[n - 1] == '\n')
+				text[n - 1] = '\0';
+			if (out && outlen)
+				snprintf(out, outlen, "%s", n > 0 ? text : "");
+		}
+	}
+	free(text);
+	fclose(f);
+	return ret;
+}
+
+int tbctl_ctl_ended_list(const char *dir, pid_t **ids)
+{
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	pid_t *v = NULL;
+	DIR *d;
+
+	*ids = NULL;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long id = strtol(de->d_name, &end, 10);
+
+		if (end == de->d_name || strcmp(end, ".exit") || id <= 0 || id > 0x3fffffff)
+			continue;
+		if (n == cap) {
+			pid_t *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!nv) {
+				closedir(d);
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 8;
+		}
+		v[n++] = (pid_t)id;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), tbctl_pid_cmp);
+	*ids = v;
+	return (int)n;
 }
 
 void tbctl_ctl_show_log(const char *dir, pid_t id)
@@ -209,6 +300,8 @@ void tbctl_ctl_show_log(const char *dir, pid_t id)
 		fwrite(buf, 1, n, stderr);
 	fclose(f);
 	unlink(path);
+	if (!tbctl_ctl_path(path, sizeof(path), dir, id, "exit"))
+		unlink(path);
 }
 
 static int tbctl_pid_cmp(const void *a, const void *b)

@@ -15,6 +15,9 @@
  *			"exit N" with record's exit status, comes when it
  *			has ended
  *
+ * A detached session that ends by itself with a non-zero status leaves
+ * RUNDIR/ID.exit beside its log, until "stop ID" shows them.
+ *
  * RUNDIR: $TRACEBUF_RUNTIME_DIR, else /run/tracebuf for root, else
  * $XDG_RUNTIME_DIR/tracebuf, else /tmp/tracebuf-UID; made 0700, and
  * refused when it is not ours and private.  Only a peer of the same user
@@ -64,6 +67,22 @@ int tbctl_ctl_sessions(const char *dir, pid_t **ids);
 
 /* What a detached session wrote to RUNDIR/ID.log, to stderr; the log removed. */
 void tbctl_ctl_show_log(const char *dir, pid_t id);
+
+/*
+ * A detached session that ended by itself with a non-zero status keeps
+ * its log, and leaves RUNDIR/ID.exit: its status, then its last status
+ * line as text and as JSON.  "status" lists it, "stop" prints its log,
+ * exits with its status and removes both (tbctl_ctl_show_log()).
+ * tbctl_ctl_end() writes it: 0 or -errno.  tbctl_ctl_ended() reads it:
+ * 0, -ESRCH when there is none, or -errno.  tbctl_ctl_ended_list(): the
+ * ids of those in RUNDIR, sorted, in a malloc'd array: their count, or
+ * -errno.
+ */
+int tbctl_ctl_end(const char *dir, pid_t id, int status, const char *line,
+		  const char *json);
+int tbctl_ctl_ended(const char *dir, pid_t id, int *status, char *line, size_t linelen,
+		    char *json, size_t jsonlen);
+int tbctl_ctl_ended_list(const char *dir, pid_t **ids);
 
 /* Remove RUNDIR/ID.sock (and, if log, RUNDIR/ID.log). */
 void tbctl_ctl_unlink(const char *dir, pid_t id, bool log);

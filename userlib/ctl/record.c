@@ -923,6 +923,9 @@ struct record_run {
 	/* set by the notify callback and the signal handling */
 	bool triggered;
 	char alert[TRACEBUF_ALERT_NAME_MAX + 1];
+	/* a detached session that ended by itself, for "status" */
+	bool ended;
+	int exit_status;
 	int signo;			/* the first SIGINT, SIGTERM or SIGHUP */
 	unsigned int signals;		/* how many of them */
 	/* the status line */
@@ -1345,8 +1348,8 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 {
 	const char *mode = tbctl_mode_name(r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT);
 	const char *state = r->stop_requested ? "stopping" : "recording";
-	uint64_t dropped = 0, bytes = r->s ? tracebuf_session_bytes(r->s) : 0;
-	char human[32], out[512];
+	uint64_t dropped = 0, bytes = r->s ? tracebuf_session_bytes(r->s) : r->bytes;
+	char human[32], out[512], ended[16];
 	FILE *f;
 
 	if (r->s && record_providers(r))
@@ -1355,6 +1358,10 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 		dropped += r->prov[i].records_dropped;
 	/* the file written now (with --rotate, the last of them) */
 	tbctl_safe(r->out.path, out, sizeof(out));
+	if (r->ended) {
+		snprintf(ended, sizeof(ended), "ended (%d)", r->exit_status);
+		state = json ? "ended" : ended;
+	}
 	if (!json) {
 		snprintf(buf, len, "%-8d %-10s %-10s %9d %10s %9llu  %s", (int)getpid(), mode,
 			 state, r->nprov, tbctl_human_bytes(bytes, human, sizeof(human)),
@@ -1372,6 +1379,8 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 		r->nprov, (unsigned long long)bytes, (unsigned long long)dropped, r->nfile + 1,
 		r->snapshots);
 	tbctl_json_cstr(f, r->out.path);
+	if (r->ended)
+		fprintf(f, ",\"exit\":%d", r->exit_status);
 	fputc('}', f);
 	fclose(f);
 }
@@ -1513,7 +1522,8 @@ static void record_ctl_close(struct record_run *r, int status)
 {
 	/* before it started, the parent shows and removes it */
 	bool log = r->detached && r->started && !r->nstop_fds;
-	char reply[32];
+	char reply[32], line[1024], json[1024];
+	int ret;
 
 	snprintf(reply, sizeof(reply), "exit %d", status);
 	for (int i = 0; i < r->nstop_fds; i++) {
@@ -1521,11 +1531,24 @@ static void record_ctl_close(struct record_run *r, int status)
 		close(r->stop_fds[i]);
 	}
 	r->nstop_fds = 0;
-	if (r->ctl_fd >= 0) {
-		close(r->ctl_fd);
-		r->ctl_fd = -1;
-		tbctl_ctl_unlink(r->rundir, getpid(), log);
+	if (r->ctl_fd < 0)
+		return;
+	/* ended by itself, not as asked: kept for "status" and "stop" */
+	if (log && status) {
+		r->ended = true;
+		r->exit_status = status;
+		record_ctl_status(r, false, line, sizeof(line));
+		record_ctl_status(r, true, json, sizeof(json));
+		ret = tbctl_ctl_end(r->rundir, getpid(), status, line, json);
+		if (!ret)
+			log = false;
+		else
+			tbctl_err("%s: cannot keep the session's status: %s", r->rundir,
+				  strerror(-ret));
 	}
+	close(r->ctl_fd);
+	r->ctl_fd = -1;
+	tbctl_ctl_unlink(r->rundir, getpid(), log);
 }
 
 /*

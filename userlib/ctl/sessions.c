@@ -74,6 +74,13 @@ static int sessions_pick(const char *cmd, const char *dir, const char *word, pid
 	if (word)
 		return sessions_parse_id(cmd, word, id);
 	n = sessions_list(dir, &ids);
+	/* "stop" with none running: the one that ended by itself, if one */
+	if (!n && !strcmp(cmd, "stop")) {
+		free(ids);
+		n = tbctl_ctl_ended_list(dir, &ids);
+		if (n != 1)
+			n = 0;
+	}
 	if (n < 0)
 		return n;
 	if (n == 1) {
@@ -99,6 +106,16 @@ static int sessions_request_err(const char *cmd, pid_t id, int err)
 	return err;
 }
 
+/* An ended session's last status line (or JSON) into reply: 0, or -ESRCH. */
+static int sessions_ended(const char *dir, pid_t id, bool json, char *reply, size_t len)
+{
+	int status;
+
+	if (json)
+		return tbctl_ctl_ended(dir, id, &status, NULL, 0, reply, len);
+	return tbctl_ctl_ended(dir, id, &status, reply, len, NULL, 0);
+}
+
 static void status_usage(FILE *f)
 {
 	fprintf(f,
@@ -107,7 +124,9 @@ static void status_usage(FILE *f)
 		"The recording sessions running on this machine, in the foreground\n"
 		"or detached: their id, mode, state, number of providers, bytes\n"
 		"written, records dropped and output.  A session that was killed is\n"
-		"not shown (its files are removed).\n"
+		"not shown (its files are removed).  A detached one that ended by\n"
+		"itself with a non-zero status is, as 'ended (STATUS)', until 'stop'\n"
+		"shows its messages.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json    a JSON array\n"
@@ -154,12 +173,27 @@ int cmd_status(struct tbctl_ctx *ctx, int argc, char **argv)
 					reply, sizeof(reply), 5000);
 		if (ret == -ESRCH && !nwords)
 			continue;	/* ended since it was listed */
+		if (ret == -ESRCH)
+			ret = sessions_ended(dir, ids[i], ctx->json, reply, sizeof(reply));
 		if (ret) {
 			if (ctx->json)
 				puts("]");
 			sessions_request_err("status", ids[i], ret);
 			goto out;
 		}
+		if (ctx->json)
+			printf("%s%s", shown ? "," : "", reply);
+		else
+			printf("%s\n", reply);
+		shown++;
+	}
+	/* and those that ended by themselves, not as asked, until "stop" */
+	free(ids);
+	ids = NULL;
+	n = nwords ? 0 : tbctl_ctl_ended_list(dir, &ids);
+	for (int i = 0; i < n; i++) {
+		if (sessions_ended(dir, ids[i], ctx->json, reply, sizeof(reply)))
+			continue;
 		if (ctx->json)
 			printf("%s%s", shown ? "," : "", reply);
 		else
@@ -188,7 +222,9 @@ static void stop_usage(FILE *f)
 		"running), as SIGINT stops a foreground one: the providers are\n"
 		"stopped and the trace file written.  Waits until it is, prints what\n"
 		"a detached session said (its summary and warnings), and exits with\n"
-		"the session's exit status ('" TBCTL_PROG " record --help').\n"
+		"the session's exit status ('" TBCTL_PROG " record --help').  For a\n"
+		"detached session that ended by itself with a non-zero status (see\n"
+		"'status'), prints what it said and exits with that status.\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help    print this help and exit\n");
@@ -222,6 +258,11 @@ int cmd_stop(struct tbctl_ctx *ctx, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = tbctl_ctl_request(dir, id, "stop", reply, sizeof(reply), -1);
+	/* it ended by itself: what it said, and its status */
+	if (ret == -ESRCH && !tbctl_ctl_ended(dir, id, &status, NULL, 0, NULL, 0)) {
+		tbctl_ctl_show_log(dir, id);
+		return status;
+	}
 	if (ret)
 		return sessions_request_err("stop", id, ret);
 	if (sscanf(reply, "exit %d", &status) != 1) {

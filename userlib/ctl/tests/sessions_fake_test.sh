@@ -95,6 +95,29 @@ test_stop_returns_session_status() {
 		fail "stop printed: $ERR"
 }
 
+# ended by itself, not as asked: status shows it, stop shows what it said
+test_ended_session_kept() {
+	detach -o e.fxt -p nosuch -d 200ms || return 1
+	local _
+	for _ in $(seq 100); do
+		kill -0 "$ID" 2> /dev/null || break
+		sleep 0.1
+	done
+	t_run status
+	[ "$RC" = 0 ] && [[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +ended\ \(4\) ]] ||
+		fail "status: $RC $OUT" || return 1
+	t_run -j status
+	[[ $OUT == *"\"id\":$ID,"*"\"state\":\"ended\""*"\"exit\":4}]" ]] ||
+		fail "status -j: $OUT" || return 1
+	t_run stop
+	[ "$RC" = 4 ] || fail "stop: exit $RC, expected 4: $ERR" || return 1
+	[[ $ERR == *"warning: -p nosuch: no provider of that name registered"* ]] ||
+		fail "stop printed: $ERR" || return 1
+	[ -z "$(ls -A "$TMP/run")" ] || fail "left in run/: $(ls -A "$TMP/run")" || return 1
+	t_run stop "$ID"
+	expect_error "stop: no session $ID is running"
+}
+
 test_alert_triggers() {
 	detach -o t.fxt --trigger boom:stop || return 1
 	# no session has a trigger for it: not what was asked
@@ -345,6 +368,7 @@ TESTS=(
 	test_detach_status_stop
 	test_stop_which_session
 	test_stop_returns_session_status
+	test_ended_session_kept
 	test_alert_triggers
 	test_snapshots
 	test_foreground_session_listed
