@@ -44,6 +44,7 @@
 #define FZ_ERRNO_MAX	134	/* errno buckets (EHWPOISON + 1) */
 #define FZ_ARG_MAX	(16 * 1024)	/* _IOC_SIZEMASK + 1 */
 #define FZ_STALL_S	60	/* no operation finished for this long */
+#define FZ_DONE_S	5	/* all done: a worker still there is ended */
 
 /* ------------------------------------------------------------------ */
 /* Shared by the supervisor and every process it starts               */
@@ -1628,6 +1629,7 @@ static void fz_supervise(__u64 seed, unsigned int workers, struct fz_result *res
 	unsigned long last_ops = 0;
 	struct timespec t0, t1, progress, deadline = { 0 };
 	unsigned int live = 0;
+	bool done_killed = false;
 	int status;
 	pid_t pid;
 
@@ -1645,6 +1647,21 @@ static void fz_supervise(__u64 seed, unsigned int workers, struct fz_result *res
 		if (sh->ops != last_ops) {
 			last_ops = sh->ops;
 			progress = t1;
+		} else if (sh->ops >= sh->target && t1.tv_sec - progress.tv_sec > FZ_DONE_S &&
+			   !done_killed) {
+			/*
+			 * Every operation is done, but a worker may sit in a
+			 * blocking read() of an empty inbox, as documented:
+			 * end it.  One stuck in the kernel does not die, and
+			 * is a stall below.
+			 */
+			for (unsigned int i = 0; i < workers; i++) {
+				if (sh->w[i].pid > 0 && !killed[i]) {
+					kill(sh->w[i].pid, SIGKILL);
+					killed[i] = sh->w[i].pid;
+				}
+			}
+			done_killed = true;
 		} else if (t1.tv_sec - progress.tv_sec > FZ_STALL_S && !res->stalled) {
 			ksft_print_msg("no operation finished for %d s\n", FZ_STALL_S);
 			fz_report_stall(workers);
