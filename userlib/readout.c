@@ -323,18 +323,18 @@ out:
 /* ------------------------------------------------------------------------ */
 /* Snapshots (Documentation/trace-format.md §1.7)                           */
 
-/* The copy buffer of the snapshot under way, at least @len bytes. */
-static uint8_t *tb_snap_copy(struct tb_snap *sn, size_t len)
+/* The session's snapshot copy buffer, at least @len bytes. */
+static uint8_t *tb_snap_copy(struct tracebuf_session *s, size_t len)
 {
-	if (len > sn->copy_cap) {
-		uint8_t *n = realloc(sn->copy, len);
+	if (len > s->snap_copy_cap) {
+		uint8_t *n = realloc(s->snap_copy, len);
 
 		if (!n)
 			return NULL;
-		sn->copy = n;
-		sn->copy_cap = len;
+		s->snap_copy = n;
+		s->snap_copy_cap = len;
 	}
-	return sn->copy;
+	return s->snap_copy;
 }
 
 /* Keep the whole, decoding records of a copied range, write them. */
@@ -388,7 +388,7 @@ bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	len[2] = end;
 	for (int i = 0; i < 3; i++)
 		total += (size_t)len[i];
-	copy = tb_snap_copy(s->snap, total ? total : 8);
+	copy = tb_snap_copy(s, total ? total : 8);
 	if (!copy) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its snapshot",
 			      NULL);

@@ -790,7 +790,6 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 	s->snap = NULL;
 	tracebuf_out_flush(&sn.out);
 	free(sn.out.buf);
-	free(sn.copy);
 	if (bytes)
 		*bytes = sn.out.bytes;
 	if (sn.out.err)
@@ -878,6 +877,7 @@ TRACEBUF_API int tracebuf_session_destroy(struct tracebuf_session *s)
 	free(s->names);
 	free(s->extra);
 	free(s->scratch);
+	free(s->snap_copy);
 	free(s->out.buf);
 	free(s);
 	return ret;

@@ -70,14 +70,17 @@ struct tracebuf_session {
 	uint8_t *scratch;			/* a chunk copied out of a buffer */
 	size_t scratch_cap;
 	struct tb_snap *snap;			/* the snapshot under way */
+	uint8_t *snap_copy;			/* a buffer's ranges, copied; kept
+						 * for the next snapshot: its pages
+						 * are in, the copy is faster
+						 */
+	size_t snap_copy_cap;
 	bool in_notify;				/* in the caller's notify callback */
 };
 
 /* A snapshot under way (session.c): its own file, and what it holds. */
 struct tb_snap {
 	struct tb_out out;
-	uint8_t *copy;				/* a buffer's ranges, copied */
-	size_t copy_cap;
 	int providers;				/* whose data it holds */
 };
 
