@@ -903,6 +903,7 @@ struct record_run {
 	/* --rotate: r->out is file number nfile, 0 being the output itself */
 	unsigned int nfile;
 	char *file_path;		/* its name from 1 on (malloc'd) */
+	char *prev_path;		/* the one before, from 2 on */
 	uint64_t file_base;		/* tracebuf_session_bytes() where it began */
 	int started_fd;			/* --detach: the parent's pipe, -1 */
 	bool detached;			/* its stderr is RUNDIR/ID.log */
@@ -1588,7 +1589,8 @@ static int record_rotate(struct record_run *r)
 	}
 	/* the session wrote all it had for it: the file is whole */
 	ret = tbctl_out_commit(&r->out);
-	free(r->file_path);
+	free(r->prev_path);
+	r->prev_path = r->file_path;
 	r->file_path = name;
 	r->out = next;
 	r->nfile++;
@@ -1954,9 +1956,15 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o, 
 	ret = record_finish(&r, true);
 	if (ret)
 		goto out_tmp;
-	ret = tbctl_out_commit(&r.out);
-	if (ret)
-		goto out_signals;
+	if (r.nfile && r.bytes - r.file_base <= sizeof(uint64_t)) {
+		/* nothing came after the last rotation: no file of a magic word */
+		tbctl_out_abort(&r.out);
+		r.out.path = --r.nfile ? r.prev_path : o->output;
+	} else {
+		ret = tbctl_out_commit(&r.out);
+		if (ret)
+			goto out_signals;
+	}
 	if (!quiet)
 		record_summary(&r, now_ns() - r.t0);
 	outcome = record_outcome(&r);
@@ -1979,6 +1987,7 @@ out_signals:
 	free(r.prov);
 	free(r.cat_known);
 	free(r.file_path);
+	free(r.prev_path);
 	if (ret)
 		return ret;
 	if (left)

@@ -299,8 +299,8 @@ static void max_size_rotates_files(void)
 			      "--max-size", "128K", "--rotate", "-o", path("r.fxt"), "--",
 			      EX, "-n", "5000", "-w", "20", NULL };
 	const char *recz[] = { "tracebufctl", "record", "-q", "-m", "streaming", "-b", "64K",
-			       "--max-size", "128K", "--rotate", "-o", path("z.fxt.gz"), "--",
-			       EX, "-n", "2000", "-w", "20", NULL };
+			       "--max-size", "64K", "--rotate", "-o", path("z.fxt.gz"), "--",
+			       EX, "-n", "5000", "-w", "20", NULL };
 	static char out[1 << 20], err[4096];
 	char name[64], want[3 * PATH_MAX], cmd[3 * PATH_MAX];
 	unsigned int n;
