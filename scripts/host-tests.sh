@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The host part of "make check" (and all of "make -C userlib test"): build
-# libtracebuf and tracebufctl and their unit tests (userlib/tests/,
-# userlib/ctl/tests/), once plainly and once
+# libtracebuf, tracebufctl and libposixtrace and their unit tests
+# (userlib/tests/, userlib/ctl/tests/, userlib/posixtrace/tests/), once
+# plainly and once
 # with ASan and UBSan (NAME-san), run every test program on this machine
 # (no module, no VM) and report them the way vm-results.sh reports the
 # selftests: one PASS/FAIL line per program, then "N passed, M failed".
@@ -42,6 +43,9 @@ mapfile -t progs < <(make -s --no-print-directory -C "$USERLIB" list-tests)
 TBCTL=$TB_ROOT/userlib/ctl
 make -C "$TBCTL" tests >&2 || tb_die "tracebufctl or its tests did not build"
 mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$TBCTL" list-tests)
+PTRACE=$TB_ROOT/userlib/posixtrace
+make -C "$PTRACE" tests >&2 || tb_die "libposixtrace or its tests did not build"
+mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$PTRACE" list-tests)
 [ ${#progs[@]} -gt 0 ] || tb_die "'make -C userlib list-tests' printed no programs"
 # The benchmark and the example are built too (not run: "make bench" and
 # "make demo" do), so that a change to the library cannot leave them

@@ -13,7 +13,9 @@
 #      --defined-only) must be exactly what userlib/libtracebuf.map lists,
 #      each in its version node, and exactly what the sources mark for
 #      export (TRACEBUF_API, TRACEBUF_HOT_API: the default-visibility
-#      globals of libtracebuf.a); any difference fails.
+#      globals of libtracebuf.a); any difference fails.  The same for
+#      libposixtrace (userlib/posixtrace/libposixtrace.map, POSIXTRACE_API),
+#      whose build (-Werror) must succeed.
 # Builds happen in .build/lint/ (a copy of the sources), never in the tree.
 #
 #   lint.sh [--kdir DIR]     only against the build tree DIR (a native one)
@@ -142,36 +144,47 @@ else
 	report checkpatch "$LINT/checkpatch.log" ': (ERROR|WARNING|CHECK):'
 fi
 
-# 4. The library's ABI: the map, name by name, against the built library.
-SODIR=$LINT/libtracebuf
-echo "lint: libtracebuf's exported symbols against userlib/libtracebuf.map"
-if ! make -s -C "$TB_ROOT/userlib" O="$SODIR" libtracebuf.so libtracebuf.a \
-	> "$LINT/so.log" 2>&1; then
-	cat "$LINT/so.log"
-	echo "lint: libtracebuf.so did not build"
-	status=1
-else
+# 4. The libraries' ABI: the map, name by name, against the built library.
+# check_abi NAME DIR MARK: NAME.so and NAME.a built in userlib/DIR (O=),
+# against userlib/DIR/NAME.map and what the sources mark MARK.
+check_abi() {
+	local lib=$1 dir=$2 mark=$3
+	local sodir=$LINT/$lib out=$LINT/$lib rel=userlib/$dir/$lib.map map
+
+	[ "$dir" != . ] || rel=userlib/$lib.map
+	map=$TB_ROOT/$rel
+	echo "lint: $lib's exported symbols against $rel"
+	if ! make -s -C "$TB_ROOT/userlib/$dir" O="$sodir" "$lib.so" "$lib.a" \
+		> "$out.so.log" 2>&1; then
+		cat "$out.so.log"
+		echo "lint: $lib.so did not build"
+		status=1
+		return
+	fi
 	# "name@@VERSION" lines, from the map (comments dropped) and the library
-	"$TB_ROOT/scripts/map-symbols.sh" "$TB_ROOT/userlib/libtracebuf.map" > "$LINT/map.syms"
-	nm -D --defined-only "$SODIR/libtracebuf.so" | awk '$2 != "A" { print $3 }' |
-		sort > "$LINT/so.syms"
-	comm -3 "$LINT/map.syms" "$LINT/so.syms" | sed -e 's/^\t/exported, not in the map: /' \
-		-e '/^exported/!s/^/in the map, not exported: /' > "$LINT/abi.log"
-	readelf -sW "$SODIR/libtracebuf.a" |
+	"$TB_ROOT/scripts/map-symbols.sh" "$map" > "$out.map.syms"
+	nm -D --defined-only "$sodir/$lib.so" | awk '$2 != "A" { print $3 }' |
+		sort > "$out.so.syms"
+	comm -3 "$out.map.syms" "$out.so.syms" | sed -e 's/^\t/exported, not in the map: /' \
+		-e '/^exported/!s/^/in the map, not exported: /' > "$out.abi.log"
+	readelf -sW "$sodir/$lib.a" |
 		awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { print $8 }' |
-		sort > "$LINT/api.syms"
-	sed 's/@@.*//' "$LINT/map.syms" | comm -3 - "$LINT/api.syms" |
-		sed -e 's/^\t/marked TRACEBUF_API, not in the map: /' \
-		    -e '/^marked/!s/^/in the map, not marked TRACEBUF_API: /' >> "$LINT/abi.log"
-	[ -s "$LINT/map.syms" ] || echo "the map lists no symbols" >> "$LINT/abi.log"
-	if [ -s "$LINT/abi.log" ]; then
-		cat "$LINT/abi.log"
-		echo "lint: libtracebuf.map and libtracebuf.so disagree"
+		sort > "$out.api.syms"
+	sed 's/@@.*//' "$out.map.syms" | comm -3 - "$out.api.syms" |
+		sed -e "s/^\t/marked $mark, not in the map: /" \
+		    -e "/^marked/!s/^/in the map, not marked $mark: /" >> "$out.abi.log"
+	[ -s "$out.map.syms" ] || echo "the map lists no symbols" >> "$out.abi.log"
+	if [ -s "$out.abi.log" ]; then
+		cat "$out.abi.log"
+		echo "lint: $lib.map and $lib.so disagree"
 		status=1
 	else
-		echo "lint: libtracebuf: $(wc -l < "$LINT/map.syms") symbols, as the map lists them"
+		echo "lint: $lib: $(wc -l < "$out.map.syms") symbols, as the map lists them"
 	fi
-fi
+}
+check_abi libtracebuf . "TRACEBUF_API"
+# libposixtrace (userlib/posixtrace): also its -Werror build
+check_abi libposixtrace posixtrace "POSIXTRACE_API"
 
 if [ $status = 0 ]; then
 	echo "lint: all clean"

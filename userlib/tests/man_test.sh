@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Description: the man pages (userlib/man/): tracebufctl(1), libtracebuf(3)
-# and tracebuf(4) render without a warning, and cannot drift from what
-# they describe:
+# Description: the man pages (userlib/man/): tracebufctl(1), libtracebuf(3),
+# tracebuf(4) and posix_trace(7) render without a warning, and the first
+# three cannot drift from what they describe (posix_trace(7):
+# userlib/posixtrace/tests/man_test.sh):
 #  - tracebuf.4 names every TRACEBUF_IOC_* of uapi/linux/tracebuf.h, has a
 #    ".SS TRACEBUF_IOC_X" for each ioctl that names its argument struct,
 #    every TRACEBUF_PKT_* as '.BR NAME " (VALUE)"', every TRACEBUF_MSG_*
@@ -35,7 +36,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 TAB=$'\t'
 
-PAGES=(tracebufctl.1 libtracebuf.3 tracebuf.4)
+PAGES=(tracebufctl.1 libtracebuf.3 tracebuf.4 posix_trace.7)
 LIMITS=(TRACEBUF_NAME_MAX TRACEBUF_CATEGORY_MAX TRACEBUF_CATEGORIES_MAX
 	TRACEBUF_DESCRIPTION_MAX TRACEBUF_ALERT_NAME_MAX TRACEBUF_ARGS_SIZE_MAX
 	TRACEBUF_BUFFER_MIN TRACEBUF_BUFFER_ALIGN TRACEBUF_INBOX_DEPTH
@@ -107,7 +108,7 @@ strip_comments() {
 }
 
 # ---------------------------------------------------------------------------
-# 1..3: each page renders without a warning
+# 1..N: each page renders without a warning
 
 have_groff=1
 command -v groff > /dev/null || have_groff=0

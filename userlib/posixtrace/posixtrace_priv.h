@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to libposixtrace: the layout behind trace.h's opaque types, and
+ * the sizes that tie the POSIX attributes to tracebuf's buffers and FXT
+ * records.  Never installed, never included by trace.h.
+ */
+#ifndef POSIXTRACE_PRIV_H
+#define POSIXTRACE_PRIV_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include <linux/tracebuf.h>	/* TRACEBUF_BUFFER_MIN, _MAX */
+#include <tracebuf_fxt.h>	/* TRACEBUF_LIB_FXT_STRING_MAX, _RECORD_MAX */
+#include <tracebuf_manager.h>	/* TRACEBUF_LIB_DEFAULT_BUFFER_SIZE */
+#include <trace.h>
+
+/*
+ * The library is built with -fvisibility=hidden: only functions marked
+ * POSIXTRACE_API can be exported, and libposixtrace.map then decides
+ * which are.  Mark the definition, in the .c file.
+ */
+#define POSIXTRACE_API	__attribute__((visibility("default")))
+
+/* posix_trace_attr_getgenversion(): the implementation and its ABI node */
+#define PT_GENVERSION		"tracebuf libposixtrace 1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Sizes                                                                    */
+
+/*
+ * The FXT record of one trace event, user or system, as the stream step
+ * will write it (userlib/Documentation/trace-format.md §4.2, §4.4): an
+ * instant event record (type 4, event type 0) in category "posix", named
+ * after the event type, with three arguments:
+ *
+ *   header word                                         8
+ *   timestamp                                           8
+ *   thread: process and thread koids inline            16  (the most: a
+ *       ref into the 255-entry thread table takes none)
+ *   category and name: refs into the string table       0
+ *   argument "id", uint32, value in its header          8
+ *   argument "pc", pointer: header and value           16
+ *   argument "data", a string of n bytes inline:        8 + n rounded up to 8
+ *                                                      ---
+ *                                                      64 + round_up(n, 8)
+ *
+ * The one place this formula lives: getmaxusereventsize() and
+ * getmaxsystemeventsize() use it, and so must the writer.
+ */
+#define PT_EVENT_RECORD_FIXED	64u
+
+static inline uint64_t pt_event_record_size(uint64_t data_len)
+{
+	return PT_EVENT_RECORD_FIXED + ((data_len + 7u) & ~(uint64_t)7u);
+}
+
+/*
+ * max-data-size: at most what one inline FXT string holds (32000 bytes,
+ * Fuchsia's limit); by default 1024, so that the largest record of the
+ * default attributes (1088 bytes) fits the smallest stream a few times.
+ */
+#define PT_MAX_DATA_SIZE_MAX		TRACEBUF_LIB_FXT_STRING_MAX
+#define PT_MAX_DATA_SIZE_DEFAULT	1024u
+_Static_assert(PT_EVENT_RECORD_FIXED + PT_MAX_DATA_SIZE_MAX <= TRACEBUF_LIB_FXT_RECORD_MAX,
+	       "an event of max-data-size must fit one FXT record");
+
+/*
+ * The largest system event: POSIX_TRACE_FILTER, whose data is the old and
+ * the new filter.
+ */
+#define PT_SYSTEM_DATA_MAX	(2u * sizeof(trace_event_set_t))
+
+/*
+ * stream-min-size: a tracebuf buffer's rules (a multiple of 4096, from
+ * TRACEBUF_BUFFER_MIN to TRACEBUF_BUFFER_MAX); the value is kept as given,
+ * the stream's buffer will be the smallest valid one that holds it.
+ * Default: libtracebuf's default buffer size (4 MiB).
+ */
+#define PT_STREAM_SIZE_MIN	TRACEBUF_BUFFER_MIN
+#define PT_STREAM_SIZE_MAX	TRACEBUF_BUFFER_MAX
+#define PT_STREAM_SIZE_DEFAULT	TRACEBUF_LIB_DEFAULT_BUFFER_SIZE
+
+/*
+ * log-max-size: at least one smallest buffer (a log receives whole
+ * buffers' worth of records); by default 64 MiB, sixteen default streams.
+ */
+#define PT_LOG_SIZE_MIN		TRACEBUF_BUFFER_MIN
+#define PT_LOG_SIZE_DEFAULT	(64u << 20)
+
+/* ------------------------------------------------------------------------ */
+/* Layouts                                                                  */
+
+#define PT_ATTR_MAGIC		0x74427450u	/* set by init */
+#define PT_ATTR_DESTROYED	0x64427450u	/* set by destroy */
+
+/* stream_policy 0: not set; POSIX_TRACE_LOOP without a log, FLUSH with */
+struct pt_attr {
+	uint32_t magic;
+	uint32_t reserved;
+	char name[__TRACEBUF_PT_NAME_MAX];
+	char genversion[__TRACEBUF_PT_NAME_MAX];
+	struct timespec create_time;	/* {0, 0}: no stream yet */
+	struct timespec clock_res;
+	int inheritance;
+	int stream_policy;
+	int log_policy;
+	uint64_t stream_size;
+	uint64_t log_size;
+	uint64_t max_data_size;
+} __attribute__((may_alias));
+
+_Static_assert(sizeof(struct pt_attr) <= sizeof(trace_attr_t), "trace_attr_t too small");
+_Static_assert(_Alignof(struct pt_attr) <= _Alignof(trace_attr_t), "trace_attr_t misaligned");
+
+#define PT_SET_MAGIC		0x73427450u
+/* event ids 1..PT_EVENT_ID_MAX; bit i of bits[] is event id i */
+#define PT_EVENT_ID_MAX		(__TRACEBUF_PT_SYS_MAX + __TRACEBUF_PT_USER_EVENT_MAX)
+#define PT_SET_BITS		2048u
+
+struct pt_set {
+	uint32_t magic;
+	uint32_t reserved;
+	uint64_t bits[PT_SET_BITS / 64];
+} __attribute__((may_alias));
+
+_Static_assert(sizeof(struct pt_set) == sizeof(trace_event_set_t), "trace_event_set_t size");
+_Static_assert(_Alignof(struct pt_set) <= _Alignof(trace_event_set_t),
+	       "trace_event_set_t misaligned");
+_Static_assert(PT_EVENT_ID_MAX < PT_SET_BITS, "event ids exceed trace_event_set_t");
+_Static_assert(__TRACEBUF_PT_NAME_MAX == TRACEBUF_NAME_MAX + 1, "TRACE_NAME_MAX is a provider name");
+
+#endif /* POSIXTRACE_PRIV_H */

@@ -1,0 +1,1406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace against the POSIX Programmer's Manual, without a module:
+ * the attributes object (posix_trace_attr_destroy(3p),
+ * posix_trace_attr_getclockres(3p), posix_trace_attr_getinherited(3p),
+ * posix_trace_attr_getlogsize(3p)), event sets (posix_trace_eventset_add(3p)),
+ * posix_trace_eventid_equal(3p) and the header (trace.h(0p)).
+ *
+ * One test per "shall" sentence of a page that applies, named after it,
+ * and one per error the page lists for each function (all "may fail
+ * EINVAL": a NULL pointer, an object never initialized, a destroyed one,
+ * a value out of range).  Values the manual leaves to the implementation
+ * are checked against posix_trace(7) (posixtrace_priv.h).  Outputs are
+ * poisoned before each call: an error must leave them alone.
+ */
+#include "../../tests/ktap.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <trace.h>
+
+#include "posixtrace_priv.h"
+
+#define POISON_INT	0x5a5a5a5a
+#define POISON_SIZE	((size_t)0x5a5a5a5a)
+#define POISON_BYTE	0x5a
+
+/* An initialized attributes object, or the test fails. */
+#define ATTR_INIT(a)	T_ASSERT_EQ(posix_trace_attr_init(&(a)), 0)
+#define SET_EMPTY(s)	T_ASSERT_EQ(posix_trace_eventset_empty(&(s)), 0)
+
+/*
+ * The objects an attr function must refuse with EINVAL: NULL, one never
+ * initialized (garbage, and all zero) and one destroyed.
+ */
+struct bad_attrs {
+	trace_attr_t garbage, zero, destroyed;
+	trace_attr_t *p[4];
+};
+
+static void bad_attrs_make(struct bad_attrs *b)
+{
+	memset(&b->garbage, 0xa5, sizeof(b->garbage));
+	memset(&b->zero, 0, sizeof(b->zero));
+	if (posix_trace_attr_init(&b->destroyed) || posix_trace_attr_destroy(&b->destroyed))
+		T_FAIL("could not make a destroyed attributes object");
+	b->p[0] = NULL;
+	b->p[1] = &b->garbage;
+	b->p[2] = &b->zero;
+	b->p[3] = &b->destroyed;
+}
+
+#define FOR_BAD_ATTR(b, a)						\
+	for (size_t i_ = 0; i_ < 4; i_++)				\
+		for (trace_attr_t *a = (b)->p[i_]; a; a = NULL)
+
+/* The size of the record of an event with n bytes of data (posix_trace(7)). */
+static size_t record_size(size_t n)
+{
+	return 64 + (n + 7) / 8 * 8;
+}
+
+/* ======================================================================== */
+/* posix_trace_attr_destroy(3p), posix_trace_attr_init(3p)                  */
+
+/* "shall initialize a trace attributes object attr with the default value
+ * for all of the individual attributes"
+ */
+static void attr_init_sets_default_values(void)
+{
+	trace_attr_t a;
+	struct timespec ts = { 1, 1 };
+	char name[TRACE_NAME_MAX];
+	size_t sz;
+	int v;
+
+	memset(&a, 0xa5, sizeof(a));
+	T_ASSERT_EQ(posix_trace_attr_init(&a), 0);
+	memset(name, POISON_BYTE, sizeof(name));
+	T_EXPECT_EQ(posix_trace_attr_getname(&a, name), 0);
+	T_EXPECT_EQ(name[0], '\0');
+	T_EXPECT_EQ(posix_trace_attr_getcreatetime(&a, &ts), 0);
+	T_EXPECT(ts.tv_sec == 0 && ts.tv_nsec == 0);
+	T_EXPECT_EQ(posix_trace_attr_getinherited(&a, &v), 0);
+	T_EXPECT_EQ(v, POSIX_TRACE_CLOSE_FOR_CHILD);
+	T_EXPECT_EQ(posix_trace_attr_getlogfullpolicy(&a, &v), 0);
+	T_EXPECT_EQ(v, POSIX_TRACE_LOOP);
+	T_EXPECT_EQ(posix_trace_attr_getstreamfullpolicy(&a, &v), 0);
+	T_EXPECT_EQ(v, POSIX_TRACE_LOOP);
+	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_STREAM_SIZE_DEFAULT);
+	T_EXPECT_EQ(posix_trace_attr_getlogsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_LOG_SIZE_DEFAULT);
+	T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_MAX_DATA_SIZE_DEFAULT);
+	T_EXPECT_EQ(posix_trace_attr_destroy(&a), 0);
+}
+
+/* "The read-only generation-version and clock-resolution attributes of the
+ * newly initialized trace attributes object shall be set to their
+ * appropriate values"
+ */
+static void attr_init_sets_genversion_and_clockres(void)
+{
+	trace_attr_t a;
+	struct timespec res, want;
+	char v[TRACE_NAME_MAX];
+
+	ATTR_INIT(a);
+	memset(v, POISON_BYTE, sizeof(v));
+	T_EXPECT_EQ(posix_trace_attr_getgenversion(&a, v), 0);
+	T_EXPECT(strcmp(v, PT_GENVERSION) == 0);
+	T_ASSERT_EQ(clock_getres(CLOCK_MONOTONIC, &want), 0);
+	T_EXPECT_EQ(posix_trace_attr_getclockres(&a, &res), 0);
+	T_EXPECT(res.tv_sec == want.tv_sec && res.tv_nsec == want.tv_nsec);
+}
+
+/* "shall destroy an initialized trace attributes object" */
+static void attr_destroy_destroys_an_initialized_object(void)
+{
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_destroy(&a), 0);
+	/* referencing it is undefined; this implementation refuses it */
+	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), EINVAL);
+	T_EXPECT_EQ(sz, POISON_SIZE);
+	T_EXPECT_EQ(posix_trace_attr_destroy(&a), EINVAL);
+}
+
+/* "A destroyed attr attributes object can be reinitialized using
+ * posix_trace_attr_init()"
+ */
+static void attr_destroyed_object_can_be_reinitialized(void)
+{
+	trace_attr_t a;
+	size_t sz = 0;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_setstreamsize(&a, 2 * PT_STREAM_SIZE_MIN), 0);
+	T_ASSERT_EQ(posix_trace_attr_destroy(&a), 0);
+	T_EXPECT_EQ(posix_trace_attr_init(&a), 0);
+	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_STREAM_SIZE_DEFAULT);
+}
+
+/* trace.h: the object is plain data; a copy is an initialized object of
+ * its own (posix_trace(7))
+ */
+static void attr_copy_is_an_independent_object(void)
+{
+	trace_attr_t a, b;
+	size_t sz = 0;
+
+	ATTR_INIT(a);
+	b = a;
+	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&b, 16), 0);
+	T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_MAX_DATA_SIZE_DEFAULT);
+	T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&b, &sz), 0);
+	T_EXPECT_EQ(sz, 16);
+	T_EXPECT_EQ(posix_trace_attr_destroy(&b), 0);
+	T_EXPECT_EQ(posix_trace_attr_destroy(&a), 0);
+}
+
+/* ERRORS: init, [EINVAL] "The value of attr is invalid" (NULL) */
+static void attr_init_einval(void)
+{
+	T_EXPECT_EQ(posix_trace_attr_init(NULL), EINVAL);
+}
+
+/* ERRORS: destroy, [EINVAL] "The value of attr is invalid" */
+static void attr_destroy_einval(void)
+{
+	struct bad_attrs b;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, a)
+		T_EXPECT_EQ(posix_trace_attr_destroy(a), EINVAL);
+}
+
+/* ======================================================================== */
+/* posix_trace_attr_getclockres(3p)                                         */
+
+/* "shall copy the clock resolution of the clock used to generate
+ * timestamps from the clock-resolution attribute ... into the structure
+ * pointed to by the resolution argument"
+ */
+static void getclockres_copies_the_clock_resolution(void)
+{
+	trace_attr_t a;
+	struct timespec res = { POISON_INT, POISON_INT }, want;
+
+	ATTR_INIT(a);
+	T_ASSERT_EQ(clock_getres(CLOCK_MONOTONIC, &want), 0);
+	T_EXPECT_EQ(posix_trace_attr_getclockres(&a, &res), 0);
+	T_EXPECT_EQ(res.tv_sec, want.tv_sec);
+	T_EXPECT_EQ(res.tv_nsec, want.tv_nsec);
+	T_EXPECT(res.tv_sec > 0 || res.tv_nsec > 0);
+}
+
+/* "shall copy the trace stream creation time from the creation-time
+ * attribute ... into the structure pointed to by the createtime argument":
+ * {0, 0} for an object that no stream has filled in (posix_trace(7))
+ */
+static void getcreatetime_copies_the_creation_time(void)
+{
+	trace_attr_t a;
+	struct timespec ts = { POISON_INT, POISON_INT };
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getcreatetime(&a, &ts), 0);
+	T_EXPECT_EQ(ts.tv_sec, 0);
+	T_EXPECT_EQ(ts.tv_nsec, 0);
+}
+
+/* "shall copy the string containing version information to the character
+ * array pointed to by the genversion argument", which "can store at least
+ * the number of characters defined by {TRACE_NAME_MAX}"
+ */
+static void getgenversion_copies_the_version_string(void)
+{
+	trace_attr_t a;
+	char v[TRACE_NAME_MAX + 8];
+
+	ATTR_INIT(a);
+	memset(v, POISON_BYTE, sizeof(v));
+	T_EXPECT_EQ(posix_trace_attr_getgenversion(&a, v), 0);
+	T_EXPECT(memchr(v, '\0', TRACE_NAME_MAX) != NULL);
+	T_EXPECT_EQ(v[TRACE_NAME_MAX], POISON_BYTE);
+	T_EXPECT(strcmp(v, "tracebuf libposixtrace 1.0") == 0);
+}
+
+/* "shall copy the string containing the trace name to the character array
+ * pointed to by the tracename argument"
+ */
+static void getname_copies_the_trace_name(void)
+{
+	trace_attr_t a;
+	char n[TRACE_NAME_MAX + 8];
+
+	ATTR_INIT(a);
+	T_ASSERT_EQ(posix_trace_attr_setname(&a, "my-stream"), 0);
+	memset(n, POISON_BYTE, sizeof(n));
+	T_EXPECT_EQ(posix_trace_attr_getname(&a, n), 0);
+	T_EXPECT(strcmp(n, "my-stream") == 0);
+	T_EXPECT_EQ(n[TRACE_NAME_MAX], POISON_BYTE);
+}
+
+/* "shall set the name attribute in the initialized attributes object
+ * pointed to by attr, using the trace name string supplied by the name
+ * argument"; a second call replaces the first name whole
+ */
+static void setname_sets_the_name_attribute(void)
+{
+	trace_attr_t a;
+	char n[TRACE_NAME_MAX];
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_setname(&a, "a-rather-long-name"), 0);
+	T_EXPECT_EQ(posix_trace_attr_setname(&a, "short"), 0);
+	T_EXPECT_EQ(posix_trace_attr_getname(&a, n), 0);
+	T_EXPECT(strcmp(n, "short") == 0);
+	T_EXPECT_EQ(posix_trace_attr_setname(&a, ""), 0);
+	T_EXPECT_EQ(posix_trace_attr_getname(&a, n), 0);
+	T_EXPECT(strcmp(n, "") == 0);
+}
+
+/* "If the supplied string contains more than {TRACE_NAME_MAX} characters,
+ * the name copied into the trace attributes object shall be truncated to
+ * one less than the length of {TRACE_NAME_MAX} characters"
+ */
+static void setname_truncates_to_trace_name_max_minus_one(void)
+{
+	static const size_t lens[] = { TRACE_NAME_MAX - 2, TRACE_NAME_MAX - 1, TRACE_NAME_MAX,
+				       TRACE_NAME_MAX + 1, 4 * TRACE_NAME_MAX };
+	char in[4 * TRACE_NAME_MAX + 1], out[TRACE_NAME_MAX + 8];
+	trace_attr_t a;
+	size_t i, j;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		size_t want = lens[i] < TRACE_NAME_MAX - 1 ? lens[i] : TRACE_NAME_MAX - 1;
+
+		for (j = 0; j < lens[i]; j++)
+			in[j] = (char)('a' + j % 26);
+		in[lens[i]] = '\0';
+		T_EXPECT_EQ(posix_trace_attr_setname(&a, in), 0);
+		memset(out, POISON_BYTE, sizeof(out));
+		T_EXPECT_EQ(posix_trace_attr_getname(&a, out), 0);
+		T_EXPECT_EQ(strlen(out), want);
+		T_EXPECT(memcmp(out, in, want) == 0);
+		T_EXPECT_EQ(out[TRACE_NAME_MAX], POISON_BYTE);
+	}
+}
+
+/* "The default value is a null string" */
+static void name_default_is_a_null_string(void)
+{
+	trace_attr_t a;
+	char n[TRACE_NAME_MAX];
+
+	ATTR_INIT(a);
+	memset(n, POISON_BYTE, sizeof(n));
+	T_EXPECT_EQ(posix_trace_attr_getname(&a, n), 0);
+	T_EXPECT_EQ(n[0], '\0');
+}
+
+/* ERRORS: [EINVAL] "The value of one of the arguments is invalid" */
+static void getclockres_einval(void)
+{
+	struct timespec ts = { POISON_INT, POISON_INT };
+	struct bad_attrs b;
+	trace_attr_t good;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, a)
+		T_EXPECT_EQ(posix_trace_attr_getclockres(a, &ts), EINVAL);
+	T_EXPECT(ts.tv_sec == POISON_INT && ts.tv_nsec == POISON_INT);
+	ATTR_INIT(good);
+	T_EXPECT_EQ(posix_trace_attr_getclockres(&good, NULL), EINVAL);
+}
+
+static void getcreatetime_einval(void)
+{
+	struct timespec ts = { POISON_INT, POISON_INT };
+	struct bad_attrs b;
+	trace_attr_t good;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, a)
+		T_EXPECT_EQ(posix_trace_attr_getcreatetime(a, &ts), EINVAL);
+	T_EXPECT(ts.tv_sec == POISON_INT && ts.tv_nsec == POISON_INT);
+	ATTR_INIT(good);
+	T_EXPECT_EQ(posix_trace_attr_getcreatetime(&good, NULL), EINVAL);
+}
+
+static void getgenversion_einval(void)
+{
+	char v[TRACE_NAME_MAX];
+	struct bad_attrs b;
+	trace_attr_t good;
+
+	bad_attrs_make(&b);
+	memset(v, POISON_BYTE, sizeof(v));
+	FOR_BAD_ATTR(&b, a)
+		T_EXPECT_EQ(posix_trace_attr_getgenversion(a, v), EINVAL);
+	T_EXPECT_EQ(v[0], POISON_BYTE);
+	ATTR_INIT(good);
+	T_EXPECT_EQ(posix_trace_attr_getgenversion(&good, NULL), EINVAL);
+}
+
+static void getname_einval(void)
+{
+	char n[TRACE_NAME_MAX];
+	struct bad_attrs b;
+	trace_attr_t good;
+
+	bad_attrs_make(&b);
+	memset(n, POISON_BYTE, sizeof(n));
+	FOR_BAD_ATTR(&b, a)
+		T_EXPECT_EQ(posix_trace_attr_getname(a, n), EINVAL);
+	T_EXPECT_EQ(n[0], POISON_BYTE);
+	ATTR_INIT(good);
+	T_EXPECT_EQ(posix_trace_attr_getname(&good, NULL), EINVAL);
+}
+
+static void setname_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t good;
+	char n[TRACE_NAME_MAX];
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, a)
+		T_EXPECT_EQ(posix_trace_attr_setname(a, "x"), EINVAL);
+	ATTR_INIT(good);
+	T_EXPECT_EQ(posix_trace_attr_setname(&good, "kept"), 0);
+	T_EXPECT_EQ(posix_trace_attr_setname(&good, NULL), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getname(&good, n), 0);
+	T_EXPECT(strcmp(n, "kept") == 0);
+}
+
+/* ======================================================================== */
+/* posix_trace_attr_getinherited(3p)                                        */
+
+/* "The default value for the inheritance attribute is
+ * POSIX_TRACE_CLOSE_FOR_CHILD"
+ */
+static void inheritance_default_is_close_for_child(void)
+{
+	trace_attr_t a;
+	int v = POISON_INT;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getinherited(&a, &v), 0);
+	T_EXPECT_EQ(v, POSIX_TRACE_CLOSE_FOR_CHILD);
+}
+
+/* "shall get and set the inheritance policy stored in the inheritance
+ * attribute"; "shall be set to one of the following values":
+ * POSIX_TRACE_CLOSE_FOR_CHILD, POSIX_TRACE_INHERITED
+ */
+static void setinherited_getinherited_set_and_get_the_policy(void)
+{
+	static const int v[] = { POSIX_TRACE_INHERITED, POSIX_TRACE_CLOSE_FOR_CHILD,
+				 POSIX_TRACE_INHERITED };
+	trace_attr_t a;
+	size_t i;
+	int got;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		got = POISON_INT;
+		T_EXPECT_EQ(posix_trace_attr_setinherited(&a, v[i]), 0);
+		T_EXPECT_EQ(posix_trace_attr_getinherited(&a, &got), 0);
+		T_EXPECT_EQ(got, v[i]);
+	}
+}
+
+/* ERRORS: [EINVAL] "The value specified by at least one of the arguments
+ * is invalid"
+ */
+static void setinherited_einval(void)
+{
+	static const int bad[] = { 0, -1, POSIX_TRACE_LOOP, POSIX_TRACE_FLUSH, INT_MAX };
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t i;
+	int got = POISON_INT;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_setinherited(p, POSIX_TRACE_INHERITED), EINVAL);
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_EXPECT_EQ(posix_trace_attr_setinherited(&a, bad[i]), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getinherited(&a, &got), 0);
+	T_EXPECT_EQ(got, POSIX_TRACE_CLOSE_FOR_CHILD);
+}
+
+static void getinherited_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	int got = POISON_INT;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getinherited(p, &got), EINVAL);
+	T_EXPECT_EQ(got, POISON_INT);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getinherited(&a, NULL), EINVAL);
+}
+
+/* "The default value for the log-full-policy attribute shall be
+ * POSIX_TRACE_LOOP"
+ */
+static void logfullpolicy_default_is_loop(void)
+{
+	trace_attr_t a;
+	int v = POISON_INT;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getlogfullpolicy(&a, &v), 0);
+	T_EXPECT_EQ(v, POSIX_TRACE_LOOP);
+}
+
+/* "shall get and set the trace log full policy stored in the
+ * log-full-policy attribute": POSIX_TRACE_LOOP, POSIX_TRACE_UNTIL_FULL,
+ * POSIX_TRACE_APPEND
+ */
+static void setlogfullpolicy_getlogfullpolicy_set_and_get_the_policy(void)
+{
+	static const int v[] = { POSIX_TRACE_UNTIL_FULL, POSIX_TRACE_APPEND, POSIX_TRACE_LOOP };
+	trace_attr_t a;
+	size_t i;
+	int got;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		got = POISON_INT;
+		T_EXPECT_EQ(posix_trace_attr_setlogfullpolicy(&a, v[i]), 0);
+		T_EXPECT_EQ(posix_trace_attr_getlogfullpolicy(&a, &got), 0);
+		T_EXPECT_EQ(got, v[i]);
+	}
+}
+
+/* ERRORS: [EINVAL]; POSIX_TRACE_FLUSH is a stream policy, not a log one */
+static void setlogfullpolicy_einval(void)
+{
+	static const int bad[] = { 0, -1, POSIX_TRACE_FLUSH, POSIX_TRACE_INHERITED, INT_MIN };
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t i;
+	int got = POISON_INT;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_setlogfullpolicy(p, POSIX_TRACE_APPEND), EINVAL);
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_EXPECT_EQ(posix_trace_attr_setlogfullpolicy(&a, bad[i]), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getlogfullpolicy(&a, &got), 0);
+	T_EXPECT_EQ(got, POSIX_TRACE_LOOP);
+}
+
+static void getlogfullpolicy_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	int got = POISON_INT;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getlogfullpolicy(p, &got), EINVAL);
+	T_EXPECT_EQ(got, POISON_INT);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getlogfullpolicy(&a, NULL), EINVAL);
+}
+
+/* "The default value for the stream-full-policy attribute shall be
+ * POSIX_TRACE_LOOP for an active trace stream without log" (an object not
+ * yet used for a stream reads so; posix_trace(7))
+ */
+static void streamfullpolicy_default_is_loop_without_log(void)
+{
+	trace_attr_t a;
+	int v = POISON_INT;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getstreamfullpolicy(&a, &v), 0);
+	T_EXPECT_EQ(v, POSIX_TRACE_LOOP);
+}
+
+/* "shall get and set the trace stream full policy stored in the
+ * stream-full-policy attribute": POSIX_TRACE_LOOP, POSIX_TRACE_UNTIL_FULL,
+ * POSIX_TRACE_FLUSH (with the Trace Log option)
+ */
+static void setstreamfullpolicy_getstreamfullpolicy_set_and_get_the_policy(void)
+{
+	static const int v[] = { POSIX_TRACE_UNTIL_FULL, POSIX_TRACE_FLUSH, POSIX_TRACE_LOOP };
+	trace_attr_t a;
+	size_t i;
+	int got;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		got = POISON_INT;
+		T_EXPECT_EQ(posix_trace_attr_setstreamfullpolicy(&a, v[i]), 0);
+		T_EXPECT_EQ(posix_trace_attr_getstreamfullpolicy(&a, &got), 0);
+		T_EXPECT_EQ(got, v[i]);
+	}
+}
+
+/* ERRORS: [EINVAL]; POSIX_TRACE_APPEND is a log policy, not a stream one */
+static void setstreamfullpolicy_einval(void)
+{
+	static const int bad[] = { 0, -1, POSIX_TRACE_APPEND, POSIX_TRACE_RUNNING, INT_MAX };
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t i;
+	int got = POISON_INT;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_setstreamfullpolicy(p, POSIX_TRACE_LOOP), EINVAL);
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_EXPECT_EQ(posix_trace_attr_setstreamfullpolicy(&a, bad[i]), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getstreamfullpolicy(&a, &got), 0);
+	T_EXPECT_EQ(got, POSIX_TRACE_LOOP);
+}
+
+static void getstreamfullpolicy_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	int got = POISON_INT;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getstreamfullpolicy(p, &got), EINVAL);
+	T_EXPECT_EQ(got, POISON_INT);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getstreamfullpolicy(&a, NULL), EINVAL);
+}
+
+/* ======================================================================== */
+/* posix_trace_attr_getlogsize(3p)                                          */
+
+/* "shall copy the log size, in bytes, from the log-max-size attribute";
+ * "The default value for the log-max-size attribute is
+ * implementation-defined" (64 MiB)
+ */
+static void getlogsize_copies_the_log_size(void)
+{
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getlogsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, (size_t)64 << 20);
+}
+
+/* "shall set the maximum allowed size, in bytes, in the log-max-size
+ * attribute ..., using the size value supplied by the logsize argument"
+ */
+static void setlogsize_sets_the_log_max_size(void)
+{
+	static const size_t v[] = { PT_LOG_SIZE_MIN, PT_LOG_SIZE_MIN + 1, 1000000, SIZE_MAX };
+	trace_attr_t a;
+	size_t i, sz;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sz = POISON_SIZE;
+		T_EXPECT_EQ(posix_trace_attr_setlogsize(&a, v[i]), 0);
+		T_EXPECT_EQ(posix_trace_attr_getlogsize(&a, &sz), 0);
+		T_EXPECT_EQ(sz, v[i]);
+	}
+}
+
+/* ERRORS: [EINVAL]; a log smaller than 4096 bytes (posix_trace(7)) */
+static void setlogsize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_setlogsize(p, 1 << 20), EINVAL);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(PT_LOG_SIZE_MIN, 4096);
+	T_EXPECT_EQ(posix_trace_attr_setlogsize(&a, 0), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_setlogsize(&a, PT_LOG_SIZE_MIN - 1), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getlogsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_LOG_SIZE_DEFAULT);
+}
+
+static void getlogsize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getlogsize(p, &sz), EINVAL);
+	T_EXPECT_EQ(sz, POISON_SIZE);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getlogsize(&a, NULL), EINVAL);
+}
+
+/* "shall copy the maximum user trace event data size, in bytes, from the
+ * max-data-size attribute"; its default is implementation-defined (1024)
+ */
+static void getmaxdatasize_copies_the_max_data_size(void)
+{
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, 1024);
+}
+
+/* "shall set the maximum allowed size, in bytes, of the data associated
+ * with a trace event (max-data-size attribute)"
+ */
+static void setmaxdatasize_sets_the_max_data_size(void)
+{
+	static const size_t v[] = { 0, 1, 7, 4096, PT_MAX_DATA_SIZE_MAX };
+	trace_attr_t a;
+	size_t i, sz;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sz = POISON_SIZE;
+		T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, v[i]), 0);
+		T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&a, &sz), 0);
+		T_EXPECT_EQ(sz, v[i]);
+	}
+}
+
+/* ERRORS: [EINVAL]; more data than one FXT string holds (32000 bytes) */
+static void setmaxdatasize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(p, 16), EINVAL);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(PT_MAX_DATA_SIZE_MAX, 32000);
+	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, PT_MAX_DATA_SIZE_MAX + 1), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, SIZE_MAX), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_MAX_DATA_SIZE_DEFAULT);
+}
+
+static void getmaxdatasize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(p, &sz), EINVAL);
+	T_EXPECT_EQ(sz, POISON_SIZE);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getmaxdatasize(&a, NULL), EINVAL);
+}
+
+/* "shall calculate the maximum memory size, in bytes, required to store a
+ * single system trace event": the record of POSIX_TRACE_FILTER, whose data
+ * are two event sets (posix_trace(7))
+ */
+static void getmaxsystemeventsize_calculates_the_system_event_size(void)
+{
+	trace_attr_t a;
+	size_t sz = POISON_SIZE, user0 = 0;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, record_size(2 * sizeof(trace_event_set_t)));
+	T_EXPECT_EQ(sz, 592);
+	/* it does not depend on max-data-size */
+	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, 0), 0);
+	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, 592);
+	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, 0, &user0), 0);
+	T_EXPECT(sz > user0);
+}
+
+static void getmaxsystemeventsize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(p, &sz), EINVAL);
+	T_EXPECT_EQ(sz, POISON_SIZE);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, NULL), EINVAL);
+}
+
+/* "shall calculate the maximum memory size, in bytes, required to store a
+ * single user trace event generated by a call to posix_trace_event() with
+ * a data_len parameter equal to the data_len value specified": 64 bytes
+ * and the data rounded up to 8 (posix_trace(7))
+ */
+static void getmaxusereventsize_calculates_the_user_event_size(void)
+{
+	static const size_t lens[] = { 0, 1, 7, 8, 9, 100, 1023, 1024 };
+	trace_attr_t a;
+	size_t i, sz, prev = 0;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		sz = POISON_SIZE;
+		T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, lens[i], &sz), 0);
+		T_EXPECT_EQ(sz, record_size(lens[i]));
+		T_EXPECT_EQ(sz % 8, 0);
+		T_EXPECT(sz >= prev && sz >= lens[i]);
+		prev = sz;
+	}
+	T_EXPECT_EQ(record_size(0), 64);
+	T_EXPECT_EQ(record_size(1), 72);
+}
+
+/* posix_trace_event() "shall" truncate data longer than max-data-size,
+ * so a longer data_len needs no more memory than max-data-size does
+ */
+static void getmaxusereventsize_data_beyond_max_data_size_is_truncated(void)
+{
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, PT_MAX_DATA_SIZE_DEFAULT + 1, &sz), 0);
+	T_EXPECT_EQ(sz, record_size(PT_MAX_DATA_SIZE_DEFAULT));
+	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, SIZE_MAX, &sz), 0);
+	T_EXPECT_EQ(sz, record_size(PT_MAX_DATA_SIZE_DEFAULT));
+	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, 10), 0);
+	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, 100, &sz), 0);
+	T_EXPECT_EQ(sz, record_size(10));
+	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, PT_MAX_DATA_SIZE_MAX), 0);
+	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, SIZE_MAX, &sz), 0);
+	T_EXPECT_EQ(sz, record_size(PT_MAX_DATA_SIZE_MAX));
+	T_EXPECT(sz <= TRACEBUF_LIB_FXT_RECORD_MAX);
+}
+
+static void getmaxusereventsize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(p, 8, &sz), EINVAL);
+	T_EXPECT_EQ(sz, POISON_SIZE);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, 8, NULL), EINVAL);
+}
+
+/* "shall copy the stream size, in bytes, from the stream-min-size
+ * attribute"; "The default value for the stream-min-size attribute is
+ * implementation-defined" (4 MiB)
+ */
+static void getstreamsize_copies_the_stream_size(void)
+{
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, (size_t)4 << 20);
+}
+
+/* "shall set the minimum allowed size, in bytes, in the stream-min-size
+ * attribute ..., using the size value supplied by the streamsize argument"
+ * (kept as given, not rounded)
+ */
+static void setstreamsize_sets_the_stream_min_size(void)
+{
+	static const size_t v[] = { PT_STREAM_SIZE_MIN, PT_STREAM_SIZE_MIN + 1, 5000,
+				    (size_t)1 << 30 };
+	trace_attr_t a;
+	size_t i, sz;
+
+	ATTR_INIT(a);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sz = POISON_SIZE;
+		T_EXPECT_EQ(posix_trace_attr_setstreamsize(&a, v[i]), 0);
+		T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
+		T_EXPECT_EQ(sz, v[i]);
+	}
+	if ((uint64_t)SIZE_MAX >= PT_STREAM_SIZE_MAX) {
+		T_EXPECT_EQ(posix_trace_attr_setstreamsize(&a, (size_t)PT_STREAM_SIZE_MAX), 0);
+		T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
+		T_EXPECT_EQ(sz, PT_STREAM_SIZE_MAX);
+	}
+}
+
+/* ERRORS: [EINVAL]; below 4096 bytes or above 4 GiB, a tracebuf buffer's
+ * bounds (posix_trace(7))
+ */
+static void setstreamsize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_setstreamsize(p, 1 << 20), EINVAL);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(PT_STREAM_SIZE_MIN, 4096);
+	T_EXPECT_EQ(posix_trace_attr_setstreamsize(&a, 0), EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_setstreamsize(&a, PT_STREAM_SIZE_MIN - 1), EINVAL);
+	if ((uint64_t)SIZE_MAX > PT_STREAM_SIZE_MAX)
+		T_EXPECT_EQ(posix_trace_attr_setstreamsize(&a, (size_t)PT_STREAM_SIZE_MAX + 1),
+			    EINVAL);
+	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
+	T_EXPECT_EQ(sz, PT_STREAM_SIZE_DEFAULT);
+}
+
+static void getstreamsize_einval(void)
+{
+	struct bad_attrs b;
+	trace_attr_t a;
+	size_t sz = POISON_SIZE;
+
+	bad_attrs_make(&b);
+	FOR_BAD_ATTR(&b, p)
+		T_EXPECT_EQ(posix_trace_attr_getstreamsize(p, &sz), EINVAL);
+	T_EXPECT_EQ(sz, POISON_SIZE);
+	ATTR_INIT(a);
+	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, NULL), EINVAL);
+}
+
+/* ======================================================================== */
+/* posix_trace_eventset_add(3p)                                             */
+
+#define FIRST_USER_ID	(TRACE_SYS_MAX + 1)
+#define LAST_ID		(TRACE_SYS_MAX + TRACE_USER_EVENT_MAX)
+
+static const trace_event_id_t posix_system_ids[] = {
+	POSIX_TRACE_START, POSIX_TRACE_STOP, POSIX_TRACE_FILTER, POSIX_TRACE_OVERFLOW,
+	POSIX_TRACE_RESUME, POSIX_TRACE_FLUSH_START, POSIX_TRACE_FLUSH_STOP, POSIX_TRACE_ERROR,
+};
+
+/* *count = how many of the ids first..last are in s; 0 or an error */
+static int count_members(const trace_event_set_t *s, unsigned int first, unsigned int last,
+			 unsigned int *count)
+{
+	unsigned int id;
+	int m, ret;
+
+	*count = 0;
+	for (id = first; id <= last; id++) {
+		m = POISON_INT;
+		ret = posix_trace_eventset_ismember(id, s, &m);
+		if (ret)
+			return ret;
+		*count += m != 0;
+	}
+	return 0;
+}
+
+/* "shall initialize the trace event type set pointed to by the set
+ * argument such that all trace event types defined, both system and user,
+ * shall be excluded from the set"
+ */
+static void eventset_empty_excludes_every_event_type(void)
+{
+	trace_event_set_t s;
+	unsigned int n = 1;
+
+	memset(&s, 0xff, sizeof(s));
+	T_EXPECT_EQ(posix_trace_eventset_empty(&s), 0);
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, 0);
+}
+
+/* POSIX_TRACE_ALL_EVENTS: "All trace event types defined, both system and
+ * user, are included in the set"
+ */
+static void eventset_fill_all_events_includes_every_event_type(void)
+{
+	trace_event_set_t s;
+	unsigned int n = 0;
+
+	memset(&s, 0, sizeof(s));
+	T_EXPECT_EQ(posix_trace_eventset_fill(&s, POSIX_TRACE_ALL_EVENTS), 0);
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, LAST_ID);
+}
+
+/* POSIX_TRACE_SYSTEM_EVENTS: "All the implementation-defined system trace
+ * event types are included in the set, as are those defined in
+ * POSIX.1-2008" (and no user event type)
+ */
+static void eventset_fill_system_events_includes_the_system_event_types(void)
+{
+	trace_event_set_t s;
+	unsigned int n = 0;
+	size_t i;
+	int m;
+
+	T_EXPECT_EQ(posix_trace_eventset_fill(&s, POSIX_TRACE_SYSTEM_EVENTS), 0);
+	for (i = 0; i < sizeof(posix_system_ids) / sizeof(posix_system_ids[0]); i++) {
+		m = 0;
+		T_EXPECT_EQ(posix_trace_eventset_ismember(posix_system_ids[i], &s, &m), 0);
+		T_EXPECT(m != 0);
+	}
+	T_EXPECT_EQ(count_members(&s, 1, TRACE_SYS_MAX, &n), 0);
+	T_EXPECT_EQ(n, TRACE_SYS_MAX);
+	T_EXPECT_EQ(count_members(&s, FIRST_USER_ID, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, 0);
+}
+
+/* POSIX_TRACE_WOPID_EVENTS: "All the process-independent
+ * implementation-defined system trace event types are included in the
+ * set": this implementation defines none (posix_trace(7)), so neither the
+ * POSIX system events nor user events are in it
+ */
+static void eventset_fill_wopid_events_includes_only_process_independent_types(void)
+{
+	trace_event_set_t s;
+	unsigned int n = 1;
+
+	memset(&s, 0xff, sizeof(s));
+	T_EXPECT_EQ(posix_trace_eventset_fill(&s, POSIX_TRACE_WOPID_EVENTS), 0);
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, 0);
+}
+
+/* "The value of the argument what shall consist of one of the following
+ * values"; ERRORS: [EINVAL]
+ */
+static void eventset_fill_einval(void)
+{
+	static const int bad[] = { 0, -1, POSIX_TRACE_SET_EVENTSET, POSIX_TRACE_LOOP, INT_MAX };
+	trace_event_set_t s;
+	size_t i;
+
+	T_EXPECT_EQ(posix_trace_eventset_fill(NULL, POSIX_TRACE_ALL_EVENTS), EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_EXPECT_EQ(posix_trace_eventset_fill(&s, bad[i]), EINVAL);
+}
+
+static void eventset_empty_einval(void)
+{
+	T_EXPECT_EQ(posix_trace_eventset_empty(NULL), EINVAL);
+}
+
+/* "shall add ... the individual trace event type specified by the value
+ * of the argument event_id to ... the trace event type set"
+ */
+static void eventset_add_adds_the_event_type(void)
+{
+	static const trace_event_id_t ids[] = { POSIX_TRACE_START, POSIX_TRACE_ERROR,
+						TRACE_SYS_MAX, FIRST_USER_ID, 100, LAST_ID };
+	trace_event_set_t s;
+	unsigned int n = 0;
+	size_t i;
+	int m;
+
+	SET_EMPTY(s);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		m = 0;
+		T_EXPECT_EQ(posix_trace_eventset_add(ids[i], &s), 0);
+		T_EXPECT_EQ(posix_trace_eventset_ismember(ids[i], &s, &m), 0);
+		T_EXPECT(m != 0);
+	}
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, sizeof(ids) / sizeof(ids[0]));
+}
+
+/* "shall ... delete the individual trace event type ... from the trace
+ * event type set"
+ */
+static void eventset_del_deletes_the_event_type(void)
+{
+	static const trace_event_id_t ids[] = { POSIX_TRACE_STOP, FIRST_USER_ID, LAST_ID };
+	trace_event_set_t s;
+	unsigned int n = 0;
+	size_t i;
+	int m;
+
+	T_ASSERT_EQ(posix_trace_eventset_fill(&s, POSIX_TRACE_ALL_EVENTS), 0);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		m = 1;
+		T_EXPECT_EQ(posix_trace_eventset_del(ids[i], &s), 0);
+		T_EXPECT_EQ(posix_trace_eventset_ismember(ids[i], &s, &m), 0);
+		T_EXPECT_EQ(m, 0);
+	}
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, LAST_ID - sizeof(ids) / sizeof(ids[0]));
+}
+
+/* "Adding a trace event type already in the set ... shall not be
+ * considered an error"
+ */
+static void eventset_add_of_a_member_is_not_an_error(void)
+{
+	trace_event_set_t s;
+	int m = 0;
+
+	SET_EMPTY(s);
+	T_EXPECT_EQ(posix_trace_eventset_add(POSIX_TRACE_FILTER, &s), 0);
+	T_EXPECT_EQ(posix_trace_eventset_add(POSIX_TRACE_FILTER, &s), 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_FILTER, &s, &m), 0);
+	T_EXPECT(m != 0);
+	T_EXPECT_EQ(posix_trace_eventset_del(POSIX_TRACE_FILTER, &s), 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_FILTER, &s, &m), 0);
+	T_EXPECT_EQ(m, 0);
+}
+
+/* "... or deleting a trace event type not in the set shall not be
+ * considered an error"
+ */
+static void eventset_del_of_a_non_member_is_not_an_error(void)
+{
+	trace_event_set_t s;
+	unsigned int n = 1;
+
+	SET_EMPTY(s);
+	T_EXPECT_EQ(posix_trace_eventset_del(POSIX_TRACE_UNNAMED_USER_EVENT, &s), 0);
+	T_EXPECT_EQ(posix_trace_eventset_del(POSIX_TRACE_START, &s), 0);
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, 0);
+}
+
+/* "The value returned in the object pointed to by ismember argument is
+ * zero if the trace event type identifier is not a member of the set and
+ * a value different from zero if it is a member of the set"
+ */
+static void eventset_ismember_zero_iff_not_a_member(void)
+{
+	trace_event_set_t s;
+	int m;
+
+	SET_EMPTY(s);
+	m = POISON_INT;
+	T_EXPECT_EQ(posix_trace_eventset_ismember(FIRST_USER_ID + 1, &s, &m), 0);
+	T_EXPECT_EQ(m, 0);
+	T_EXPECT_EQ(posix_trace_eventset_add(FIRST_USER_ID + 1, &s), 0);
+	m = 0;
+	T_EXPECT_EQ(posix_trace_eventset_ismember(FIRST_USER_ID + 1, &s, &m), 0);
+	T_EXPECT(m != 0);
+	/* the neighbours are not */
+	m = POISON_INT;
+	T_EXPECT_EQ(posix_trace_eventset_ismember(FIRST_USER_ID, &s, &m), 0);
+	T_EXPECT_EQ(m, 0);
+	m = POISON_INT;
+	T_EXPECT_EQ(posix_trace_eventset_ismember(FIRST_USER_ID + 2, &s, &m), 0);
+	T_EXPECT_EQ(m, 0);
+}
+
+/* "They operate on data objects addressable by the application": a set
+ * is plain data, a copy is a set of its own
+ */
+static void eventset_is_application_data(void)
+{
+	trace_event_set_t s, t;
+	int m = 0;
+
+	SET_EMPTY(s);
+	t = s;
+	T_EXPECT_EQ(posix_trace_eventset_add(POSIX_TRACE_RESUME, &t), 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_RESUME, &t, &m), 0);
+	T_EXPECT(m != 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_RESUME, &s, &m), 0);
+	T_EXPECT_EQ(m, 0);
+}
+
+/* ERRORS: [EINVAL] "The value of one of the arguments is invalid": an id
+ * that is no event type, a set not initialized, NULL
+ */
+static void eventset_add_del_ismember_einval(void)
+{
+	static const trace_event_id_t bad_ids[] = { 0, LAST_ID + 1, 2048, 0xffffffffu };
+	trace_event_set_t s, garbage, zero;
+	unsigned int n = 1;
+	size_t i;
+	int m = POISON_INT;
+
+	SET_EMPTY(s);
+	memset(&garbage, 0xa5, sizeof(garbage));
+	memset(&zero, 0, sizeof(zero));
+	for (i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
+		T_EXPECT_EQ(posix_trace_eventset_add(bad_ids[i], &s), EINVAL);
+		T_EXPECT_EQ(posix_trace_eventset_del(bad_ids[i], &s), EINVAL);
+		T_EXPECT_EQ(posix_trace_eventset_ismember(bad_ids[i], &s, &m), EINVAL);
+	}
+	T_EXPECT_EQ(posix_trace_eventset_add(POSIX_TRACE_START, NULL), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_add(POSIX_TRACE_START, &garbage), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_add(POSIX_TRACE_START, &zero), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_del(POSIX_TRACE_START, NULL), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_del(POSIX_TRACE_START, &garbage), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_del(POSIX_TRACE_START, &zero), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_START, NULL, &m), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_START, &garbage, &m), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_START, &zero, &m), EINVAL);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(POSIX_TRACE_START, &s, NULL), EINVAL);
+	T_EXPECT_EQ(m, POISON_INT);
+	/* nothing was added by the refused calls */
+	T_EXPECT_EQ(count_members(&s, 1, LAST_ID, &n), 0);
+	T_EXPECT_EQ(n, 0);
+}
+
+/* ======================================================================== */
+/* posix_trace_eventid_equal(3p)                                            */
+
+/* "shall compare the trace event type identifiers event1 and event2";
+ * "shall return a non-zero value if event1 and event2 are equal"
+ */
+static void eventid_equal_nonzero_when_equal(void)
+{
+	T_EXPECT(posix_trace_eventid_equal(0, POSIX_TRACE_START, POSIX_TRACE_START) != 0);
+	T_EXPECT(posix_trace_eventid_equal(0, POSIX_TRACE_UNNAMED_USER_EVENT,
+					   POSIX_TRACE_UNNAMED_USEREVENT) != 0);
+	T_EXPECT(posix_trace_eventid_equal(0, LAST_ID, LAST_ID) != 0);
+}
+
+/* "otherwise, a value of zero shall be returned" */
+static void eventid_equal_zero_when_different(void)
+{
+	size_t i, j, n = sizeof(posix_system_ids) / sizeof(posix_system_ids[0]);
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j)
+				T_EXPECT_EQ(posix_trace_eventid_equal(0, posix_system_ids[i],
+								      posix_system_ids[j]), 0);
+	T_EXPECT_EQ(posix_trace_eventid_equal(0, POSIX_TRACE_START,
+					      POSIX_TRACE_UNNAMED_USER_EVENT), 0);
+}
+
+/* the result for one stream does not depend on which: trid is not used */
+static void eventid_equal_same_for_every_trid(void)
+{
+	static const trace_id_t trids[] = { 0, 1, -1, 12345 };
+	size_t i;
+
+	for (i = 0; i < sizeof(trids) / sizeof(trids[0]); i++) {
+		T_EXPECT(posix_trace_eventid_equal(trids[i], FIRST_USER_ID, FIRST_USER_ID) != 0);
+		T_EXPECT_EQ(posix_trace_eventid_equal(trids[i], FIRST_USER_ID, FIRST_USER_ID + 1),
+			    0);
+	}
+}
+
+/* ======================================================================== */
+/* trace.h(0p)                                                              */
+
+/* "The <trace.h> header shall define the following symbolic constants",
+ * each a value of its own (posix_trace(7))
+ */
+static void header_symbolic_constants_are_distinct(void)
+{
+	static const int c[] = {
+		POSIX_TRACE_ALL_EVENTS, POSIX_TRACE_APPEND, POSIX_TRACE_CLOSE_FOR_CHILD,
+		POSIX_TRACE_FLUSH, POSIX_TRACE_FLUSHING, POSIX_TRACE_FULL, POSIX_TRACE_LOOP,
+		POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_NOT_FLUSHING, POSIX_TRACE_NOT_FULL,
+		POSIX_TRACE_INHERITED, POSIX_TRACE_NOT_TRUNCATED, POSIX_TRACE_OVERRUN,
+		POSIX_TRACE_RUNNING, POSIX_TRACE_SUSPENDED, POSIX_TRACE_SYSTEM_EVENTS,
+		POSIX_TRACE_TRUNCATED_READ, POSIX_TRACE_TRUNCATED_RECORD,
+		POSIX_TRACE_UNTIL_FULL, POSIX_TRACE_WOPID_EVENTS, POSIX_TRACE_SET_EVENTSET,
+		POSIX_TRACE_ADD_EVENTSET, POSIX_TRACE_SUB_EVENTSET,
+	};
+	static const trace_event_id_t ids[] = {
+		POSIX_TRACE_START, POSIX_TRACE_STOP, POSIX_TRACE_FILTER, POSIX_TRACE_OVERFLOW,
+		POSIX_TRACE_RESUME, POSIX_TRACE_FLUSH_START, POSIX_TRACE_FLUSH_STOP,
+		POSIX_TRACE_ERROR, POSIX_TRACE_UNNAMED_USER_EVENT,
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		T_EXPECT(c[i] != 0);
+		for (j = i + 1; j < sizeof(c) / sizeof(c[0]); j++)
+			if (c[i] == c[j])
+				T_FAIL("constants %zu and %zu are both %d", i, j, c[i]);
+	}
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		T_EXPECT(ids[i] != 0);
+		for (j = i + 1; j < sizeof(ids) / sizeof(ids[0]); j++)
+			if (ids[i] == ids[j])
+				T_FAIL("event ids %zu and %zu are both %u", i, j, ids[i]);
+	}
+	T_EXPECT_EQ(POSIX_TRACE_UNNAMED_USEREVENT, POSIX_TRACE_UNNAMED_USER_EVENT);
+}
+
+/* the system events are system ids, the unnamed user event the first user
+ * id, and every id fits an event set
+ */
+static void header_event_ids_are_in_their_ranges(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(posix_system_ids) / sizeof(posix_system_ids[0]); i++)
+		T_EXPECT(posix_system_ids[i] >= 1 && posix_system_ids[i] <= TRACE_SYS_MAX);
+	T_EXPECT_EQ(POSIX_TRACE_UNNAMED_USER_EVENT, FIRST_USER_ID);
+	T_EXPECT(LAST_ID < 8 * (sizeof(trace_event_set_t) - 8));
+}
+
+/* the limits: at least the POSIX minimums, and the values chosen */
+static void header_limits_meet_the_posix_minimums(void)
+{
+	T_EXPECT(TRACE_NAME_MAX >= 8);
+	T_EXPECT(TRACE_EVENT_NAME_MAX >= 30);
+	T_EXPECT(TRACE_SYS_MAX >= 8);
+	T_EXPECT(TRACE_USER_EVENT_MAX >= 32);
+	T_EXPECT_EQ(TRACE_NAME_MAX, 101);
+	T_EXPECT_EQ(TRACE_EVENT_NAME_MAX, 100);
+	T_EXPECT_EQ(TRACE_SYS_MAX, 32);
+	T_EXPECT_EQ(TRACE_USER_EVENT_MAX, 256);
+	T_EXPECT(sizeof(PT_GENVERSION) <= TRACE_NAME_MAX);
+}
+
+/* the options: all four, POSIX.1-2008 */
+static void header_option_macros_are_200809(void)
+{
+	T_EXPECT_EQ(_POSIX_TRACE, 200809L);
+	T_EXPECT_EQ(_POSIX_TRACE_EVENT_FILTER, 200809L);
+	T_EXPECT_EQ(_POSIX_TRACE_LOG, 200809L);
+	T_EXPECT_EQ(_POSIX_TRACE_INHERIT, 200809L);
+}
+
+#define T_MEMBER_TYPE(s, m, type)	_Generic(((s *)0)->m, type: 1, default: 0)
+
+/* "shall define the posix_trace_event_info structure, which shall include
+ * at least the following members"
+ */
+static void header_event_info_has_the_members(void)
+{
+	typedef struct posix_trace_event_info ei;
+
+	T_EXPECT(T_MEMBER_TYPE(ei, posix_event_id, trace_event_id_t));
+	T_EXPECT(T_MEMBER_TYPE(ei, posix_pid, pid_t));
+	T_EXPECT(T_MEMBER_TYPE(ei, posix_prog_address, void *));
+	T_EXPECT(T_MEMBER_TYPE(ei, posix_thread_id, pthread_t));
+	T_EXPECT(T_MEMBER_TYPE(ei, posix_timestamp, struct timespec));
+	T_EXPECT(T_MEMBER_TYPE(ei, posix_truncation_status, int));
+}
+
+/* "shall define the posix_trace_status_info structure, which shall
+ * include at least the following members"
+ */
+static void header_status_info_has_the_members(void)
+{
+	typedef struct posix_trace_status_info si;
+
+	T_EXPECT(T_MEMBER_TYPE(si, posix_stream_full_status, int));
+	T_EXPECT(T_MEMBER_TYPE(si, posix_stream_overrun_status, int));
+	T_EXPECT(T_MEMBER_TYPE(si, posix_stream_status, int));
+	T_EXPECT(T_MEMBER_TYPE(si, posix_log_full_status, int));
+	T_EXPECT(T_MEMBER_TYPE(si, posix_log_overrun_status, int));
+	T_EXPECT(T_MEMBER_TYPE(si, posix_stream_flush_error, int));
+	T_EXPECT(T_MEMBER_TYPE(si, posix_stream_flush_status, int));
+}
+
+/* the types are complete, of fixed size, and copyable */
+static void header_types_have_fixed_sizes(void)
+{
+	T_EXPECT_EQ(sizeof(trace_attr_t), 512);
+	T_EXPECT_EQ(sizeof(trace_event_set_t), 264);
+	T_EXPECT_EQ(_Alignof(trace_attr_t), _Alignof(long long));
+	T_EXPECT(sizeof(trace_id_t) > 0 && sizeof(trace_event_id_t) == 4);
+}
+
+static const struct t_test tests[] = {
+	/* posix_trace_attr_destroy(3p) */
+	T_TEST(attr_init_sets_default_values),
+	T_TEST(attr_init_sets_genversion_and_clockres),
+	T_TEST(attr_destroy_destroys_an_initialized_object),
+	T_TEST(attr_destroyed_object_can_be_reinitialized),
+	T_TEST(attr_copy_is_an_independent_object),
+	T_TEST(attr_init_einval),
+	T_TEST(attr_destroy_einval),
+	/* posix_trace_attr_getclockres(3p) */
+	T_TEST(getclockres_copies_the_clock_resolution),
+	T_TEST(getcreatetime_copies_the_creation_time),
+	T_TEST(getgenversion_copies_the_version_string),
+	T_TEST(getname_copies_the_trace_name),
+	T_TEST(setname_sets_the_name_attribute),
+	T_TEST(setname_truncates_to_trace_name_max_minus_one),
+	T_TEST(name_default_is_a_null_string),
+	T_TEST(getclockres_einval),
+	T_TEST(getcreatetime_einval),
+	T_TEST(getgenversion_einval),
+	T_TEST(getname_einval),
+	T_TEST(setname_einval),
+	/* posix_trace_attr_getinherited(3p) */
+	T_TEST(inheritance_default_is_close_for_child),
+	T_TEST(setinherited_getinherited_set_and_get_the_policy),
+	T_TEST(setinherited_einval),
+	T_TEST(getinherited_einval),
+	T_TEST(logfullpolicy_default_is_loop),
+	T_TEST(setlogfullpolicy_getlogfullpolicy_set_and_get_the_policy),
+	T_TEST(setlogfullpolicy_einval),
+	T_TEST(getlogfullpolicy_einval),
+	T_TEST(streamfullpolicy_default_is_loop_without_log),
+	T_TEST(setstreamfullpolicy_getstreamfullpolicy_set_and_get_the_policy),
+	T_TEST(setstreamfullpolicy_einval),
+	T_TEST(getstreamfullpolicy_einval),
+	/* posix_trace_attr_getlogsize(3p) */
+	T_TEST(getlogsize_copies_the_log_size),
+	T_TEST(setlogsize_sets_the_log_max_size),
+	T_TEST(setlogsize_einval),
+	T_TEST(getlogsize_einval),
+	T_TEST(getmaxdatasize_copies_the_max_data_size),
+	T_TEST(setmaxdatasize_sets_the_max_data_size),
+	T_TEST(setmaxdatasize_einval),
+	T_TEST(getmaxdatasize_einval),
+	T_TEST(getmaxsystemeventsize_calculates_the_system_event_size),
+	T_TEST(getmaxsystemeventsize_einval),
+	T_TEST(getmaxusereventsize_calculates_the_user_event_size),
+	T_TEST(getmaxusereventsize_data_beyond_max_data_size_is_truncated),
+	T_TEST(getmaxusereventsize_einval),
+	T_TEST(getstreamsize_copies_the_stream_size),
+	T_TEST(setstreamsize_sets_the_stream_min_size),
+	T_TEST(setstreamsize_einval),
+	T_TEST(getstreamsize_einval),
+	/* posix_trace_eventset_add(3p) */
+	T_TEST(eventset_empty_excludes_every_event_type),
+	T_TEST(eventset_fill_all_events_includes_every_event_type),
+	T_TEST(eventset_fill_system_events_includes_the_system_event_types),
+	T_TEST(eventset_fill_wopid_events_includes_only_process_independent_types),
+	T_TEST(eventset_fill_einval),
+	T_TEST(eventset_empty_einval),
+	T_TEST(eventset_add_adds_the_event_type),
+	T_TEST(eventset_del_deletes_the_event_type),
+	T_TEST(eventset_add_of_a_member_is_not_an_error),
+	T_TEST(eventset_del_of_a_non_member_is_not_an_error),
+	T_TEST(eventset_ismember_zero_iff_not_a_member),
+	T_TEST(eventset_is_application_data),
+	T_TEST(eventset_add_del_ismember_einval),
+	/* posix_trace_eventid_equal(3p) */
+	T_TEST(eventid_equal_nonzero_when_equal),
+	T_TEST(eventid_equal_zero_when_different),
+	T_TEST(eventid_equal_same_for_every_trid),
+	/* trace.h(0p) */
+	T_TEST(header_symbolic_constants_are_distinct),
+	T_TEST(header_event_ids_are_in_their_ranges),
+	T_TEST(header_limits_meet_the_posix_minimums),
+	T_TEST(header_option_macros_are_200809),
+	T_TEST(header_event_info_has_the_members),
+	T_TEST(header_status_info_has_the_members),
+	T_TEST(header_types_have_fixed_sizes),
+};
+
+T_MAIN(tests)
