@@ -185,6 +185,7 @@ int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
 }
 
 static int tbctl_pid_cmp(const void *a, const void *b);
+static int tbctl_ctl_scan(const char *dir, const char *ext, bool ping, pid_t **ids);
 
 void tbctl_ctl_unlink(const char *dir, pid_t id, bool log)
 {
@@ -250,39 +251,7 @@ int tbctl_ctl_ended(const char *dir, pid_t id, int *status, char *line, size_t l
 
 int tbctl_ctl_ended_list(const char *dir, pid_t **ids)
 {
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	pid_t *v = NULL;
-	DIR *d;
-
-	*ids = NULL;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long id = strtol(de->d_name, &end, 10);
-
-		if (end == de->d_name || strcmp(end, ".exit") || id <= 0 || id > 0x3fffffff)
-			continue;
-		if (n == cap) {
-			pid_t *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
-
-			if (!nv) {
-				closedir(d);
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 8;
-		}
-		v[n++] = (pid_t)id;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), tbctl_pid_cmp);
-	*ids = v;
-	return (int)n;
+	return tbctl_ctl_scan(dir, ".exit", false, ids);
 }
 
 void tbctl_ctl_show_log(const char *dir, pid_t id)
@@ -311,7 +280,12 @@ static int tbctl_pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int tbctl_ctl_sessions(const char *dir, pid_t **ids)
+/*
+ * The ids of RUNDIR's files ID@ext, sorted, in a malloc'd *ids: their
+ * count, or -errno.  With @ping, only the sessions that answer (a socket
+ * nobody listens on is removed by tbctl_ctl_request()).
+ */
+static int tbctl_ctl_scan(const char *dir, const char *ext, bool ping, pid_t **ids)
 {
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -327,10 +301,10 @@ int tbctl_ctl_sessions(const char *dir, pid_t **ids)
 		long id;
 
 		id = strtol(de->d_name, &end, 10);
-		if (end == de->d_name || strcmp(end, ".sock") || id <= 0 || id > 0x3fffffff)
+		if (end == de->d_name || strcmp(end, ext) || id <= 0 || id > 0x3fffffff)
 			continue;
 		/* alive: it answers; else tbctl_ctl_request() removed it */
-		if (tbctl_ctl_request(dir, (pid_t)id, "ping", reply, sizeof(reply), 2000))
+		if (ping && tbctl_ctl_request(dir, (pid_t)id, "ping", reply, sizeof(reply), 2000))
 			continue;
 		if (n == cap) {
 			pid_t *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
@@ -350,4 +324,9 @@ int tbctl_ctl_sessions(const char *dir, pid_t **ids)
 		qsort(v, n, sizeof(*v), tbctl_pid_cmp);
 	*ids = v;
 	return (int)n;
+}
+
+int tbctl_ctl_sessions(const char *dir, pid_t **ids)
+{
+	return tbctl_ctl_scan(dir, ".sock", true, ids);
 }
