@@ -344,8 +344,13 @@ static void max_size_rotates_files(void)
  */
 static void snapshots_of_a_running_session(void)
 {
+	/*
+	 * 4M: a half takes the example seconds to fill, the copy
+	 * milliseconds; with halves of 128K, one was reused while it was
+	 * copied once in a while (the snapshot then says so and exits 1)
+	 */
 	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "circular",
-			      "-b", "256K", "--trigger", "dump:snapshot", "-o", path("s.fxt"),
+			      "-b", "4M", "--trigger", "dump:snapshot", "-o", path("s.fxt"),
 			      "--", EX, "-n", "1000000", "-w", "100", NULL };
 	const char *alert[] = { "tracebufctl", "alert", "dump", NULL };
 	const char *other[] = { "tracebufctl", "alert", "nosuch", NULL };
