@@ -293,41 +293,46 @@ static void snapshot_usage(FILE *f)
 		"  -h, --help          print this help and exit\n");
 }
 
+static const struct tbctl_opt snapshot_opts[] = {
+	{ "output", 'o', TBCTL_REQ_ARG, 'o' },
+	{ "help", 'h', TBCTL_NO_ARG, 'h' },
+	{ 0 }
+};
+
 int cmd_snapshot(struct tbctl_ctx *ctx, int argc, char **argv)
 {
+	struct tbctl_getopt g = { .argc = argc, .argv = argv, .ind = 1 };
 	char dir[SESSIONS_DIR_MAX], reply[TBCTL_CTL_MSG_MAX], req[PATH_MAX + 16];
-	char cwd[PATH_MAX], msg[160], human[32];
+	char cwd[PATH_MAX], err[256] = "", msg[300], human[32];
 	const char *out = NULL, *word = NULL, *rest;
 	unsigned long long bytes;
 	int ret, providers, at = 0;
-	bool dashdash = false;
 	pid_t id;
 
 	(void)ctx;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!dashdash && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+	while ((ret = tbctl_getopt(&g, snapshot_opts, err, sizeof(err))) != TBCTL_GETOPT_END) {
+		switch (ret) {
+		case 'o':
+			out = g.arg;
+			break;
+		case 'h':
 			snapshot_usage(stdout);
 			return 0;
-		} else if (!dashdash && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
-			if (++i == argc)
-				return tbctl_usage_err("snapshot", "snapshot: -o needs a FILE");
-			out = argv[i];
-		} else if (!dashdash && !strncmp(a, "--output=", 9)) {
-			out = a + 9;
-		} else if (!dashdash && !strncmp(a, "-o", 2)) {
-			out = a + 2;
-		} else if (!dashdash && !strcmp(a, "--")) {
-			dashdash = true;
-		} else if (!dashdash && a[0] == '-') {
-			snprintf(msg, sizeof(msg), "snapshot: unknown option '%.100s'", a);
+		case TBCTL_GETOPT_ARG:
+			if (word)
+				return tbctl_usage_err("snapshot", "snapshot: one session id at most");
+			word = g.arg;
+			break;
+		default:
+			snprintf(msg, sizeof(msg), "snapshot: %s", err);
 			return tbctl_usage_err("snapshot", msg);
-		} else if (word) {
-			return tbctl_usage_err("snapshot", "snapshot: one session id at most");
-		} else {
-			word = a;
 		}
+	}
+	/* after "--": the session id */
+	for (; g.dashdash && g.ind < argc; g.ind++) {
+		if (word)
+			return tbctl_usage_err("snapshot", "snapshot: one session id at most");
+		word = argv[g.ind];
 	}
 	if (out && (!*out || !strcmp(out, "-")))
 		return tbctl_usage_err("snapshot", "snapshot: -o needs a file (the session writes it)");
