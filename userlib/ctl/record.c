@@ -1431,12 +1431,16 @@ static int record_snapshot(struct record_run *r, const char *path, char *reply, 
 
 	r->snap_notes[0] = '\0';
 	r->nsnap_notes = 0;
+	if ((r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT) == TRACEBUF_MODE_STREAMING) {
+		snprintf(reply, len, "error: the session streams: its trace is saved as it goes (snapshots are for circular and oneshot)");
+		return -EOPNOTSUPP;
+	}
 	if (!path) {
-		snprintf(tag, sizeof(tag), "snapshot-%u", ++r->snapshots_named);
 		if (r->out.is_stdout) {
 			snprintf(reply, len, "error: the trace goes to standard output: name the snapshot's file");
 			return -EINVAL;
 		}
+		snprintf(tag, sizeof(tag), "snapshot-%u", ++r->snapshots_named);
 		/* absolute: the reply goes to another directory */
 		if (r->o->output[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
 		    snprintf(full, sizeof(full), "%s/%s", cwd, r->o->output) < (int)sizeof(full))
@@ -1446,10 +1450,6 @@ static int record_snapshot(struct record_run *r, const char *path, char *reply, 
 			return -ENAMETOOLONG;
 		}
 		path = name;
-	}
-	if ((r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT) == TRACEBUF_MODE_STREAMING) {
-		snprintf(reply, len, "error: the session streams: its trace is saved as it goes (snapshots are for circular and oneshot)");
-		return -EOPNOTSUPP;
 	}
 	tbctl_out_init(&out, path);
 	ret = tbctl_out_open(&out);
