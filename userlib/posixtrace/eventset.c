@@ -4,7 +4,7 @@
  * posix_trace_eventid_equal().
  *
  * A set is a bitmap indexed by event id (posixtrace_priv.h): system ids
- * 1..__TRACEBUF_PT_SYS_MAX, then the user ids.  It is plain data, not a
+ * 1..__TRACEBUF_PT_SYS_EVENTS, then the user ids.  It is plain data, not a
  * stream's filter.  Every function returns 0 or a positive error number:
  * EINVAL for a NULL pointer, a set that posix_trace_eventset_empty() or
  * _fill() did not initialize, an event id that is none (0, or beyond the
@@ -62,7 +62,7 @@ POSIXTRACE_API int posix_trace_eventset_fill(trace_event_set_t *set, int what)
 		return EINVAL;
 	posix_trace_eventset_empty(set);
 	if (what == POSIX_TRACE_SYSTEM_EVENTS)
-		pt_set_range(s, 1, __TRACEBUF_PT_SYS_MAX);
+		pt_set_range(s, 1, __TRACEBUF_PT_SYS_EVENTS);
 	else if (what == POSIX_TRACE_ALL_EVENTS)
 		pt_set_range(s, 1, PT_EVENT_ID_MAX);
 	return 0;

@@ -29,10 +29,9 @@
 /* Sizes                                                                    */
 
 /*
- * The FXT record of one trace event, user or system, as the stream step
- * will write it (userlib/Documentation/trace-format.md §4.2, §4.4): an
- * instant event record (type 4, event type 0) in category "posix", named
- * after the event type, with three arguments:
+ * The FXT record of one trace event (userlib/Documentation/trace-format.md
+ * §4.2, §4.4): an instant event record (type 4, event type 0) in category
+ * "posix:NAME", named NAME after its event type, with four arguments:
  *
  *   header word                                         8
  *   timestamp                                           8
@@ -41,14 +40,17 @@
  *   category and name: refs into the string table       0
  *   argument "id", uint32, value in its header          8
  *   argument "pc", pointer: header and value           16
+ *   argument "thread", uint64 (the pthread_t)          16
  *   argument "data", a string of n bytes inline:        8 + n rounded up to 8
  *                                                      ---
- *                                                      64 + round_up(n, 8)
+ *                                                      80 + round_up(n, 8)
  *
- * The one place this formula lives: getmaxusereventsize() and
- * getmaxsystemeventsize() use it, and so must the writer.
+ * (and a bool argument "truncated", 8 bytes, when the data were longer
+ * than PT_MAX_DATA_SIZE_MAX).  The one place this formula lives:
+ * getmaxusereventsize() and getmaxsystemeventsize() use it; target.c
+ * writes the arguments.
  */
-#define PT_EVENT_RECORD_FIXED	64u
+#define PT_EVENT_RECORD_FIXED	80u
 
 static inline uint64_t pt_event_record_size(uint64_t data_len)
 {
@@ -115,7 +117,8 @@ _Static_assert(_Alignof(struct pt_attr) <= _Alignof(trace_attr_t), "trace_attr_t
 
 #define PT_SET_MAGIC		0x73427450u
 /* event ids 1..PT_EVENT_ID_MAX; bit i of bits[] is event id i */
-#define PT_EVENT_ID_MAX		(__TRACEBUF_PT_SYS_MAX + __TRACEBUF_PT_USER_EVENT_MAX)
+#define PT_EVENT_ID_MAX		(__TRACEBUF_PT_SYS_EVENTS + __TRACEBUF_PT_USER_EVENT_MAX)
+#define PT_FIRST_USER_ID	(__TRACEBUF_PT_SYS_EVENTS + 1)
 #define PT_SET_BITS		2048u
 
 struct pt_set {

@@ -56,10 +56,11 @@
  * TRACE_*_MAX macros that follow are the names POSIX gives them; an
  * application that defines one of those itself does not change these.
  */
-#define __TRACEBUF_PT_SYS_MAX		32	/* system event ids 1..32 */
+#define __TRACEBUF_PT_SYS_EVENTS	32	/* system event ids 1..32 */
+#define __TRACEBUF_PT_STREAM_MAX	16	/* streams and logs of a process */
 #define __TRACEBUF_PT_USER_EVENT_MAX	256	/* user event ids 33..288 */
 #define __TRACEBUF_PT_NAME_MAX		101	/* 100 bytes and a NUL */
-#define __TRACEBUF_PT_EVENT_NAME_MAX	100	/* bytes, NUL not counted */
+#define __TRACEBUF_PT_EVENT_NAME_MAX	94	/* bytes, NUL not counted */
 
 /*
  * TRACE_NAME_MAX: the size of the buffer that holds a trace stream name
@@ -73,21 +74,22 @@
 #endif
 /*
  * TRACE_EVENT_NAME_MAX: the longest user event name, NUL not counted.
- * 100 bytes, as tracebuf's other names (provider, category: the limits
- * Fuchsia's tracing uses); an event name becomes the name of the FXT
- * event records it is written as.  POSIX minimum: 30.
+ * An event of type NAME is an FXT record named NAME in the tracebuf
+ * category "posix:NAME", and a category has at most 100 bytes (the limit
+ * of Fuchsia's tracing): 94.  POSIX minimum: 30.
  */
 #ifndef TRACE_EVENT_NAME_MAX
 #define TRACE_EVENT_NAME_MAX		__TRACEBUF_PT_EVENT_NAME_MAX
 #endif
 /*
- * TRACE_SYS_MAX: the number of system event types.  POSIX defines 8
- * (POSIX_TRACE_START ... POSIX_TRACE_ERROR below); 32 leaves ids for
- * system events of tracebuf's own (e.g. records a full buffer dropped)
- * without changing trace_event_set_t.  POSIX minimum: 8.
+ * TRACE_SYS_MAX: how many trace streams may exist at once.  POSIX counts
+ * them system-wide; libposixtrace counts those of the calling process,
+ * streams it created and logs it opened together (a stream holds a
+ * tracebuf manager file and a thread; the module bounds managers per
+ * user).  A 17th is EAGAIN.  POSIX minimum: 8.
  */
 #ifndef TRACE_SYS_MAX
-#define TRACE_SYS_MAX			__TRACEBUF_PT_SYS_MAX
+#define TRACE_SYS_MAX			__TRACEBUF_PT_STREAM_MAX
 #endif
 /*
  * TRACE_USER_EVENT_MAX: user event types one traced process may have,
@@ -212,7 +214,7 @@ struct posix_trace_status_info {
  * POSIX_TRACE_UNNAMED_USER_EVENT, posix_trace_eventid_open(3p)
  * POSIX_TRACE_UNNAMED_USEREVENT: both are defined.
  */
-#define POSIX_TRACE_UNNAMED_USER_EVENT	((trace_event_id_t)(__TRACEBUF_PT_SYS_MAX + 1))
+#define POSIX_TRACE_UNNAMED_USER_EVENT	((trace_event_id_t)(__TRACEBUF_PT_SYS_EVENTS + 1))
 #define POSIX_TRACE_UNNAMED_USEREVENT	POSIX_TRACE_UNNAMED_USER_EVENT
 
 /* ------------------------------------------------------------------------ */

@@ -60,7 +60,7 @@ static void bad_attrs_make(struct bad_attrs *b)
 /* The size of the record of an event with n bytes of data (posix_trace(7)). */
 static size_t record_size(size_t n)
 {
-	return 64 + (n + 7) / 8 * 8;
+	return 80 + (n + 7) / 8 * 8;
 }
 
 /* ======================================================================== */
@@ -732,11 +732,11 @@ static void getmaxsystemeventsize_calculates_the_system_event_size(void)
 	ATTR_INIT(a);
 	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
 	T_EXPECT_EQ(sz, record_size(2 * sizeof(trace_event_set_t)));
-	T_EXPECT_EQ(sz, 592);
+	T_EXPECT_EQ(sz, 608);
 	/* it does not depend on max-data-size */
 	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, 0), 0);
 	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
-	T_EXPECT_EQ(sz, 592);
+	T_EXPECT_EQ(sz, 608);
 	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, 0, &user0), 0);
 	T_EXPECT(sz > user0);
 }
@@ -775,8 +775,8 @@ static void getmaxusereventsize_calculates_the_user_event_size(void)
 		T_EXPECT(sz >= prev && sz >= lens[i]);
 		prev = sz;
 	}
-	T_EXPECT_EQ(record_size(0), 64);
-	T_EXPECT_EQ(record_size(1), 72);
+	T_EXPECT_EQ(record_size(0), 80);
+	T_EXPECT_EQ(record_size(1), 88);
 }
 
 /* posix_trace_event() "shall" truncate data longer than max-data-size,
@@ -894,8 +894,10 @@ static void getstreamsize_einval(void)
 /* ======================================================================== */
 /* posix_trace_eventset_add(3p)                                             */
 
-#define FIRST_USER_ID	(TRACE_SYS_MAX + 1)
-#define LAST_ID		(TRACE_SYS_MAX + TRACE_USER_EVENT_MAX)
+/* system event ids are 1..32 (posix_trace(7)) */
+#define SYS_EVENTS	32
+#define FIRST_USER_ID	(SYS_EVENTS + 1)
+#define LAST_ID		(SYS_EVENTS + TRACE_USER_EVENT_MAX)
 
 static const trace_event_id_t posix_system_ids[] = {
 	POSIX_TRACE_START, POSIX_TRACE_STOP, POSIX_TRACE_FILTER, POSIX_TRACE_OVERFLOW,
@@ -966,8 +968,8 @@ static void eventset_fill_system_events_includes_the_system_event_types(void)
 		T_EXPECT_EQ(posix_trace_eventset_ismember(posix_system_ids[i], &s, &m), 0);
 		T_EXPECT(m != 0);
 	}
-	T_EXPECT_EQ(count_members(&s, 1, TRACE_SYS_MAX, &n), 0);
-	T_EXPECT_EQ(n, TRACE_SYS_MAX);
+	T_EXPECT_EQ(count_members(&s, 1, SYS_EVENTS, &n), 0);
+	T_EXPECT_EQ(n, SYS_EVENTS);
 	T_EXPECT_EQ(count_members(&s, FIRST_USER_ID, LAST_ID, &n), 0);
 	T_EXPECT_EQ(n, 0);
 }
@@ -1013,7 +1015,7 @@ static void eventset_empty_einval(void)
 static void eventset_add_adds_the_event_type(void)
 {
 	static const trace_event_id_t ids[] = { POSIX_TRACE_START, POSIX_TRACE_ERROR,
-						TRACE_SYS_MAX, FIRST_USER_ID, 100, LAST_ID };
+						SYS_EVENTS, FIRST_USER_ID, 100, LAST_ID };
 	trace_event_set_t s;
 	unsigned int n = 0;
 	size_t i;
@@ -1252,7 +1254,7 @@ static void header_event_ids_are_in_their_ranges(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(posix_system_ids) / sizeof(posix_system_ids[0]); i++)
-		T_EXPECT(posix_system_ids[i] >= 1 && posix_system_ids[i] <= TRACE_SYS_MAX);
+		T_EXPECT(posix_system_ids[i] >= 1 && posix_system_ids[i] <= SYS_EVENTS);
 	T_EXPECT_EQ(POSIX_TRACE_UNNAMED_USER_EVENT, FIRST_USER_ID);
 	T_EXPECT(LAST_ID < 8 * (sizeof(trace_event_set_t) - 8));
 }
@@ -1265,8 +1267,8 @@ static void header_limits_meet_the_posix_minimums(void)
 	T_EXPECT(TRACE_SYS_MAX >= 8);
 	T_EXPECT(TRACE_USER_EVENT_MAX >= 32);
 	T_EXPECT_EQ(TRACE_NAME_MAX, 101);
-	T_EXPECT_EQ(TRACE_EVENT_NAME_MAX, 100);
-	T_EXPECT_EQ(TRACE_SYS_MAX, 32);
+	T_EXPECT_EQ(TRACE_EVENT_NAME_MAX, 94);
+	T_EXPECT_EQ(TRACE_SYS_MAX, 16);
 	T_EXPECT_EQ(TRACE_USER_EVENT_MAX, 256);
 	T_EXPECT(sizeof(PT_GENVERSION) <= TRACE_NAME_MAX);
 }
