@@ -7,6 +7,8 @@
 #ifndef POSIXTRACE_PRIV_H
 #define POSIXTRACE_PRIV_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -132,5 +134,108 @@ _Static_assert(_Alignof(struct pt_set) <= _Alignof(trace_event_set_t),
 	       "trace_event_set_t misaligned");
 _Static_assert(PT_EVENT_ID_MAX < PT_SET_BITS, "event ids exceed trace_event_set_t");
 _Static_assert(__TRACEBUF_PT_NAME_MAX == TRACEBUF_NAME_MAX + 1, "TRACE_NAME_MAX is a provider name");
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                    */
+
+/*
+ * The category of event type NAME is "posix:NAME"; a stream enables
+ * "posix:*".  The provider of a traced process is "posix_trace.PID".
+ */
+#define PT_CATEGORY_PREFIX	"posix:"
+#define PT_CATEGORY_ALL		"posix:*"
+#define PT_PROVIDER_PREFIX	"posix_trace."
+_Static_assert(sizeof(PT_CATEGORY_PREFIX) - 1 + __TRACEBUF_PT_EVENT_NAME_MAX == TRACEBUF_NAME_MAX,
+	       "a category is at most 100 bytes");
+
+/* The name of a system event type (1..8), or NULL. */
+const char *pt_system_event_name(trace_event_id_t id);
+
+/*
+ * The name of user event type @id as this process opened it (or NULL):
+ * a trace stream of the calling process knows its event types by them.
+ */
+const char *pt_user_event_name(trace_event_id_t id);
+
+/* ------------------------------------------------------------------------ */
+/* The log's attributes record                                              */
+
+/*
+ * A stream created with a log writes, right after the magic record, a blob
+ * record (type DATA) named PT_LOG_ATTR_NAME whose payload is this, little
+ * endian: the stream's attributes, for posix_trace_open() and
+ * posix_trace_get_attr() of the log.  Readers take what they know of a
+ * larger version-1 payload and refuse another version.
+ */
+#define PT_LOG_ATTR_NAME	"posix_trace.attr"
+#define PT_LOG_ATTR_VERSION	1u
+
+struct pt_log_attr {
+	uint32_t version;
+	uint32_t pid;			/* the traced process */
+	char name[104];			/* NUL-terminated */
+	char genversion[104];
+	int64_t create_sec, create_nsec;	/* CLOCK_REALTIME */
+	int64_t res_sec, res_nsec;
+	uint32_t inheritance, stream_policy, log_policy, reserved;
+	uint64_t stream_size, log_size, max_data_size;
+};
+_Static_assert(sizeof(struct pt_log_attr) == 288, "struct pt_log_attr layout");
+
+/* ------------------------------------------------------------------------ */
+/* Trace ids: streams and logs of this process                              */
+
+#define PT_KIND_STREAM	1
+#define PT_KIND_LOG	2
+
+/* An event of a log, decoded; data points into the log's copy. */
+struct pt_event {
+	uint64_t ns;
+	uint64_t pc;
+	uint64_t thread;		/* pthread_t */
+	const char *data;
+	uint32_t len;			/* as recorded */
+	trace_event_id_t id;
+	uint32_t pid;
+	bool truncated;			/* by the target */
+};
+
+/*
+ * A stream (PT_KIND_STREAM: a tracebuf session that traces one process,
+ * served by a thread) or a log (PT_KIND_LOG: a trace file read whole).
+ * lock guards everything but kind, which never changes.
+ */
+struct pt_trace {
+	int kind;
+	pthread_mutex_t lock;
+	struct pt_attr attr;		/* create_time set */
+	unsigned int typelist_next;	/* posix_trace_eventtypelist_getnext_id() */
+	/* stream */
+	uint32_t pid;
+	bool running;
+	struct tracebuf_session *session;
+	char provider[TRACEBUF_NAME_MAX + 1];
+	const char *providers[1];	/* = provider, borrowed by the session */
+	pthread_t thread;
+	bool has_thread;
+	int wake_fd;			/* eventfd: the thread is to quit */
+	/* log */
+	char *buf;			/* the file's bytes: events point in */
+	size_t buflen;
+	struct pt_event *events;	/* in timestamp order */
+	size_t nevents, next;
+	char *names[PT_EVENT_ID_MAX + 1];	/* user event types recorded */
+};
+
+/*
+ * Find trace @trid of @kind (0: either) and lock it; NULL if there is
+ * none.  pt_trace_put() unlocks it.
+ */
+struct pt_trace *pt_trace_get(trace_id_t trid, int kind);
+void pt_trace_put(struct pt_trace *t);
+/* Give @t an id (EAGAIN: TRACE_SYS_MAX are in use). */
+int pt_trace_add(struct pt_trace *t, trace_id_t *trid);
+/* Take @trid's id back; the caller then frees it.  Returns it locked. */
+struct pt_trace *pt_trace_remove(trace_id_t trid, int kind);
 
 #endif /* POSIXTRACE_PRIV_H */

@@ -10,10 +10,8 @@
  * (EINVAL, ...), as POSIX says, and leaves errno alone.  This differs from
  * the rest of tracebuf, whose functions return -errno.
  *
- * Only the functions libposixtrace implements are declared: the
- * attributes object (posix_trace_attr_*), event sets (posix_trace_eventset_*)
- * and posix_trace_eventid_equal().  Streams, events, filters and logs come
- * with the steps that implement them; see posix_trace(7), STATUS.
+ * Only the functions libposixtrace implements are declared; the others
+ * come with the steps that implement them (see posix_trace(7), STATUS).
  *
  * POSIX puts trace_attr_t, trace_id_t, trace_event_id_t and
  * trace_event_set_t in <sys/types.h> and the TRACE_*_MAX limits in
@@ -277,6 +275,46 @@ int posix_trace_eventset_ismember(trace_event_id_t event_id,
 /* posix_trace_eventid_equal(3p): non-zero if equal; trid is not used */
 int posix_trace_eventid_equal(trace_id_t trid, trace_event_id_t event1,
 			      trace_event_id_t event2);
+
+/* posix_trace_create(3p): streams, from the trace controller process */
+int posix_trace_create_withlog(pid_t pid, const trace_attr_t *__TRACEBUF_PT_RESTRICT attr,
+			       int file_desc, trace_id_t *__TRACEBUF_PT_RESTRICT trid);
+int posix_trace_shutdown(trace_id_t trid);
+
+/* posix_trace_start(3p) */
+int posix_trace_start(trace_id_t trid);
+int posix_trace_stop(trace_id_t trid);
+
+/* posix_trace_get_attr(3p) */
+int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr);
+int posix_trace_get_status(trace_id_t trid, struct posix_trace_status_info *statusinfo);
+
+/* posix_trace_event(3p): the traced (target) process */
+void posix_trace_event(trace_event_id_t event_id, const void *__TRACEBUF_PT_RESTRICT data_ptr,
+		       size_t data_len);
+int posix_trace_eventid_open(const char *__TRACEBUF_PT_RESTRICT event_name,
+			     trace_event_id_t *__TRACEBUF_PT_RESTRICT event_id);
+
+/* posix_trace_eventid_equal(3p): the name of an event type of a stream or log */
+int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t event, char *event_name);
+
+/* posix_trace_eventtypelist_getnext_id(3p) */
+int posix_trace_eventtypelist_getnext_id(trace_id_t trid,
+					 trace_event_id_t *__TRACEBUF_PT_RESTRICT event,
+					 int *__TRACEBUF_PT_RESTRICT unavailable);
+int posix_trace_eventtypelist_rewind(trace_id_t trid);
+
+/* posix_trace_open(3p): a trace log, from the trace analyzer process */
+int posix_trace_open(int file_desc, trace_id_t *trid);
+int posix_trace_close(trace_id_t trid);
+int posix_trace_rewind(trace_id_t trid);
+
+/* posix_trace_getnext_event(3p): from a trace log, so far */
+int posix_trace_getnext_event(trace_id_t trid,
+			      struct posix_trace_event_info *__TRACEBUF_PT_RESTRICT event,
+			      void *__TRACEBUF_PT_RESTRICT data, size_t num_bytes,
+			      size_t *__TRACEBUF_PT_RESTRICT data_len,
+			      int *__TRACEBUF_PT_RESTRICT unavailable);
 
 #ifdef __cplusplus
 }

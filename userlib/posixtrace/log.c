@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: trace logs, from the trace analyzer process
+ * (posix_trace_open, _close, _rewind, _getnext_event), and the event
+ * types of a stream or log (posix_trace_eventid_get_name,
+ * posix_trace_eventtypelist_*).
+ *
+ * A log is an FXT trace: what a stream's session wrote (stream.c), or any
+ * trace of tracebuf's that holds POSIX events (e.g. "tracebufctl record"
+ * around a program that calls posix_trace_event()).  posix_trace_open()
+ * reads it whole with libtracebuf's reader, which checks every record,
+ * and keeps its events sorted by timestamp (those of one thread stay in
+ * the order they were recorded).  An event is an instant event in a
+ * category "posix:NAME" with the arguments target.c writes; other records
+ * are skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracebuf_reader.h>
+
+#include "posixtrace_priv.h"
+
+/* ------------------------------------------------------------------------ */
+/* Reading a log                                                            */
+
+static bool pt_str_eq(const struct tracebuf_reader_str *s, const char *lit)
+{
+	size_t len = strlen(lit);
+
+	return s->len == len && !memcmp(s->data, lit, len);
+}
+
+/* A name of the attributes record, NUL-terminated, cut to TRACE_NAME_MAX - 1. */
+static void pt_copy_name(char dst[__TRACEBUF_PT_NAME_MAX], const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (len > __TRACEBUF_PT_NAME_MAX - 1)
+		len = __TRACEBUF_PT_NAME_MAX - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* The attributes record: what the stream's attributes were. */
+static void pt_log_attr_take(struct pt_attr *a, const struct tracebuf_reader_str *payload)
+{
+	struct pt_log_attr la;
+
+	if (payload->len < sizeof(la))
+		return;
+	memcpy(&la, payload->data, sizeof(la));
+	if (la.version != PT_LOG_ATTR_VERSION)
+		return;
+	pt_copy_name(a->name, la.name, sizeof(la.name));
+	pt_copy_name(a->genversion, la.genversion, sizeof(la.genversion));
+	a->create_time.tv_sec = (time_t)la.create_sec;
+	a->create_time.tv_nsec = (long)la.create_nsec;
+	a->clock_res.tv_sec = (time_t)la.res_sec;
+	a->clock_res.tv_nsec = (long)la.res_nsec;
+	a->inheritance = (int)la.inheritance;
+	a->stream_policy = (int)la.stream_policy;
+	a->log_policy = (int)la.log_policy;
+	a->stream_size = la.stream_size;
+	a->log_size = la.log_size;
+	if (la.max_data_size <= PT_MAX_DATA_SIZE_MAX)
+		a->max_data_size = la.max_data_size;
+}
+
+/*
+ * An instant event in a category "posix:NAME" with a uint32 "id" of a
+ * user event type: one of ours.  Returns false for anything else.
+ */
+static bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
+			  struct pt_event *ev)
+{
+	const struct tracebuf_reader_str *cat = &r->event.category;
+	size_t plen = sizeof(PT_CATEGORY_PREFIX) - 1;
+	bool have_id = false;
+
+	if (r->type != TRACEBUF_LIB_FXT_RECORD_EVENT ||
+	    r->event.type != TRACEBUF_LIB_FXT_EVENT_INSTANT ||
+	    cat->len <= plen || memcmp(cat->data, PT_CATEGORY_PREFIX, plen))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	for (unsigned int i = 0; i < r->nargs; i++) {
+		const struct tracebuf_reader_arg *a = &r->args[i];
+
+		if (pt_str_eq(&a->name, "id") && a->type == TRACEBUF_LIB_FXT_ARG_UINT32) {
+			ev->id = a->u32;
+			have_id = true;
+		} else if (pt_str_eq(&a->name, "pc") && a->type == TRACEBUF_LIB_FXT_ARG_POINTER) {
+			ev->pc = a->ptr;
+		} else if (pt_str_eq(&a->name, "thread") &&
+			   a->type == TRACEBUF_LIB_FXT_ARG_UINT64) {
+			ev->thread = a->u64;
+		} else if (pt_str_eq(&a->name, "data") && a->type == TRACEBUF_LIB_FXT_ARG_STRING) {
+			ev->data = a->str.data;
+			ev->len = (uint32_t)a->str.len;
+		} else if (pt_str_eq(&a->name, "truncated") &&
+			   a->type == TRACEBUF_LIB_FXT_ARG_BOOL) {
+			ev->truncated = a->b;
+		}
+	}
+	if (!have_id || ev->id < PT_FIRST_USER_ID || ev->id > PT_EVENT_ID_MAX)
+		return false;
+	ev->ns = r->event.ns;
+	ev->pid = (uint32_t)r->event.process_koid;
+	/* the first name recorded for an id is its name */
+	if (!t->names[ev->id] && r->event.name.len <= __TRACEBUF_PT_EVENT_NAME_MAX)
+		t->names[ev->id] = strndup(r->event.name.len ? r->event.name.data : "",
+					   r->event.name.len);
+	return true;
+}
+
+/* By timestamp; equal ones in the order they were read. */
+struct pt_sort {
+	struct pt_event ev;
+	size_t seq;
+};
+
+static int pt_sort_cmp(const void *a, const void *b)
+{
+	const struct pt_sort *x = a, *y = b;
+
+	if (x->ev.ns != y->ev.ns)
+		return x->ev.ns < y->ev.ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int pt_log_read(struct pt_trace *t, const void *buf, size_t len)
+{
+	struct tracebuf_reader_record r;
+	struct tracebuf_reader *rd;
+	struct pt_sort *v = NULL;
+	size_t n = 0, cap = 0;
+	int ret;
+
+	ret = tracebuf_reader_open_mem(buf, len, TRACEBUF_LIB_READER_MAGIC, &rd);
+	if (ret)
+		return ret == -ENOMEM ? ENOMEM : EINVAL;
+	while ((ret = tracebuf_reader_next(rd, &r)) > 0) {
+		struct pt_event ev;
+
+		if (r.type == TRACEBUF_LIB_FXT_RECORD_BLOB &&
+		    pt_str_eq(&r.blob.name, PT_LOG_ATTR_NAME)) {
+			pt_log_attr_take(&t->attr, &r.blob.payload);
+			continue;
+		}
+		if (!pt_event_take(t, &r, &ev))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 1024;
+			struct pt_sort *nv = realloc(v, ncap * sizeof(*v));
+
+			if (!nv) {
+				ret = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n].ev = ev;
+		v[n].seq = n;
+		n++;
+	}
+	tracebuf_reader_close(rd);
+	if (ret < 0) {
+		free(v);
+		return ret == -ENOMEM ? ENOMEM : EINVAL;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), pt_sort_cmp);
+	t->events = malloc((n ? n : 1) * sizeof(*t->events));
+	if (!t->events) {
+		free(v);
+		return ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		t->events[i] = v[i].ev;
+	t->nevents = n;
+	free(v);
+	return 0;
+}
+
+/* The whole file, from its start, into memory. */
+static int pt_read_fd(int fd, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 1u << 16;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = pread(fd, buf + len, cap - len, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			free(buf);
+			/* a pipe, a socket: not a log */
+			return err == ESPIPE ? EINVAL : err == EBADF ? EBADF : EIO;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+static void pt_log_free(struct pt_trace *t)
+{
+	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
+		free(t->names[i]);
+	free(t->events);
+	free(t->buf);
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_open(3p)                                                     */
+
+POSIXTRACE_API int posix_trace_open(int file_desc, trace_id_t *trid)
+{
+	struct pt_trace *t;
+	trace_id_t id;
+	int flags, ret;
+
+	if (!trid)
+		return EINVAL;
+	flags = fcntl(file_desc, F_GETFL);
+	if (flags < 0 || (flags & O_ACCMODE) == O_WRONLY)
+		return EBADF;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	t->kind = PT_KIND_LOG;
+	t->wake_fd = -1;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_lock(&t->lock);
+	/* a log without an attributes record has the default attributes */
+	posix_trace_attr_init((trace_attr_t *)&t->attr);
+	ret = pt_read_fd(file_desc, &t->buf, &t->buflen);
+	if (!ret)
+		ret = pt_log_read(t, t->buf, t->buflen);
+	if (!ret)
+		ret = pt_trace_add(t, &id);
+	if (ret) {
+		pt_log_free(t);
+		return ret;
+	}
+	pthread_mutex_unlock(&t->lock);
+	*trid = id;
+	return 0;
+}
+
+POSIXTRACE_API int posix_trace_close(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_remove(trid, PT_KIND_LOG);
+
+	if (!t)
+		return EINVAL;
+	pt_log_free(t);
+	return 0;
+}
+
+POSIXTRACE_API int posix_trace_rewind(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_get(trid, PT_KIND_LOG);
+
+	if (!t)
+		return EINVAL;
+	t->next = 0;
+	pt_trace_put(t);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_getnext_event(3p)                                            */
+
+/* Fill in @info and @data from @ev, cut to max-data-size and @num_bytes. */
+static void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
+			    struct posix_trace_event_info *info, void *data,
+			    size_t num_bytes, size_t *data_len)
+{
+	size_t len = ev->len, copy;
+	bool cut = ev->truncated;
+
+	if (len > t->attr.max_data_size) {
+		len = (size_t)t->attr.max_data_size;
+		cut = true;
+	}
+	copy = len < num_bytes ? len : num_bytes;
+	memset(info, 0, sizeof(*info));
+	info->posix_event_id = ev->id;
+	info->posix_pid = (pid_t)ev->pid;
+	info->posix_prog_address = (void *)(uintptr_t)ev->pc;
+	info->posix_thread_id = (pthread_t)ev->thread;
+	info->posix_timestamp.tv_sec = (time_t)(ev->ns / 1000000000u);
+	info->posix_timestamp.tv_nsec = (long)(ev->ns % 1000000000u);
+	info->posix_truncation_status = cut ? POSIX_TRACE_TRUNCATED_RECORD :
+					copy < len ? POSIX_TRACE_TRUNCATED_READ :
+					POSIX_TRACE_NOT_TRUNCATED;
+	if (copy)
+		memcpy(data, ev->data, copy);
+	*data_len = copy;
+}
+
+POSIXTRACE_API int posix_trace_getnext_event(trace_id_t trid,
+					     struct posix_trace_event_info *restrict event,
+					     void *restrict data, size_t num_bytes,
+					     size_t *restrict data_len,
+					     int *restrict unavailable)
+{
+	struct pt_trace *t;
+
+	if (!event || !data_len || !unavailable || (num_bytes && !data))
+		return EINVAL;
+	/* active streams are read by the step that implements it */
+	t = pt_trace_get(trid, PT_KIND_LOG);
+	if (!t)
+		return EINVAL;
+	if (t->next < t->nevents) {
+		pt_event_report(t, &t->events[t->next++], event, data, num_bytes, data_len);
+		*unavailable = 0;
+	} else {
+		*data_len = 0;
+		*unavailable = 1;
+	}
+	pt_trace_put(t);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_eventid_get_name(3p), posix_trace_eventtypelist_*(3p)        */
+
+/* The name of @id in @t, or NULL. */
+static const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id)
+{
+	const char *name = pt_system_event_name(id);
+
+	if (name || id < PT_FIRST_USER_ID || id > PT_EVENT_ID_MAX)
+		return name;
+	if (t->kind == PT_KIND_LOG)
+		return t->names[id];
+	/* a stream of this process knows its types by this process's names */
+	return t->pid == (uint32_t)getpid() ? pt_user_event_name(id) : NULL;
+}
+
+POSIXTRACE_API int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t event,
+						char *event_name)
+{
+	struct pt_trace *t;
+	const char *name;
+	int ret = EINVAL;
+
+	if (!event_name)
+		return EINVAL;
+	t = pt_trace_get(trid, 0);
+	if (!t)
+		return EINVAL;
+	name = pt_type_name(t, event);
+	if (name) {
+		/* at most TRACE_EVENT_NAME_MAX bytes and the NUL */
+		snprintf(event_name, __TRACEBUF_PT_EVENT_NAME_MAX + 1, "%s", name);
+		ret = 0;
+	}
+	pt_trace_put(t);
+	return ret;
+}
+
+/* The system event types, then the user event types, by id. */
+POSIXTRACE_API int posix_trace_eventtypelist_getnext_id(trace_id_t trid,
+							trace_event_id_t *restrict event,
+							int *restrict unavailable)
+{
+	struct pt_trace *t;
+
+	if (!event || !unavailable)
+		return EINVAL;
+	t = pt_trace_get(trid, 0);
+	if (!t)
+		return EINVAL;
+	*unavailable = 1;
+	while (t->typelist_next < PT_EVENT_ID_MAX) {
+		trace_event_id_t id = ++t->typelist_next;
+
+		if (pt_type_name(t, id)) {
+			*event = id;
+			*unavailable = 0;
+			break;
+		}
+	}
+	pt_trace_put(t);
+	return 0;
+}
+
+POSIXTRACE_API int posix_trace_eventtypelist_rewind(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_get(trid, 0);
+
+	if (!t)
+		return EINVAL;
+	t->typelist_next = 0;
+	pt_trace_put(t);
+	return 0;
+}

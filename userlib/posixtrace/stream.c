@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: trace streams, from the trace controller process
+ * (posix_trace_create_withlog, _start, _stop, _shutdown, _get_attr,
+ * _get_status), and the table of this process's trace ids.
+ *
+ * A stream is a libtracebuf session that traces one provider, the traced
+ * process's "posix_trace.PID" (target.c), whether it registered already
+ * or registers later, in category "posix:*".  Its stream-full-policy
+ * picks the session's buffering mode: POSIX_TRACE_LOOP circular,
+ * POSIX_TRACE_UNTIL_FULL oneshot, POSIX_TRACE_FLUSH streaming (each full
+ * half of the buffer is flushed to the log as it fills).  The session
+ * writes the log: an FXT trace on the caller's file descriptor.  A thread
+ * of the stream's serves the session (the provider's packets, its
+ * registration and its death) while the controller does anything else.
+ *
+ * Locking: pt_table_lock, then a trace's lock.  A trace's lock is held
+ * across each session call, so that one thread at a time uses it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <tracebuf_fxt.h>
+
+#include "posixtrace_priv.h"
+
+/* How often the stream's thread looks at its session without a message. */
+#define PT_SERVE_POLL_MS	200
+
+/* ------------------------------------------------------------------------ */
+/* Trace ids                                                                */
+
+static pthread_mutex_t pt_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pt_trace *pt_table[__TRACEBUF_PT_STREAM_MAX];
+
+int pt_trace_add(struct pt_trace *t, trace_id_t *trid)
+{
+	int ret = EAGAIN;
+
+	pthread_mutex_lock(&pt_table_lock);
+	for (unsigned int i = 0; i < __TRACEBUF_PT_STREAM_MAX; i++) {
+		if (!pt_table[i]) {
+			pt_table[i] = t;
+			*trid = (trace_id_t)i + 1;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pt_table_lock);
+	return ret;
+}
+
+static struct pt_trace *pt_trace_lookup_locked(trace_id_t trid, int kind)
+{
+	struct pt_trace *t;
+
+	if (trid < 1 || trid > __TRACEBUF_PT_STREAM_MAX)
+		return NULL;
+	t = pt_table[trid - 1];
+	if (!t || (kind && t->kind != kind))
+		return NULL;
+	return t;
+}
+
+struct pt_trace *pt_trace_get(trace_id_t trid, int kind)
+{
+	struct pt_trace *t;
+
+	pthread_mutex_lock(&pt_table_lock);
+	t = pt_trace_lookup_locked(trid, kind);
+	if (t)
+		pthread_mutex_lock(&t->lock);
+	pthread_mutex_unlock(&pt_table_lock);
+	return t;
+}
+
+void pt_trace_put(struct pt_trace *t)
+{
+	pthread_mutex_unlock(&t->lock);
+}
+
+struct pt_trace *pt_trace_remove(trace_id_t trid, int kind)
+{
+	struct pt_trace *t;
+
+	pthread_mutex_lock(&pt_table_lock);
+	t = pt_trace_lookup_locked(trid, kind);
+	if (t) {
+		pt_table[trid - 1] = NULL;
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&pt_table_lock);
+	return t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The stream's thread                                                      */
+
+static void *pt_serve(void *arg)
+{
+	struct pt_trace *t = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = tracebuf_session_fd(t->session), .events = POLLIN },
+		{ .fd = t->wake_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		int n = poll(pfd, 2, PT_SERVE_POLL_MS);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents)
+			break;
+		pthread_mutex_lock(&t->lock);
+		/* at most 128 messages a call: again while some wait */
+		while (tracebuf_session_dispatch(t->session) >= 128)
+			;
+		pthread_mutex_unlock(&t->lock);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_create(3p)                                                   */
+
+/* A tracebuf error, as the error numbers posix_trace_create(3p) lists. */
+static int pt_create_errno(int ret)
+{
+	switch (ret) {
+	case -EPERM:
+	case -EACCES:
+		return EPERM;
+	case -ENOMEM:
+	case -EFBIG:
+	case -EDQUOT:
+		return ENOMEM;
+	case -ENOENT:
+	case -ENODEV:
+		return ENODEV;	/* no /dev/tracebuf: the module is not loaded */
+	case -EBADF:
+		return EBADF;
+	case -ENOSPC:
+		return ENOSPC;
+	case -EMFILE:
+	case -ENFILE:
+		return EAGAIN;
+	default:
+		return ret < 0 ? -ret : EINVAL;
+	}
+}
+
+/* The stream's buffer: the smallest valid one that holds stream-min-size. */
+static uint64_t pt_buffer_size(uint64_t want)
+{
+	uint64_t align = TRACEBUF_BUFFER_ALIGN;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page > 0 && (uint64_t)page > align)
+		align = (uint64_t)page;
+	if (want < TRACEBUF_BUFFER_MIN)
+		want = TRACEBUF_BUFFER_MIN;
+	return (want + align - 1) / align * align;
+}
+
+/* Write the log's attributes record, right after the magic record. */
+static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid)
+{
+	static const char name[] = PT_LOG_ATTR_NAME;
+	struct tracebuf_fxt_str n = tracebuf_fxt_str_inline(name, sizeof(name) - 1);
+	struct pt_log_attr la = {
+		.version = PT_LOG_ATTR_VERSION,
+		.pid = pid,
+		.create_sec = a->create_time.tv_sec,
+		.create_nsec = a->create_time.tv_nsec,
+		.res_sec = a->clock_res.tv_sec,
+		.res_nsec = a->clock_res.tv_nsec,
+		.inheritance = (uint32_t)a->inheritance,
+		.stream_policy = (uint32_t)a->stream_policy,
+		.log_policy = (uint32_t)a->log_policy,
+		.stream_size = a->stream_size,
+		.log_size = a->log_size,
+		.max_data_size = a->max_data_size,
+	};
+	uint64_t rec[(sizeof(la) + 64) / 8];
+	const char *p = (const char *)rec;
+	int size;
+
+	memcpy(la.name, a->name, sizeof(a->name));
+	memcpy(la.genversion, a->genversion, sizeof(a->genversion));
+	size = tracebuf_fxt_blob_write(rec, sizeof(rec), TRACEBUF_LIB_FXT_BLOB_DATA, &n,
+				       &la, sizeof(la));
+	if (size < 0)
+		return EINVAL;
+	while (size) {
+		ssize_t w = write(fd, p, (size_t)size);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 && errno == ENOSPC ? ENOSPC : EIO;
+		p += w;
+		size -= (int)w;
+	}
+	return 0;
+}
+
+/*
+ * Stop the thread, destroy the session (terminate the provider, write
+ * what is left, flush the log) and free: @t locked, and no longer in the
+ * table.  Returns what tracebuf_session_destroy() did.
+ */
+static int pt_stream_free(struct pt_trace *t)
+{
+	int ret = 0;
+
+	if (t->has_thread) {
+		uint64_t one = 1;
+
+		if (write(t->wake_fd, &one, sizeof(one)) < 0)
+			abort();	/* an eventfd cannot refuse 1 */
+		pthread_mutex_unlock(&t->lock);
+		pthread_join(t->thread, NULL);
+		pthread_mutex_lock(&t->lock);
+	}
+	if (t->session)
+		ret = tracebuf_session_destroy(t->session);
+	if (t->wake_fd >= 0)
+		close(t->wake_fd);
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+	return ret;
+}
+
+POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr,
+					      int file_desc, trace_id_t *restrict trid)
+{
+	static const char *const cats[] = { PT_CATEGORY_ALL };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .categories = cats, .ncategories = 1, .nproviders = 1,
+	};
+	const struct pt_attr *a = (const struct pt_attr *)attr;
+	struct pt_trace *t;
+	trace_id_t id;
+	int flags, ret;
+
+	if (!trid || pid < 0 || (attr && a->magic != PT_ATTR_MAGIC))
+		return EINVAL;
+	flags = fcntl(file_desc, F_GETFL);
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+		return EBADF;
+	if (!pid)
+		pid = getpid();
+	else if (kill(pid, 0) && errno == ESRCH)
+		return ESRCH;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	t->kind = PT_KIND_STREAM;
+	t->wake_fd = -1;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_lock(&t->lock);
+	if (attr)
+		t->attr = *a;
+	else
+		posix_trace_attr_init((trace_attr_t *)&t->attr);
+	if (!t->attr.stream_policy)
+		t->attr.stream_policy = POSIX_TRACE_FLUSH;
+	clock_gettime(CLOCK_REALTIME, &t->attr.create_time);
+	t->pid = (uint32_t)pid;
+	snprintf(t->provider, sizeof(t->provider), PT_PROVIDER_PREFIX "%d", (int)pid);
+	t->providers[0] = t->provider;
+
+	switch (t->attr.stream_policy) {
+	case POSIX_TRACE_LOOP:
+		cfg.mode = TRACEBUF_MODE_CIRCULAR;
+		break;
+	case POSIX_TRACE_UNTIL_FULL:
+		cfg.mode = TRACEBUF_MODE_ONESHOT;
+		break;
+	default:
+		cfg.mode = TRACEBUF_MODE_STREAMING;
+		break;
+	}
+	cfg.buffer_size = pt_buffer_size(t->attr.stream_size);
+	cfg.providers = t->providers;
+	cfg.output_fd = file_desc;
+
+	ret = tracebuf_session_create(&cfg, &t->session);
+	if (ret) {
+		t->session = NULL;
+		ret = pt_create_errno(ret);
+		goto out_free;
+	}
+	ret = pt_write_log_attr(file_desc, &t->attr, t->pid);
+	if (ret)
+		goto out_free;
+	t->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (t->wake_fd < 0) {
+		ret = EAGAIN;
+		goto out_free;
+	}
+	ret = pthread_create(&t->thread, NULL, pt_serve, t);
+	if (ret) {
+		ret = EAGAIN;
+		goto out_free;
+	}
+	t->has_thread = true;
+	ret = pt_trace_add(t, &id);
+	if (ret)
+		goto out_free;
+	pthread_mutex_unlock(&t->lock);
+	*trid = id;
+	return 0;
+
+out_free:
+	pt_stream_free(t);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_start(3p)                                                    */
+
+POSIXTRACE_API int posix_trace_start(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
+	int ret = 0;
+
+	if (!t)
+		return EINVAL;
+	if (!t->running) {
+		ret = tracebuf_session_start(t->session, NULL);
+		if (!ret || ret == -EALREADY) {
+			t->running = true;
+			ret = 0;
+		} else {
+			ret = ret == -EBUSY ? EBUSY : EIO;
+		}
+	}
+	pt_trace_put(t);
+	return ret;
+}
+
+POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
+	int ret = 0;
+
+	if (!t)
+		return EINVAL;
+	if (t->running) {
+		/* the providers' data go to the log as each stops */
+		ret = tracebuf_session_stop(t->session, true);
+		t->running = false;
+		ret = ret && ret != -EALREADY ? EIO : 0;
+	}
+	pt_trace_put(t);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_create(3p): shutdown                                         */
+
+POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_remove(trid, PT_KIND_STREAM);
+
+	if (!t)
+		return EINVAL;
+	if (t->running)
+		tracebuf_session_stop(t->session, true);
+	return pt_stream_free(t) ? EIO : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_get_attr(3p)                                                 */
+
+POSIXTRACE_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr)
+{
+	struct pt_trace *t;
+
+	if (!attr)
+		return EINVAL;
+	t = pt_trace_get(trid, 0);
+	if (!t)
+		return EINVAL;
+	memcpy(attr, &t->attr, sizeof(t->attr));
+	pt_trace_put(t);
+	return 0;
+}
+
+POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
+					  struct posix_trace_status_info *statusinfo)
+{
+	struct tracebuf_session_provider p[4];
+	struct pt_trace *t;
+	bool dropped = false;
+	int n;
+
+	if (!statusinfo)
+		return EINVAL;
+	t = pt_trace_get(trid, PT_KIND_STREAM);
+	if (!t)
+		return EINVAL;
+	n = tracebuf_session_providers(t->session, p, 4);
+	for (int i = 0; i < n && i < 4; i++)
+		if (p[i].records_dropped)
+			dropped = true;
+	statusinfo->posix_stream_status = t->running ? POSIX_TRACE_RUNNING :
+				     POSIX_TRACE_SUSPENDED;
+	statusinfo->posix_stream_full_status = POSIX_TRACE_NOT_FULL;
+	statusinfo->posix_stream_overrun_status = dropped ? POSIX_TRACE_OVERRUN :
+					     POSIX_TRACE_NO_OVERRUN;
+	statusinfo->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
+	statusinfo->posix_stream_flush_error = 0;
+	statusinfo->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
+	statusinfo->posix_log_full_status = POSIX_TRACE_NOT_FULL;
+	pt_trace_put(t);
+	return 0;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: the traced (target) process: event types
+ * (posix_trace_eventid_open) and events (posix_trace_event).
+ *
+ * A process becomes a tracebuf provider, named "posix_trace.PID", the
+ * first time it opens an event type: a stream that traces it (in this
+ * process or another) is a tracebuf session of that one provider.  A
+ * provider thread of libtracebuf's follows the session; the events are
+ * written by libtracebuf's engine, without a system call.
+ *
+ * Event types are this process's: ids from PT_FIRST_USER_ID on, in the
+ * order their names are first opened, each with a tracebuf call site of
+ * its own in category "posix:NAME", so that an event of a type that is
+ * not being traced costs what a disabled tracebuf category costs: a load
+ * and a branch.  The table only grows; a type is never freed (the engine
+ * keeps its call site).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracebuf_event.h>
+#include <tracebuf_provider.h>
+
+#include "posixtrace_priv.h"
+
+#define PT_USER_TYPES	__TRACEBUF_PT_USER_EVENT_MAX
+
+struct pt_type {
+	struct tracebuf_site site;
+	trace_event_id_t id;
+	char name[__TRACEBUF_PT_EVENT_NAME_MAX + 1];
+	char category[TRACEBUF_NAME_MAX + 1];
+};
+
+/* User event type id PT_FIRST_USER_ID + i is pt_types[i], once published. */
+static struct pt_type *_Atomic pt_types[PT_USER_TYPES];
+static unsigned int pt_ntypes;		/* under pt_lock */
+static pthread_mutex_t pt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* This process's provider: tried once per process (a child tries again). */
+static struct tracebuf_provider *pt_provider;
+static atomic_bool pt_provider_tried;
+static pthread_once_t pt_once = PTHREAD_ONCE_INIT;
+
+static const char *const pt_system_names[] = {
+	[POSIX_TRACE_START] = "POSIX_TRACE_START",
+	[POSIX_TRACE_STOP] = "POSIX_TRACE_STOP",
+	[POSIX_TRACE_FILTER] = "POSIX_TRACE_FILTER",
+	[POSIX_TRACE_OVERFLOW] = "POSIX_TRACE_OVERFLOW",
+	[POSIX_TRACE_RESUME] = "POSIX_TRACE_RESUME",
+	[POSIX_TRACE_FLUSH_START] = "POSIX_TRACE_FLUSH_START",
+	[POSIX_TRACE_FLUSH_STOP] = "POSIX_TRACE_FLUSH_STOP",
+	[POSIX_TRACE_ERROR] = "POSIX_TRACE_ERROR",
+};
+
+#define PT_UNNAMED_NAME		"POSIX_TRACE_UNNAMED_USEREVENT"
+
+const char *pt_system_event_name(trace_event_id_t id)
+{
+	return id < sizeof(pt_system_names) / sizeof(pt_system_names[0]) ?
+	       pt_system_names[id] : NULL;
+}
+
+const char *pt_user_event_name(trace_event_id_t id)
+{
+	struct pt_type *t;
+
+	if (id < PT_FIRST_USER_ID || id - PT_FIRST_USER_ID >= PT_USER_TYPES)
+		return NULL;
+	t = atomic_load_explicit(&pt_types[id - PT_FIRST_USER_ID], memory_order_acquire);
+	return t ? t->name : NULL;
+}
+
+/*
+ * The child of a fork() is another process: libtracebuf forgot its
+ * parent's provider there, and so do we; its event types stay (it
+ * inherited their ids).
+ */
+static void pt_after_fork(void)
+{
+	pt_provider = NULL;
+	atomic_store(&pt_provider_tried, false);
+}
+
+static void pt_once_init(void)
+{
+	pthread_atfork(NULL, NULL, pt_after_fork);
+}
+
+/*
+ * Register this process as provider "posix_trace.PID", once.  A process
+ * that is a tracebuf provider already (-EBUSY) writes its events through
+ * that one; without the module, events are not recorded.  Neither is an
+ * error of the caller's.  If a stream that traces this process runs, this
+ * waits (libtracebuf's start timeout) until the provider has started, so
+ * that no event after the first eventid_open is lost.
+ */
+static void pt_provider_ensure(void)
+{
+	char name[TRACEBUF_NAME_MAX + 1];
+	struct tracebuf_provider_config cfg = {
+		.size = sizeof(cfg), .name = name, .flags = TRACEBUF_LIB_PROVIDER_THREAD,
+	};
+
+	if (atomic_load_explicit(&pt_provider_tried, memory_order_acquire))
+		return;
+	pthread_once(&pt_once, pt_once_init);
+	pthread_mutex_lock(&pt_lock);
+	if (!atomic_load(&pt_provider_tried)) {
+		snprintf(name, sizeof(name), PT_PROVIDER_PREFIX "%d", (int)getpid());
+		if (tracebuf_provider_create(&cfg, &pt_provider))
+			pt_provider = NULL;
+		atomic_store_explicit(&pt_provider_tried, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&pt_lock);
+}
+
+/* pt_lock held: the type named @name, a new one, or NULL when full. */
+static struct pt_type *pt_type_find_or_add(const char *name, size_t len, int *err)
+{
+	struct pt_type *t;
+
+	for (unsigned int i = 0; i < pt_ntypes; i++) {
+		t = atomic_load_explicit(&pt_types[i], memory_order_relaxed);
+		if (!strcmp(t->name, name))
+			return t;
+	}
+	if (pt_ntypes == PT_USER_TYPES)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	memcpy(t->name, name, len);
+	memcpy(t->category, PT_CATEGORY_PREFIX, sizeof(PT_CATEGORY_PREFIX) - 1);
+	memcpy(t->category + sizeof(PT_CATEGORY_PREFIX) - 1, name, len);
+	atomic_init(&t->site.state, TRACEBUF_LIB_SITE_UNKNOWN);
+	t->site.type = TRACEBUF_LIB_FXT_EVENT_INSTANT;
+	t->site.category = t->category;
+	t->site.name = t->name;
+	t->id = PT_FIRST_USER_ID + pt_ntypes;
+	atomic_store_explicit(&pt_types[pt_ntypes++], t, memory_order_release);
+	return t;
+}
+
+/* The unnamed user event type: the first, made when the table is. */
+static int pt_types_init_locked(void)
+{
+	int err = 0;
+
+	if (pt_ntypes)
+		return 0;
+	if (!pt_type_find_or_add(PT_UNNAMED_NAME, sizeof(PT_UNNAMED_NAME) - 1, &err))
+		return err ? err : ENOMEM;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_eventid_open(3p)                                             */
+
+POSIXTRACE_API int posix_trace_eventid_open(const char *restrict event_name,
+					    trace_event_id_t *restrict event_id)
+{
+	struct pt_type *t;
+	size_t len;
+	int err = 0;
+
+	if (!event_name || !event_id)
+		return EINVAL;
+	len = strnlen(event_name, __TRACEBUF_PT_EVENT_NAME_MAX + 1);
+	if (len > __TRACEBUF_PT_EVENT_NAME_MAX)
+		return ENAMETOOLONG;
+	if (!len)
+		return EINVAL;
+	pthread_mutex_lock(&pt_lock);
+	err = pt_types_init_locked();
+	if (!err) {
+		t = pt_type_find_or_add(event_name, len, &err);
+		if (t)
+			*event_id = t->id;
+		else if (!err)	/* TRACE_USER_EVENT_MAX reached */
+			*event_id = POSIX_TRACE_UNNAMED_USER_EVENT;
+	}
+	pthread_mutex_unlock(&pt_lock);
+	if (!err)
+		pt_provider_ensure();
+	return err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_event(3p)                                                    */
+
+/* Enabled (or to be looked up): write the record. */
+static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const void *data,
+						     size_t len, void *pc)
+{
+	struct tracebuf_fxt_arg args[5];
+	unsigned int nargs = 4;
+	bool truncated = false;
+
+	pt_provider_ensure();
+	if (!data)
+		len = 0;
+	if (len > PT_MAX_DATA_SIZE_MAX) {
+		len = PT_MAX_DATA_SIZE_MAX;
+		truncated = true;
+	}
+	args[0] = tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("id", 2), t->id);
+	args[1] = tracebuf_fxt_arg_pointer(tracebuf_fxt_str_inline("pc", 2),
+					   (uint64_t)(uintptr_t)pc);
+	args[2] = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("thread", 6),
+					  (uint64_t)pthread_self());
+	args[3] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
+					  tracebuf_fxt_str_inline(len ? data : "", len));
+	if (truncated)
+		args[nargs++] = tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("truncated", 9),
+						      true);
+	if (!TRACEBUF_LIB_SITE_READY(&t->site, args, nargs))
+		return;
+	__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, tracebuf_ticks(), 0);
+}
+
+POSIXTRACE_API void posix_trace_event(trace_event_id_t event_id,
+				      const void *restrict data_ptr, size_t data_len)
+{
+	unsigned int i = event_id - PT_FIRST_USER_ID;
+	struct pt_type *t;
+
+	if (i >= PT_USER_TYPES)
+		return;
+	t = atomic_load_explicit(&pt_types[i], memory_order_acquire);
+	if (!t || !TRACEBUF_LIB_SITE_ON(&t->site))
+		return;
+	pt_event_write(t, data_ptr, data_len, __builtin_return_address(0));
+}
