@@ -186,13 +186,13 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$
 	$LIST_TARGET > "$WORK/tests.list" ||
 	tb_die "'make -C $SELFTESTS $LIST_TARGET' failed"
 [ -s "$WORK/tests.list" ] || tb_die "'make -C $SELFTESTS list' printed no programs"
-# The integration tests of libtracebuf and tracebufctl (with tracebufctl
-# and the example program beside them), before the script that reloads
-# the module.
+# The integration tests of libtracebuf, tracebufctl (with tracebufctl
+# and the example program beside them) and libposixtrace, before the
+# script that reloads the module.
 : > "$WORK/vmtests.list"
 # Their objects and libraries go to one directory per architecture, never
 # into the tree.
-for dir in userlib userlib/ctl; do
+for dir in userlib userlib/ctl userlib/posixtrace; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
 	make -C "$TB_ROOT/$dir" O="$TB_BUILD/out-$TB_ARCH" CC="$TB_CC" CC32="$TB_CC32" \
 		LDFLAGS="$TB_LDFLAGS" vmtests VMTEST_OUT="$TESTS" >&2 ||
