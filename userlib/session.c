@@ -692,6 +692,8 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 			"did not stop in time", NULL);
 	}
 	s->state = TB_S_STOPPED;
+	/* what the stop wrote is in the file when it returns */
+	tracebuf_out_flush(&s->out);
 	if (s->out.err)
 		return s->out.err;
 	return ret < 0 ? ret : 0;

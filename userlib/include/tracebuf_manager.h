@@ -271,8 +271,10 @@ int tracebuf_session_start(struct tracebuf_session *s,
 			   const struct tracebuf_session_start_args *args);
 /**
  * tracebuf_session_stop() - stop every provider and wait for each (stop
- * timeout); with @write_results, write each one's data as it stops.
- * Return: 0, or -EALREADY if not started.
+ * timeout); with @write_results, write each one's data as it stops.  All
+ * that was written to the output is in the file when it returns (a
+ * reader of the file sees the stopped trace whole).
+ * Return: 0, -EALREADY if not started, or an output error (-errno).
  */
 int tracebuf_session_stop(struct tracebuf_session *s, bool write_results);
 /**
