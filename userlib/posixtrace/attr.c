@@ -58,6 +58,14 @@ POSIXTRACE_API int posix_trace_attr_init(trace_attr_t *attr)
 	return 0;
 }
 
+void pt_attr_defaults(struct pt_attr *a)
+{
+	trace_attr_t init;
+
+	posix_trace_attr_init(&init);
+	memcpy(a, &init, sizeof(*a));
+}
+
 POSIXTRACE_API int posix_trace_attr_destroy(trace_attr_t *attr)
 {
 	struct pt_attr *a = pt_attr(attr);

@@ -262,7 +262,7 @@ POSIXTRACE_API int posix_trace_open(int file_desc, trace_id_t *trid)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_lock(&t->lock);
 	/* a log without an attributes record has the default attributes */
-	posix_trace_attr_init((trace_attr_t *)&t->attr);
+	pt_attr_defaults(&t->attr);
 	ret = pt_read_fd(file_desc, &t->buf, &t->buflen);
 	if (!ret)
 		ret = pt_log_read(t, t->buf, t->buflen);

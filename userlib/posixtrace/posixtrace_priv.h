@@ -115,6 +115,12 @@ struct pt_attr {
 } __attribute__((may_alias));
 
 _Static_assert(sizeof(struct pt_attr) <= sizeof(trace_attr_t), "trace_attr_t too small");
+
+/*
+ * What posix_trace_attr_init() sets, into a struct pt_attr that is not
+ * inside a trace_attr_t (init clears all of a trace_attr_t's 512 bytes).
+ */
+void pt_attr_defaults(struct pt_attr *a);
 _Static_assert(_Alignof(struct pt_attr) <= _Alignof(trace_attr_t), "trace_attr_t misaligned");
 
 #define PT_SET_MAGIC		0x73427450u

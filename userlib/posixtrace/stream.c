@@ -272,7 +272,7 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 	if (attr)
 		t->attr = *a;
 	else
-		posix_trace_attr_init((trace_attr_t *)&t->attr);
+		pt_attr_defaults(&t->attr);
 	if (!t->attr.stream_policy)
 		t->attr.stream_policy = POSIX_TRACE_FLUSH;
 	clock_gettime(CLOCK_REALTIME, &t->attr.create_time);
