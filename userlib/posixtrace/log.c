@@ -77,8 +77,8 @@ static void pt_log_attr_take(struct pt_attr *a, const struct tracebuf_reader_str
  * An instant event in a category "posix:NAME" with a uint32 "id" of a
  * user event type: one of ours.  Returns false for anything else.
  */
-static bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
-			  struct pt_event *ev)
+bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
+		   struct pt_event *ev)
 {
 	const struct tracebuf_reader_str *cat = &r->event.category;
 	size_t plen = sizeof(PT_CATEGORY_PREFIX) - 1;
@@ -95,6 +95,9 @@ static bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_recor
 		if (pt_str_eq(&a->name, "id") && a->type == TRACEBUF_LIB_FXT_ARG_UINT32) {
 			ev->id = a->u32;
 			have_id = true;
+		} else if (pt_str_eq(&a->name, "seq") &&
+			   a->type == TRACEBUF_LIB_FXT_ARG_UINT32) {
+			ev->seq = a->u32;
 		} else if (pt_str_eq(&a->name, "pc") && a->type == TRACEBUF_LIB_FXT_ARG_POINTER) {
 			ev->pc = a->ptr;
 		} else if (pt_str_eq(&a->name, "thread") &&
@@ -112,6 +115,7 @@ static bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_recor
 		return false;
 	ev->ns = r->event.ns;
 	ev->pid = (uint32_t)r->event.process_koid;
+	ev->tid = r->event.thread_koid;
 	/* the first name recorded for an id is its name */
 	if (!t->names[ev->id] && r->event.name.len <= __TRACEBUF_PT_EVENT_NAME_MAX)
 		t->names[ev->id] = strndup(r->event.name.len ? r->event.name.data : "",
@@ -189,8 +193,8 @@ static int pt_log_read(struct pt_trace *t, const void *buf, size_t len)
 	return 0;
 }
 
-/* The whole file, from its start, into memory. */
-static int pt_read_fd(int fd, char **out, size_t *outlen)
+/* The file from offset @from to its end, into memory (malloc'd). */
+int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen)
 {
 	size_t len = 0, cap = 1u << 16;
 	char *buf = malloc(cap);
@@ -210,7 +214,7 @@ static int pt_read_fd(int fd, char **out, size_t *outlen)
 			buf = nb;
 			cap *= 2;
 		}
-		n = pread(fd, buf + len, cap - len, (off_t)len);
+		n = pread(fd, buf + len, cap - len, (off_t)(from + len));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -263,7 +267,7 @@ POSIXTRACE_API int posix_trace_open(int file_desc, trace_id_t *trid)
 	pthread_mutex_lock(&t->lock);
 	/* a log without an attributes record has the default attributes */
 	pt_attr_defaults(&t->attr);
-	ret = pt_read_fd(file_desc, &t->buf, &t->buflen);
+	ret = pt_read_fd(file_desc, 0, &t->buf, &t->buflen);
 	if (!ret)
 		ret = pt_log_read(t, t->buf, t->buflen);
 	if (!ret)
@@ -302,9 +306,9 @@ POSIXTRACE_API int posix_trace_rewind(trace_id_t trid)
 /* posix_trace_getnext_event(3p)                                            */
 
 /* Fill in @info and @data from @ev, cut to max-data-size and @num_bytes. */
-static void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
-			    struct posix_trace_event_info *info, void *data,
-			    size_t num_bytes, size_t *data_len)
+void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
+		     struct posix_trace_event_info *info, void *data, size_t num_bytes,
+		     size_t *data_len)
 {
 	size_t len = ev->len, copy;
 	bool cut = ev->truncated;
@@ -329,21 +333,30 @@ static void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
 	*data_len = copy;
 }
 
-POSIXTRACE_API int posix_trace_getnext_event(trace_id_t trid,
-					     struct posix_trace_event_info *restrict event,
-					     void *restrict data, size_t num_bytes,
-					     size_t *restrict data_len,
-					     int *restrict unavailable)
+/*
+ * A log, or an active stream without a log (online.c): @wait and
+ * @deadline as pt_online_getnext() takes them.
+ */
+static int pt_getnext(trace_id_t trid, struct posix_trace_event_info *event, void *data,
+		      size_t num_bytes, size_t *data_len, int *unavailable,
+		      const struct timespec *deadline, bool wait, bool log_ok)
 {
 	struct pt_trace *t;
+	int ret = 0;
 
 	if (!event || !data_len || !unavailable || (num_bytes && !data))
 		return EINVAL;
-	/* active streams are read by the step that implements it */
-	t = pt_trace_get(trid, PT_KIND_LOG);
+	t = pt_trace_get(trid, 0);
 	if (!t)
 		return EINVAL;
-	if (t->next < t->nevents) {
+	if (t->kind == PT_KIND_STREAM) {
+		/* a stream with a log is read through its log */
+		ret = t->has_log ? EINVAL :
+		      pt_online_getnext(t, event, data, num_bytes, data_len, unavailable,
+					deadline, wait);
+	} else if (!log_ok) {
+		ret = EINVAL;
+	} else if (t->next < t->nevents) {
 		pt_event_report(t, &t->events[t->next++], event, data, num_bytes, data_len);
 		*unavailable = 0;
 	} else {
@@ -351,7 +364,40 @@ POSIXTRACE_API int posix_trace_getnext_event(trace_id_t trid,
 		*unavailable = 1;
 	}
 	pt_trace_put(t);
-	return 0;
+	return ret;
+}
+
+POSIXTRACE_API int posix_trace_getnext_event(trace_id_t trid,
+					     struct posix_trace_event_info *restrict event,
+					     void *restrict data, size_t num_bytes,
+					     size_t *restrict data_len,
+					     int *restrict unavailable)
+{
+	return pt_getnext(trid, event, data, num_bytes, data_len, unavailable, NULL, true,
+			  true);
+}
+
+POSIXTRACE_API int posix_trace_timedgetnext_event(trace_id_t trid,
+						  struct posix_trace_event_info *restrict event,
+						  void *restrict data, size_t num_bytes,
+						  size_t *restrict data_len,
+						  int *restrict unavailable,
+						  const struct timespec *restrict abstime)
+{
+	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)
+		return EINVAL;
+	return pt_getnext(trid, event, data, num_bytes, data_len, unavailable, abstime, true,
+			  false);
+}
+
+POSIXTRACE_API int posix_trace_trygetnext_event(trace_id_t trid,
+						struct posix_trace_event_info *restrict event,
+						void *restrict data, size_t num_bytes,
+						size_t *restrict data_len,
+						int *restrict unavailable)
+{
+	return pt_getnext(trid, event, data, num_bytes, data_len, unavailable, NULL, false,
+			  false);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -364,10 +410,11 @@ static const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id)
 
 	if (name || id < PT_FIRST_USER_ID || id > PT_EVENT_ID_MAX)
 		return name;
-	if (t->kind == PT_KIND_LOG)
-		return t->names[id];
 	/* a stream of this process knows its types by this process's names */
-	return t->pid == (uint32_t)getpid() ? pt_user_event_name(id) : NULL;
+	if (t->kind == PT_KIND_STREAM && t->pid == (uint32_t)getpid())
+		return pt_user_event_name(id);
+	/* a log, or a stream of another process: the names it recorded */
+	return t->names[id];
 }
 
 POSIXTRACE_API int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t event,

@@ -15,6 +15,7 @@
 #include <linux/tracebuf.h>	/* TRACEBUF_BUFFER_MIN, _MAX */
 #include <tracebuf_fxt.h>	/* TRACEBUF_LIB_FXT_STRING_MAX, _RECORD_MAX */
 #include <tracebuf_manager.h>	/* TRACEBUF_LIB_DEFAULT_BUFFER_SIZE */
+#include <tracebuf_reader.h>
 #include <trace.h>
 
 /*
@@ -33,7 +34,7 @@
 /*
  * The FXT record of one trace event (userlib/Documentation/trace-format.md
  * §4.2, §4.4): an instant event record (type 4, event type 0) in category
- * "posix:NAME", named NAME after its event type, with four arguments:
+ * "posix:NAME", named NAME after its event type, with five arguments:
  *
  *   header word                                         8
  *   timestamp                                           8
@@ -41,18 +42,20 @@
  *       ref into the 255-entry thread table takes none)
  *   category and name: refs into the string table       0
  *   argument "id", uint32, value in its header          8
+ *   argument "seq", uint32, value in its header         8  (the thread's
+ *       events since the stream started: 0, 1, ...; a gap is a loss)
  *   argument "pc", pointer: header and value           16
  *   argument "thread", uint64 (the pthread_t)          16
  *   argument "data", a string of n bytes inline:        8 + n rounded up to 8
  *                                                      ---
- *                                                      80 + round_up(n, 8)
+ *                                                      88 + round_up(n, 8)
  *
  * (and a bool argument "truncated", 8 bytes, when the data were longer
  * than PT_MAX_DATA_SIZE_MAX).  The one place this formula lives:
  * getmaxusereventsize() and getmaxsystemeventsize() use it; target.c
  * writes the arguments.
  */
-#define PT_EVENT_RECORD_FIXED	80u
+#define PT_EVENT_RECORD_FIXED	88u
 
 static inline uint64_t pt_event_record_size(uint64_t data_len)
 {
@@ -194,16 +197,35 @@ _Static_assert(sizeof(struct pt_log_attr) == 288, "struct pt_log_attr layout");
 #define PT_KIND_STREAM	1
 #define PT_KIND_LOG	2
 
-/* An event of a log, decoded; data points into the log's copy. */
+/*
+ * An event, decoded: data point into the log's copy (a log) or into a
+ * copy of its own (a stream's pending events).
+ */
 struct pt_event {
 	uint64_t ns;
 	uint64_t pc;
 	uint64_t thread;		/* pthread_t */
+	uint64_t tid;			/* the writer's thread koid */
 	const char *data;
 	uint32_t len;			/* as recorded */
 	trace_event_id_t id;
 	uint32_t pid;
+	uint32_t seq;
 	bool truncated;			/* by the target */
+};
+
+/* A thread of an active stream's target: the next seq not yet seen. */
+struct pt_thread {
+	uint32_t pid;
+	uint32_t next;
+	uint64_t tid;
+};
+
+/* An event of an active stream that was read, not yet reported. */
+struct pt_pending {
+	struct pt_event ev;
+	uint64_t order;			/* ties of ns: the order read */
+	uint64_t seen_ns;		/* CLOCK_MONOTONIC when it was first read */
 };
 
 /*
@@ -225,6 +247,24 @@ struct pt_trace {
 	pthread_t thread;
 	bool has_thread;
 	int wake_fd;			/* eventfd: the thread is to quit */
+	bool has_log;
+	/* active stream without a log: what online.c reads */
+	int out_fd;			/* the session's output (memfd), or -1 */
+	uint64_t out_off;		/* of out_fd, read so far */
+	int snap_fd;			/* memfd for snapshots, or -1 */
+	bool out_unread;		/* a stop wrote to out_fd since it was read */
+	bool overrun;			/* since the last get_status */
+	uint64_t drops_seen;		/* the providers' drop count, last read */
+	struct pt_thread *threads;
+	size_t nthreads, cap_threads;
+	struct pt_pending *pending;	/* by ns, then order */
+	size_t npending, cap_pending, first_pending;
+	uint64_t order;
+	uint64_t refill_ns;		/* CLOCK_MONOTONIC of the last read */
+	/* calls blocked in a getnext; shutdown waits for them */
+	pthread_cond_t cond;
+	unsigned int waiters;
+	bool dying;
 	/* log */
 	char *buf;			/* the file's bytes: events point in */
 	size_t buflen;
@@ -243,5 +283,22 @@ void pt_trace_put(struct pt_trace *t);
 int pt_trace_add(struct pt_trace *t, trace_id_t *trid);
 /* Take @trid's id back; the caller then frees it.  Returns it locked. */
 struct pt_trace *pt_trace_remove(trace_id_t trid, int kind);
+
+/* log.c: shared with online.c */
+int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen);
+bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
+		   struct pt_event *ev);
+void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
+		     struct posix_trace_event_info *info, void *data, size_t num_bytes,
+		     size_t *data_len);
+
+/* online.c: an active stream without a log */
+int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, void *data,
+		      size_t num_bytes, size_t *data_len, int *unavailable,
+		      const struct timespec *deadline, bool wait);
+void pt_online_started(struct pt_trace *t);
+void pt_online_free(struct pt_trace *t);
+/* The providers' drop count went up: an overrun. */
+void pt_online_check_drops(struct pt_trace *t);
 
 #endif /* POSIXTRACE_PRIV_H */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <tracebuf_fxt.h>
@@ -234,14 +235,22 @@ static int pt_stream_free(struct pt_trace *t)
 		ret = tracebuf_session_destroy(t->session);
 	if (t->wake_fd >= 0)
 		close(t->wake_fd);
+	if (t->out_fd >= 0)
+		close(t->out_fd);
+	if (t->snap_fd >= 0)
+		close(t->snap_fd);
+	pt_online_free(t);
+	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
+		free(t->names[i]);
 	pthread_mutex_unlock(&t->lock);
+	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 	return ret;
 }
 
-POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr,
-					      int file_desc, trace_id_t *restrict trid)
+/* A stream of @pid, with a log on @file_desc, or without one (-1). */
+static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_id_t *trid)
 {
 	static const char *const cats[] = { PT_CATEGORY_ALL };
 	struct tracebuf_session_config cfg = {
@@ -254,9 +263,14 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 
 	if (!trid || pid < 0 || (attr && a->magic != PT_ATTR_MAGIC))
 		return EINVAL;
-	flags = fcntl(file_desc, F_GETFL);
-	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
-		return EBADF;
+	/* a stream without a log cannot flush to one */
+	if (file_desc < 0 && attr && a->stream_policy == POSIX_TRACE_FLUSH)
+		return EINVAL;
+	if (file_desc >= 0) {
+		flags = fcntl(file_desc, F_GETFL);
+		if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+			return EBADF;
+	}
 	if (!pid)
 		pid = getpid();
 	else if (kill(pid, 0) && errno == ESRCH)
@@ -267,14 +281,18 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 		return ENOMEM;
 	t->kind = PT_KIND_STREAM;
 	t->wake_fd = -1;
+	t->out_fd = -1;
+	t->snap_fd = -1;
+	t->has_log = file_desc >= 0;
 	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->cond, NULL);
 	pthread_mutex_lock(&t->lock);
 	if (attr)
 		t->attr = *a;
 	else
 		pt_attr_defaults(&t->attr);
 	if (!t->attr.stream_policy)
-		t->attr.stream_policy = POSIX_TRACE_FLUSH;
+		t->attr.stream_policy = t->has_log ? POSIX_TRACE_FLUSH : POSIX_TRACE_LOOP;
 	clock_gettime(CLOCK_REALTIME, &t->attr.create_time);
 	t->pid = (uint32_t)pid;
 	snprintf(t->provider, sizeof(t->provider), PT_PROVIDER_PREFIX "%d", (int)pid);
@@ -294,6 +312,16 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 	cfg.buffer_size = pt_buffer_size(t->attr.stream_size);
 	cfg.providers = t->providers;
 	cfg.output_fd = file_desc;
+	if (!t->has_log) {
+		/* the session's output is ours to read, as are its snapshots */
+		t->out_fd = memfd_create("posix_trace.stream", MFD_CLOEXEC);
+		t->snap_fd = memfd_create("posix_trace.snapshot", MFD_CLOEXEC);
+		if (t->out_fd < 0 || t->snap_fd < 0) {
+			ret = errno == EMFILE || errno == ENFILE ? EAGAIN : ENOMEM;
+			goto out_free;
+		}
+		cfg.output_fd = t->out_fd;
+	}
 
 	ret = tracebuf_session_create(&cfg, &t->session);
 	if (ret) {
@@ -301,9 +329,11 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 		ret = pt_create_errno(ret);
 		goto out_free;
 	}
-	ret = pt_write_log_attr(file_desc, &t->attr, t->pid);
-	if (ret)
-		goto out_free;
+	if (t->has_log) {
+		ret = pt_write_log_attr(file_desc, &t->attr, t->pid);
+		if (ret)
+			goto out_free;
+	}
 	t->wake_fd = eventfd(0, EFD_CLOEXEC);
 	if (t->wake_fd < 0) {
 		ret = EAGAIN;
@@ -327,6 +357,20 @@ out_free:
 	return ret;
 }
 
+POSIXTRACE_API int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
+				      trace_id_t *restrict trid)
+{
+	return pt_create(pid, attr, -1, trid);
+}
+
+POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr,
+					      int file_desc, trace_id_t *restrict trid)
+{
+	if (file_desc < 0)
+		return EBADF;
+	return pt_create(pid, attr, file_desc, trid);
+}
+
 /* ------------------------------------------------------------------------ */
 /* posix_trace_start(3p)                                                    */
 
@@ -341,6 +385,7 @@ POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 		ret = tracebuf_session_start(t->session, NULL);
 		if (!ret || ret == -EALREADY) {
 			t->running = true;
+			pt_online_started(t);
 			ret = 0;
 		} else {
 			ret = ret == -EBUSY ? EBUSY : EIO;
@@ -361,6 +406,7 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 		/* the providers' data go to the log as each stops */
 		ret = tracebuf_session_stop(t->session, true);
 		t->running = false;
+		t->out_unread = true;
 		ret = ret && ret != -EALREADY ? EIO : 0;
 	}
 	pt_trace_put(t);
@@ -376,6 +422,11 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 
 	if (!t)
 		return EINVAL;
+	/* a getnext blocked on it returns EINVAL; wait until it has */
+	t->dying = true;
+	pthread_cond_broadcast(&t->cond);
+	while (t->waiters)
+		pthread_cond_wait(&t->cond, &t->lock);
 	if (t->running)
 		tracebuf_session_stop(t->session, true);
 	return pt_stream_free(t) ? EIO : 0;
@@ -401,29 +452,28 @@ POSIXTRACE_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr)
 POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 					  struct posix_trace_status_info *statusinfo)
 {
-	struct tracebuf_session_provider p[4];
 	struct pt_trace *t;
-	bool dropped = false;
-	int n;
 
 	if (!statusinfo)
 		return EINVAL;
-	t = pt_trace_get(trid, PT_KIND_STREAM);
+	t = pt_trace_get(trid, 0);
 	if (!t)
 		return EINVAL;
-	n = tracebuf_session_providers(t->session, p, 4);
-	for (int i = 0; i < n && i < 4; i++)
-		if (p[i].records_dropped)
-			dropped = true;
+	memset(statusinfo, 0, sizeof(*statusinfo));
+	if (t->kind == PT_KIND_STREAM)
+		pt_online_check_drops(t);
+	/* a log: the status of the completed stream */
 	statusinfo->posix_stream_status = t->running ? POSIX_TRACE_RUNNING :
 				     POSIX_TRACE_SUSPENDED;
 	statusinfo->posix_stream_full_status = POSIX_TRACE_NOT_FULL;
-	statusinfo->posix_stream_overrun_status = dropped ? POSIX_TRACE_OVERRUN :
+	statusinfo->posix_stream_overrun_status = t->overrun ? POSIX_TRACE_OVERRUN :
 					     POSIX_TRACE_NO_OVERRUN;
 	statusinfo->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
 	statusinfo->posix_stream_flush_error = 0;
 	statusinfo->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
 	statusinfo->posix_log_full_status = POSIX_TRACE_NOT_FULL;
+	/* reset once read (posix_trace_get_status(3p)) */
+	t->overrun = false;
 	pt_trace_put(t);
 	return 0;
 }

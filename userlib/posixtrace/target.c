@@ -44,6 +44,9 @@ static struct pt_type *_Atomic pt_types[PT_USER_TYPES];
 static unsigned int pt_ntypes;		/* under pt_lock */
 static pthread_mutex_t pt_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The calling thread's events in the current tracing epoch. */
+static __thread uint32_t pt_seq, pt_seq_epoch;
+
 /* This process's provider: tried once per process (a child tries again). */
 static struct tracebuf_provider *pt_provider;
 static atomic_bool pt_provider_tried;
@@ -198,13 +201,30 @@ POSIXTRACE_API int posix_trace_eventid_open(const char *restrict event_name,
 /* ------------------------------------------------------------------------ */
 /* posix_trace_event(3p)                                                    */
 
+/*
+ * This thread's events since tracing (re)started: a reader of the stream
+ * knows each by it, and a gap as a loss.  Counted whether or not the
+ * record fits: one dropped is a gap too.
+ */
+static inline uint32_t pt_next_seq(void)
+{
+	uint32_t epoch = __tracebuf_epoch();
+
+	if (pt_seq_epoch != epoch) {
+		pt_seq_epoch = epoch;
+		pt_seq = 0;
+	}
+	return pt_seq++;
+}
+
 /* Enabled (or to be looked up): write the record. */
 static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const void *data,
 						     size_t len, void *pc)
 {
-	struct tracebuf_fxt_arg args[5];
-	unsigned int nargs = 4;
+	struct tracebuf_fxt_arg args[6];
+	unsigned int nargs = 5;
 	bool truncated = false;
+	uint32_t seq;
 
 	pt_provider_ensure();
 	if (!data)
@@ -214,17 +234,20 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 		truncated = true;
 	}
 	args[0] = tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("id", 2), t->id);
-	args[1] = tracebuf_fxt_arg_pointer(tracebuf_fxt_str_inline("pc", 2),
+	args[1] = tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("seq", 3), 0);
+	args[2] = tracebuf_fxt_arg_pointer(tracebuf_fxt_str_inline("pc", 2),
 					   (uint64_t)(uintptr_t)pc);
-	args[2] = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("thread", 6),
+	args[3] = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("thread", 6),
 					  (uint64_t)pthread_self());
-	args[3] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
+	args[4] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
 					  tracebuf_fxt_str_inline(len ? data : "", len));
 	if (truncated)
 		args[nargs++] = tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("truncated", 9),
 						      true);
 	if (!TRACEBUF_LIB_SITE_READY(&t->site, args, nargs))
 		return;
+	seq = pt_next_seq();
+	args[1].u32 = seq;
 	__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, tracebuf_ticks(), 0);
 }
 

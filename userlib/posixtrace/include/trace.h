@@ -277,6 +277,8 @@ int posix_trace_eventid_equal(trace_id_t trid, trace_event_id_t event1,
 			      trace_event_id_t event2);
 
 /* posix_trace_create(3p): streams, from the trace controller process */
+int posix_trace_create(pid_t pid, const trace_attr_t *__TRACEBUF_PT_RESTRICT attr,
+		       trace_id_t *__TRACEBUF_PT_RESTRICT trid);
 int posix_trace_create_withlog(pid_t pid, const trace_attr_t *__TRACEBUF_PT_RESTRICT attr,
 			       int file_desc, trace_id_t *__TRACEBUF_PT_RESTRICT trid);
 int posix_trace_shutdown(trace_id_t trid);
@@ -309,12 +311,26 @@ int posix_trace_open(int file_desc, trace_id_t *trid);
 int posix_trace_close(trace_id_t trid);
 int posix_trace_rewind(trace_id_t trid);
 
-/* posix_trace_getnext_event(3p): from a trace log, so far */
+/*
+ * posix_trace_getnext_event(3p): from a trace log, or from an active
+ * stream without one; the timed and try variants from such a stream only
+ */
 int posix_trace_getnext_event(trace_id_t trid,
 			      struct posix_trace_event_info *__TRACEBUF_PT_RESTRICT event,
 			      void *__TRACEBUF_PT_RESTRICT data, size_t num_bytes,
 			      size_t *__TRACEBUF_PT_RESTRICT data_len,
 			      int *__TRACEBUF_PT_RESTRICT unavailable);
+int posix_trace_timedgetnext_event(trace_id_t trid,
+				   struct posix_trace_event_info *__TRACEBUF_PT_RESTRICT event,
+				   void *__TRACEBUF_PT_RESTRICT data, size_t num_bytes,
+				   size_t *__TRACEBUF_PT_RESTRICT data_len,
+				   int *__TRACEBUF_PT_RESTRICT unavailable,
+				   const struct timespec *__TRACEBUF_PT_RESTRICT abstime);
+int posix_trace_trygetnext_event(trace_id_t trid,
+				 struct posix_trace_event_info *__TRACEBUF_PT_RESTRICT event,
+				 void *__TRACEBUF_PT_RESTRICT data, size_t num_bytes,
+				 size_t *__TRACEBUF_PT_RESTRICT data_len,
+				 int *__TRACEBUF_PT_RESTRICT unavailable);
 
 #ifdef __cplusplus
 }

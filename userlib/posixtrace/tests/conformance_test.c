@@ -60,7 +60,7 @@ static void bad_attrs_make(struct bad_attrs *b)
 /* The size of the record of an event with n bytes of data (posix_trace(7)). */
 static size_t record_size(size_t n)
 {
-	return 80 + (n + 7) / 8 * 8;
+	return 88 + (n + 7) / 8 * 8;
 }
 
 /* ======================================================================== */
@@ -732,11 +732,11 @@ static void getmaxsystemeventsize_calculates_the_system_event_size(void)
 	ATTR_INIT(a);
 	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
 	T_EXPECT_EQ(sz, record_size(2 * sizeof(trace_event_set_t)));
-	T_EXPECT_EQ(sz, 608);
+	T_EXPECT_EQ(sz, 616);
 	/* it does not depend on max-data-size */
 	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, 0), 0);
 	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
-	T_EXPECT_EQ(sz, 608);
+	T_EXPECT_EQ(sz, 616);
 	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, 0, &user0), 0);
 	T_EXPECT(sz > user0);
 }
@@ -775,8 +775,8 @@ static void getmaxusereventsize_calculates_the_user_event_size(void)
 		T_EXPECT(sz >= prev && sz >= lens[i]);
 		prev = sz;
 	}
-	T_EXPECT_EQ(record_size(0), 80);
-	T_EXPECT_EQ(record_size(1), 88);
+	T_EXPECT_EQ(record_size(0), 88);
+	T_EXPECT_EQ(record_size(1), 96);
 }
 
 /* posix_trace_event() "shall" truncate data longer than max-data-size,

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -490,7 +491,7 @@ static void open_and_getnext_errors(void)
 	T_EXPECT_EQ(posix_trace_open(wo, &trid), EBADF);
 	close(wo);
 	T_EXPECT_EQ(posix_trace_open(fd, NULL), EINVAL);
-	/* an active stream is not read by getnext (yet): EINVAL */
+	/* an active stream with a log is read through its log: EINVAL */
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, log_fd(), &strid), 0);
 	T_EXPECT_EQ(posix_trace_getnext_event(strid, &info, d, sizeof(d), &len, &un), EINVAL);
 	T_EXPECT_EQ(posix_trace_close(strid), EINVAL);
@@ -545,6 +546,320 @@ static void eventid_open_ids_and_limits(void)
 	T_EXPECT_EQ(posix_trace_eventtypelist_rewind(trid), EINVAL);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Active streams without a log: on-line analysis                         */
+
+/* a process reads its own stream while it runs, then after it stopped */
+static void online_self_trace_getnext(void)
+{
+	struct posix_trace_event_info info;
+	trace_event_id_t a;
+	trace_id_t trid;
+	uint64_t d, i;
+	size_t len;
+	int un;
+
+	T_ASSERT_EQ(posix_trace_create(0, NULL, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("online", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (i = 0; i < 1000; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	/* while it runs: each once, in order */
+	for (i = 0; i < 1000 && !t_failures; i++) {
+		T_ASSERT_EQ(posix_trace_getnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+		T_ASSERT_EQ(un, 0);
+		T_EXPECT_EQ(d, i);
+		T_EXPECT_EQ(info.posix_event_id, a);
+		T_EXPECT_EQ(info.posix_pid, getpid());
+		T_EXPECT(pthread_equal(info.posix_thread_id, pthread_self()));
+	}
+	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+	T_EXPECT(un != 0);
+	/* recorded, then stopped: what the stop wrote is read too */
+	for (i = 1000; i < 1100; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	for (i = 1000; i < 1100 && !t_failures; i++) {
+		T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un),
+			    0);
+		T_ASSERT_EQ(un, 0);
+		T_EXPECT_EQ(d, i);
+	}
+	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+	T_EXPECT(un != 0);
+	T_EXPECT_EQ(posix_trace_get_status(trid, &(struct posix_trace_status_info){ 0 }), 0);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+}
+
+#define ON_THREADS 4
+
+struct online_run {
+	trace_id_t trid;
+	trace_event_id_t id;
+	uint64_t per_thread;
+	volatile int writers_done;
+	/* what the reader found */
+	uint64_t got, dups_or_disorder, overruns;
+	uint64_t by_fn[3];
+};
+
+static void *online_writer(void *arg)
+{
+	struct online_run *r = *(struct online_run **)arg;
+	uint64_t t = ((uint64_t *)arg)[1];
+
+	for (uint64_t i = 0; i < r->per_thread; i++) {
+		uint64_t d = t << 40 | i;
+
+		posix_trace_event(r->id, &d, sizeof(d));
+	}
+	return NULL;
+}
+
+/* the reader: getnext, timedgetnext and trygetnext in turn */
+static void *online_reader(void *arg)
+{
+	struct online_run *r = arg;
+	int64_t last[ON_THREADS];
+	struct timespec prev = { 0, 0 };
+	unsigned int fn = 0;
+
+	for (int i = 0; i < ON_THREADS; i++)
+		last[i] = -1;
+	for (;;) {
+		struct posix_trace_event_info info;
+		struct posix_trace_status_info st;
+		struct timespec dl;
+		uint64_t d = 0;
+		size_t len;
+		int un = 1, ret;
+
+		fn = (fn + 1) % 3;
+		if (fn == 0 && !r->writers_done) {
+			ret = posix_trace_getnext_event(r->trid, &info, &d, sizeof(d), &len, &un);
+		} else if (fn == 1) {
+			clock_gettime(CLOCK_REALTIME, &dl);
+			dl.tv_nsec += 50 * 1000 * 1000;
+			if (dl.tv_nsec >= 1000000000) {
+				dl.tv_sec++;
+				dl.tv_nsec -= 1000000000;
+			}
+			ret = posix_trace_timedgetnext_event(r->trid, &info, &d, sizeof(d), &len,
+							     &un, &dl);
+			if (ret == ETIMEDOUT)
+				ret = 0;
+		} else {
+			ret = posix_trace_trygetnext_event(r->trid, &info, &d, sizeof(d), &len, &un);
+		}
+		if (ret) {
+			T_FAIL("a getnext failed: %d", ret);
+			break;
+		}
+		if (posix_trace_get_status(r->trid, &st) == 0 &&
+		    st.posix_stream_overrun_status == POSIX_TRACE_OVERRUN)
+			r->overruns++;
+		if (un) {
+			/* stopped and all read: the end */
+			if (r->writers_done == 2 && fn == 2)
+				break;
+			continue;
+		}
+		r->by_fn[fn]++;
+		r->got++;
+		if (d >> 40 >= ON_THREADS || (int64_t)(d & 0xffffffffffull) <= last[d >> 40] ||
+		    !ts_le(&prev, &info.posix_timestamp)) {
+			if (!r->dups_or_disorder++)
+				printf("# first out of place: thread %" PRIu64 " event %" PRIu64
+				       " (its last %" PRId64 "), at %ld.%09ld after %ld.%09ld\n",
+				       d >> 40, (uint64_t)(d & 0xffffffffffull),
+				       d >> 40 < ON_THREADS ? last[d >> 40] : -2,
+				       (long)info.posix_timestamp.tv_sec,
+				       info.posix_timestamp.tv_nsec, (long)prev.tv_sec, prev.tv_nsec);
+		} else
+			last[d >> 40] = (int64_t)(d & 0xffffffffffull);
+		prev = info.posix_timestamp;
+	}
+	return NULL;
+}
+
+/*
+ * ON_THREADS writers record per_thread events each while a reader thread
+ * reads them with each retrieval function: each event at most once, in
+ * timestamp order; any not read is accounted for by an overrun.
+ */
+static void online_run(int policy, size_t stream_size, uint64_t per_thread,
+		       struct online_run *r)
+{
+	static uint64_t args[ON_THREADS][2];
+	pthread_t w[ON_THREADS], rd;
+	trace_attr_t attr;
+
+	memset(r, 0, sizeof(*r));
+	r->per_thread = per_thread;
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, policy), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, stream_size), 0);
+	T_ASSERT_EQ(posix_trace_create(0, &attr, &r->trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("flood", &r->id), 0);
+	T_ASSERT_EQ(posix_trace_start(r->trid), 0);
+	T_ASSERT_EQ(pthread_create(&rd, NULL, online_reader, r), 0);
+	for (int i = 0; i < ON_THREADS; i++) {
+		args[i][0] = (uint64_t)(uintptr_t)r;
+		args[i][1] = (uint64_t)i;
+		T_ASSERT_EQ(pthread_create(&w[i], NULL, online_writer, args[i]), 0);
+	}
+	for (int i = 0; i < ON_THREADS; i++)
+		pthread_join(w[i], NULL);
+	r->writers_done = 1;
+	T_ASSERT_EQ(posix_trace_stop(r->trid), 0);
+	r->writers_done = 2;
+	pthread_join(rd, NULL);
+	T_EXPECT_EQ(posix_trace_shutdown(r->trid), 0);
+	printf("# %s: %" PRIu64 " of %" PRIu64 " events read (getnext %" PRIu64
+	       ", timed %" PRIu64 ", try %" PRIu64 "), overrun reported %" PRIu64 " times\n",
+	       policy == POSIX_TRACE_LOOP ? "LOOP" : "UNTIL_FULL", r->got,
+	       per_thread * ON_THREADS, r->by_fn[0], r->by_fn[1], r->by_fn[2], r->overruns);
+}
+
+/* 1 million events, a 4 MiB stream that loops: once each, in order, and
+ * an overrun reported for those overwritten before they were read
+ */
+static void online_million_events_loop(void)
+{
+	struct online_run r;
+
+	online_run(POSIX_TRACE_LOOP, 4u << 20, 250000, &r);
+	T_EXPECT_EQ(r.dups_or_disorder, 0);
+	T_EXPECT(r.got <= 1000000);
+	if (r.got < 1000000)
+		T_EXPECT(r.overruns > 0);
+	T_EXPECT(r.by_fn[0] + r.by_fn[1] + r.by_fn[2] == r.got);
+}
+
+/* a stream large enough for all: every event, none lost */
+static void online_until_full_loses_nothing(void)
+{
+	struct online_run r;
+
+	online_run(POSIX_TRACE_UNTIL_FULL, 32u << 20, 50000, &r);
+	T_EXPECT_EQ(r.dups_or_disorder, 0);
+	T_EXPECT_EQ(r.got, 200000);
+	T_EXPECT_EQ(r.overruns, 0);
+	T_EXPECT(r.by_fn[0] > 0 || r.by_fn[1] > 0 || r.by_fn[2] > 0);
+}
+
+/* events overwritten before they were read: OVERRUN, once */
+static void online_overrun_is_reported_then_reset(void)
+{
+	struct posix_trace_status_info st;
+	struct posix_trace_event_info info;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t d = 0, first;
+	size_t len;
+	int un;
+
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, 64 * 1024), 0);
+	T_ASSERT_EQ(posix_trace_create(0, &attr, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("wrap", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 0; i < 20000; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+	T_ASSERT_EQ(un, 0);
+	first = d;
+	/* the first events were overwritten: the first read is a later one */
+	T_EXPECT(first > 0);
+	T_EXPECT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
+	T_EXPECT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	/* the rest follow, up to the last one */
+	for (;;) {
+		uint64_t prev = d;
+
+		T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un),
+			    0);
+		if (un)
+			break;
+		T_EXPECT_EQ(d, prev + 1);
+		if (t_failures)
+			break;
+	}
+	T_EXPECT_EQ(d, 19999);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+}
+
+static void *blocked_getnext(void *arg)
+{
+	struct posix_trace_event_info info;
+	trace_id_t trid = *(trace_id_t *)arg;
+	size_t len;
+	int un;
+
+	return (void *)(intptr_t)posix_trace_getnext_event(trid, &info, NULL, 0, &len, &un);
+}
+
+/* timedgetnext times out; a getnext blocked in a stream that is shut
+ * down returns EINVAL
+ */
+static void online_timeout_and_shutdown_while_blocked(void)
+{
+	struct posix_trace_event_info info;
+	struct timespec dl;
+	trace_id_t trid;
+	pthread_t th;
+	void *ret;
+	size_t len;
+	int un = 0;
+
+	T_ASSERT_EQ(posix_trace_create(0, NULL, &trid), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 1;
+	T_EXPECT_EQ(posix_trace_timedgetnext_event(trid, &info, NULL, 0, &len, &un, &dl),
+		    ETIMEDOUT);
+	T_EXPECT(un != 0);
+	dl.tv_nsec = 1000000000;
+	T_EXPECT_EQ(posix_trace_timedgetnext_event(trid, &info, NULL, 0, &len, &un, &dl),
+		    EINVAL);
+	T_ASSERT_EQ(pthread_create(&th, NULL, blocked_getnext, &trid), 0);
+	usleep(200 * 1000);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	pthread_join(th, &ret);
+	T_EXPECT_EQ((intptr_t)ret, EINVAL);
+}
+
+/* what is refused: FLUSH without a log; reading a stream with a log; the
+ * timed and try variants on a log
+ */
+static void online_errors(void)
+{
+	struct posix_trace_event_info info;
+	struct timespec dl = { 0, 0 };
+	trace_id_t trid, ltrid;
+	trace_attr_t attr;
+	int fd = log_fd(), un;
+	size_t len;
+
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_FLUSH), 0);
+	T_EXPECT_EQ(posix_trace_create(0, &attr, &trid), EINVAL);
+	T_EXPECT_EQ(posix_trace_create(0, NULL, NULL), EINVAL);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, NULL, 0, &len, &un), EINVAL);
+	T_EXPECT_EQ(posix_trace_getnext_event(trid, &info, NULL, 0, &len, &un), EINVAL);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_EXPECT_EQ(posix_trace_trygetnext_event(ltrid, &info, NULL, 0, &len, &un), EINVAL);
+	T_EXPECT_EQ(posix_trace_timedgetnext_event(ltrid, &info, NULL, 0, &len, &un, &dl),
+		    EINVAL);
+	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(self_trace_log_holds_every_event),
 	T_TEST(log_reads_as_a_tracebuf_trace),
@@ -556,6 +871,12 @@ static const struct t_test tests[] = {
 	T_TEST(create_withlog_errors),
 	T_TEST(trace_sys_max_streams),
 	T_TEST(open_and_getnext_errors),
+	T_TEST(online_self_trace_getnext),
+	T_TEST(online_million_events_loop),
+	T_TEST(online_until_full_loses_nothing),
+	T_TEST(online_overrun_is_reported_then_reset),
+	T_TEST(online_timeout_and_shutdown_while_blocked),
+	T_TEST(online_errors),
 	T_TEST(eventid_open_ids_and_limits),
 };
 

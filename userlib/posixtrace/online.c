@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: reading an active trace stream without a log, while its
+ * target records (posix_trace_getnext_event, _timedgetnext_event,
+ * _trygetnext_event of a stream made by posix_trace_create()).
+ *
+ * Such a stream is a circular (POSIX_TRACE_LOOP) or oneshot
+ * (POSIX_TRACE_UNTIL_FULL) session: when the analyzer wants events, it
+ * takes a snapshot of the target's buffer (tracebuf_session_snapshot():
+ * the provider makes its records whole and goes on writing) and reads
+ * it; once the stream is stopped, it reads what the stop wrote to the
+ * session's output.  Either holds every event the buffer still has, so
+ * each is new only once: the "seq" argument numbers a thread's events
+ * from 0 since the stream started, and an event is taken when its seq is
+ * the next one of its thread.  A seq beyond that one means the events
+ * between were lost (overwritten in a LOOP stream, dropped in a full
+ * one): the stream's overrun status says so.
+ *
+ * Order.  Events are reported by timestamp.  A writer takes its
+ * timestamp just before it reserves its record, so an event may show up
+ * in a later snapshot than an event of another thread with a later
+ * timestamp; an event is therefore reported only once a snapshot taken
+ * PT_SETTLE_NS or more after it was first read has been read too (what
+ * was being written then is in the queue, sorted before it if older), or
+ * once the stream is stopped and what the stop wrote was read.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "posixtrace_priv.h"
+
+/* How long an event waits after it was first read before it is reported. */
+#define PT_SETTLE_NS	(20ull * 1000 * 1000)
+/* How often a blocked getnext takes a snapshot. */
+#define PT_POLL_NS	(10ull * 1000 * 1000)
+
+static uint64_t pt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void pt_pending_clear(struct pt_trace *t)
+{
+	for (size_t i = t->first_pending; i < t->npending; i++)
+		free((void *)t->pending[i].ev.data);
+	t->npending = 0;
+	t->first_pending = 0;
+}
+
+void pt_online_free(struct pt_trace *t)
+{
+	pt_pending_clear(t);
+	free(t->pending);
+	free(t->threads);
+}
+
+/* A new run: the writers' seq start again at 0. */
+void pt_online_started(struct pt_trace *t)
+{
+	t->nthreads = 0;
+}
+
+void pt_online_check_drops(struct pt_trace *t)
+{
+	struct tracebuf_session_provider p[4];
+	uint64_t drops = 0;
+	int n = tracebuf_session_providers(t->session, p, 4);
+
+	for (int i = 0; i < n && i < 4; i++)
+		drops += p[i].records_dropped;
+	if (drops > t->drops_seen)
+		t->overrun = true;
+	t->drops_seen = drops;
+}
+
+static struct pt_thread *pt_thread_find(struct pt_trace *t, uint32_t pid, uint64_t tid,
+					bool *is_new)
+{
+	struct pt_thread *th;
+
+	*is_new = false;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid && t->threads[i].pid == pid)
+			return &t->threads[i];
+	if (t->nthreads == t->cap_threads) {
+		size_t cap = t->cap_threads ? 2 * t->cap_threads : 16;
+		struct pt_thread *v = realloc(t->threads, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->threads = v;
+		t->cap_threads = cap;
+	}
+	th = &t->threads[t->nthreads++];
+	th->pid = pid;
+	th->tid = tid;
+	th->next = 0;
+	*is_new = true;
+	return th;
+}
+
+/* Queue @ev if it is new; a copy of its data. */
+static int pt_take(struct pt_trace *t, const struct pt_event *ev, uint64_t now)
+{
+	struct pt_pending *p;
+	struct pt_thread *th;
+	bool is_new;
+	char *data = NULL;
+
+	th = pt_thread_find(t, ev->pid, ev->tid, &is_new);
+	if (!th)
+		return ENOMEM;
+	if (!is_new && (int32_t)(ev->seq - th->next) < 0)
+		return 0;	/* read before */
+	if (ev->seq != th->next)
+		t->overrun = true;	/* the events between were lost */
+	th->next = ev->seq + 1;
+	if (t->npending == t->cap_pending) {
+		size_t cap = t->cap_pending ? 2 * t->cap_pending : 1024;
+		struct pt_pending *v = realloc(t->pending, cap * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		t->pending = v;
+		t->cap_pending = cap;
+	}
+	if (ev->len) {
+		data = malloc(ev->len);
+		if (!data)
+			return ENOMEM;
+		memcpy(data, ev->data, ev->len);
+	}
+	p = &t->pending[t->npending++];
+	p->ev = *ev;
+	p->ev.data = data;
+	p->order = t->order++;
+	p->seen_ns = now;
+	return 0;
+}
+
+static int pt_pending_cmp(const void *a, const void *b)
+{
+	const struct pt_pending *x = a, *y = b;
+
+	if (x->ev.ns != y->ev.ns)
+		return x->ev.ns < y->ev.ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Read @len bytes of FXT at @buf (@magic: from the start of a trace). */
+static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool magic,
+			  uint64_t now)
+{
+	struct tracebuf_reader_record r;
+	struct tracebuf_reader *rd;
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = tracebuf_reader_open_mem(buf, len, magic ? TRACEBUF_LIB_READER_MAGIC : 0, &rd);
+	if (ret)
+		return ENOMEM;
+	while ((ret = tracebuf_reader_next(rd, &r)) > 0) {
+		struct pt_event ev;
+
+		if (pt_event_take(t, &r, &ev)) {
+			ret = pt_take(t, &ev, now);
+			if (ret)
+				break;
+		}
+	}
+	tracebuf_reader_close(rd);
+	/* the session wrote it: a record it refused would be a bug of ours */
+	return ret < 0 ? EIO : ret;
+}
+
+/* Read what the stream holds now that was not read. */
+static int pt_refill(struct pt_trace *t)
+{
+	uint64_t now = pt_now_ns();
+	size_t len = 0;
+	char *buf = NULL;
+	int ret = 0;
+
+	t->refill_ns = now;
+	if (t->running) {
+		/* the snapshot is written at the file's offset: empty it, from 0 */
+		if (ftruncate(t->snap_fd, 0) || lseek(t->snap_fd, 0, SEEK_SET))
+			return EIO;
+		ret = tracebuf_session_snapshot(t->session, t->snap_fd, NULL);
+		if (ret < 0)
+			return ret == -ENOMEM ? ENOMEM : 0;	/* e.g. not started yet */
+		ret = pt_read_fd(t->snap_fd, 0, &buf, &len);
+		if (!ret)
+			ret = pt_read_events(t, buf, len, true, now);
+	} else if (t->out_unread) {
+		/*
+		 * What the stop wrote, behind what earlier stops wrote (each
+		 * run's data start with the provider's durable records again,
+		 * and the first with the magic record)
+		 */
+		ret = pt_read_fd(t->out_fd, t->out_off, &buf, &len);
+		if (!ret)
+			ret = pt_read_events(t, buf, len, t->out_off == 0, now);
+		if (!ret) {
+			t->out_off += len;
+			t->out_unread = false;
+		}
+	}
+	free(buf);
+	pt_online_check_drops(t);
+	if (t->npending - t->first_pending > 1)
+		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
+		      sizeof(*t->pending), pt_pending_cmp);
+	return ret;
+}
+
+/* The first pending event, if it may be reported now. */
+static struct pt_pending *pt_ready(struct pt_trace *t)
+{
+	struct pt_pending *p;
+
+	/* a stop's data first: they may hold events older than those read */
+	if (t->first_pending == t->npending || (!t->running && t->out_unread))
+		return NULL;
+	p = &t->pending[t->first_pending];
+	/*
+	 * Settled: a snapshot taken PT_SETTLE_NS after it was first read
+	 * has been read too, so that what was being written when it was
+	 * read is in the queue, sorted before it if older.
+	 */
+	if (t->running && t->refill_ns - p->seen_ns < PT_SETTLE_NS)
+		return NULL;
+	return p;
+}
+
+static void pt_report(struct pt_trace *t, struct pt_pending *p,
+		      struct posix_trace_event_info *info, void *data, size_t num_bytes,
+		      size_t *data_len)
+{
+	pt_event_report(t, &p->ev, info, data, num_bytes, data_len);
+	free((void *)p->ev.data);
+	p->ev.data = NULL;
+	if (++t->first_pending == t->npending) {
+		t->first_pending = 0;
+		t->npending = 0;
+	} else if (t->first_pending > 4096 && t->first_pending > t->npending / 2) {
+		memmove(t->pending, t->pending + t->first_pending,
+			(t->npending - t->first_pending) * sizeof(*t->pending));
+		t->npending -= t->first_pending;
+		t->first_pending = 0;
+	}
+}
+
+static bool pt_past(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec > deadline->tv_sec ||
+	       (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
+/*
+ * @t locked, a stream without a log.  @wait: block (until @deadline,
+ * CLOCK_REALTIME, if not NULL).  Returns 0 (*@unavailable set), EINVAL if
+ * the stream was shut down meanwhile, ETIMEDOUT, ENOMEM or EIO.
+ */
+int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, void *data,
+		      size_t num_bytes, size_t *data_len, int *unavailable,
+		      const struct timespec *deadline, bool wait)
+{
+	struct pt_pending *p;
+	int ret = 0;
+
+	for (;;) {
+		struct timespec until;
+		uint64_t ns;
+
+		p = pt_ready(t);
+		if (!p) {
+			ret = pt_refill(t);
+			if (ret)
+				break;
+			p = pt_ready(t);
+		}
+		if (p) {
+			pt_report(t, p, info, data, num_bytes, data_len);
+			*unavailable = 0;
+			return 0;
+		}
+		if (!wait)
+			break;
+		if (deadline && pt_past(deadline)) {
+			ret = ETIMEDOUT;
+			break;
+		}
+		/* wait a poll period (or less, until the deadline) */
+		clock_gettime(CLOCK_REALTIME, &until);
+		ns = (uint64_t)until.tv_nsec + PT_POLL_NS;
+		until.tv_sec += (time_t)(ns / 1000000000u);
+		until.tv_nsec = (long)(ns % 1000000000u);
+		if (deadline && (deadline->tv_sec < until.tv_sec ||
+				 (deadline->tv_sec == until.tv_sec &&
+				  deadline->tv_nsec < until.tv_nsec)))
+			until = *deadline;
+		t->waiters++;
+		pthread_cond_timedwait(&t->cond, &t->lock, &until);
+		t->waiters--;
+		if (t->dying) {
+			pthread_cond_broadcast(&t->cond);
+			return EINVAL;
+		}
+	}
+	*data_len = 0;
+	*unavailable = 1;
+	return ret;
+}
