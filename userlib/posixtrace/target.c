@@ -202,6 +202,64 @@ POSIXTRACE_API int posix_trace_eventid_open(const char *restrict event_name,
 /* posix_trace_event(3p)                                                    */
 
 /*
+ * Whether the record of an enabled type can be written in place, as the
+ * event macros' fast path writes theirs: the calling thread is in the
+ * thread table, and the site's lookup interned the category, the name
+ * and the argument names (arg_header[] holds each argument's type, size
+ * and name ref).  Otherwise the engine's general path writes it.
+ */
+static bool pt_fast_ok(const struct pt_type *t)
+{
+	const struct tracebuf_site *site = &t->site;
+
+	if (!__tracebuf_self.thread_ref || !site->category_ref.index || !site->name_ref.index)
+		return false;
+	for (unsigned int i = 0; i < 5; i++)
+		if (!tracebuf_fxt_get(site->arg_header[i], 16, 31))
+			return false;	/* an inline argument name */
+	return true;
+}
+
+/*
+ * Reserve, store the words, commit: no lock, no system call.  The data
+ * argument's size and inline length are the event's.  A record that does
+ * not fit is dropped (and counted).
+ */
+static void pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const void *data,
+			  size_t len, uint64_t ticks)
+{
+	const struct tracebuf_site *site = &t->site;
+	struct tracebuf_thread *th = &__tracebuf_self;
+	struct tracebuf_fxt_str str = tracebuf_fxt_str_inline(data, len);
+	size_t dwords = (len + 7) / 8;
+	/* header, ticks, id, seq, pc (2), thread (2), data (1 + dwords) */
+	size_t words = 9 + dwords;
+	uint64_t *p = tracebuf_record_reserve(th, words * 8);
+
+	if (!p)
+		return;
+	p = tracebuf_fxt_put(p, tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_EVENT, words * 8) |
+			     tracebuf_fxt_field(TRACEBUF_LIB_FXT_EVENT_INSTANT, 16, 19) |
+			     tracebuf_fxt_field(5, 20, 23) |
+			     tracebuf_fxt_field(th->thread_ref, 24, 31) |
+			     tracebuf_fxt_field(site->category_ref.index, 32, 47) |
+			     tracebuf_fxt_field(site->name_ref.index, 48, 63));
+	p = tracebuf_fxt_put(p, ticks);
+	p = tracebuf_fxt_put(p, site->arg_header[0] | tracebuf_fxt_field(t->id, 32, 63));
+	p = tracebuf_fxt_put(p, site->arg_header[1] | tracebuf_fxt_field(seq, 32, 63));
+	p = tracebuf_fxt_put(p, site->arg_header[2]);
+	p = tracebuf_fxt_put(p, (uint64_t)(uintptr_t)pc);
+	p = tracebuf_fxt_put(p, site->arg_header[3]);
+	p = tracebuf_fxt_put(p, (uint64_t)pthread_self());
+	/* the data argument: its own size in words, its inline string ref */
+	p = tracebuf_fxt_put(p, (site->arg_header[4] & ~tracebuf_fxt_field(0xfff, 4, 15)) |
+			     tracebuf_fxt_field(1 + dwords, 4, 15) |
+			     tracebuf_fxt_field(tracebuf_fxt_str_ref(&str), 32, 47));
+	p = tracebuf_fxt_put_stream(p, data, len);
+	tracebuf_record_commit(th, p);
+}
+
+/*
  * This thread's events since tracing (re)started: a reader of the stream
  * knows each by it, and a gap as a loss.  Counted whether or not the
  * record fits: one dropped is a gap too.
@@ -217,9 +275,9 @@ static inline uint32_t pt_next_seq(void)
 	return pt_seq++;
 }
 
-/* Enabled (or to be looked up): write the record. */
-static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const void *data,
-						     size_t len, void *pc)
+/* Looked up (the first time after a start or a stop), or not fast: */
+static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const void *data,
+						    size_t len, void *pc)
 {
 	struct tracebuf_fxt_arg args[6];
 	unsigned int nargs = 5;
@@ -227,8 +285,6 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 	uint32_t seq;
 
 	pt_provider_ensure();
-	if (!data)
-		len = 0;
 	if (len > PT_MAX_DATA_SIZE_MAX) {
 		len = PT_MAX_DATA_SIZE_MAX;
 		truncated = true;
@@ -248,7 +304,23 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 		return;
 	seq = pt_next_seq();
 	args[1].u32 = seq;
-	__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, tracebuf_ticks(), 0);
+	if (!truncated && pt_fast_ok(t))
+		pt_write_fast(t, seq, pc, data, len, tracebuf_ticks());
+	else
+		__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, tracebuf_ticks(), 0);
+}
+
+/* A type that is not disabled: enabled (the usual case), or to look up. */
+static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const void *data,
+						     size_t len, void *pc)
+{
+	if (!data)
+		len = 0;
+	if (TRACEBUF_LIB_LOAD(&t->site.state, __ATOMIC_ACQUIRE) == TRACEBUF_LIB_SITE_ENABLED &&
+	    len <= PT_MAX_DATA_SIZE_MAX && pt_fast_ok(t))
+		pt_write_fast(t, pt_next_seq(), pc, data, len, tracebuf_ticks());
+	else
+		pt_event_slow(t, data, len, pc);
 }
 
 POSIXTRACE_API void posix_trace_event(trace_event_id_t event_id,
