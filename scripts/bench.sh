@@ -17,7 +17,7 @@
 #    liblttng-ust-dev and lttng-tools with apt-get when root (apt-get
 #    update only if apt cannot find them); otherwise it says what is
 #    missing and goes on without LTTng;
-# 2. builds libtracebuf.a and userlib/bench into .build/bench/;
+# 2. builds libtracebuf.a, libposixtrace.a and userlib/bench into .build/bench/;
 # 3. starts a user-level LTTng session daemon of its own (LTTNG_HOME in a
 #    temporary directory; as root, the daemon and the benchmark run as
 #    "nobody", since root's daemon would be the system-wide one in

@@ -25,6 +25,10 @@
  *   duration	DURATION_BEGIN with TA_U32 + TA_U64, then DURATION_END
  *		with none (40 + 16 bytes)
  *   counter	TRACEBUF_LIB_COUNTER with one TA_U64 (40 bytes)
+ *   posix_event	posix_trace_event() (libposixtrace) of a type its
+ *		stream records, 8 bytes of data (an 80-byte record)
+ *   posix_filtered	posix_trace_event() of a type filtered out: what an
+ *		event costs when no stream wants it (compare: disabled)
  *   instant_mono	instant with the CLOCK_MONOTONIC timebase (what a
  *		machine without a usable counter pays; LTTng's clock)
  *   floor_pt	the floor: what any per-thread-buffer tracer must do per
@@ -92,6 +96,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <trace.h>
 #include <tracebuf_event.h>
 
 #include "engine_priv.h"
@@ -374,18 +379,30 @@ static void *map_memfd(const char *name, size_t size)
 	return p;
 }
 
+/* The POSIX event types of fig_posix_*(): recorded, filtered out. */
+static trace_event_id_t posix_on, posix_off;
+
 static void engine_setup(void)
 {
-	static const char cats[] = "bench";
+	static const char cats[] = "bench\0posix:on";
 	void *buf = map_memfd("tb-bench", BUF_SIZE);
 	int ret;
+
+	/*
+	 * The POSIX event types, before the engine is attached here: the
+	 * first one opened registers this process as a provider, which
+	 * fails without the module (as here) and is not needed.
+	 */
+	if (posix_trace_eventid_open("on", &posix_on) ||
+	    posix_trace_eventid_open("off", &posix_off))
+		die("posix_trace_eventid_open failed");
 
 	tracebuf_engine_format(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR);
 	tracebuf_event_install();
 	ret = tracebuf_engine_attach(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR, NULL);
 	if (ret)
 		die("tracebuf_engine_attach: %s", strerror(-ret));
-	ret = tracebuf_event_set_categories(cats, sizeof(cats), 1);
+	ret = tracebuf_event_set_categories(cats, sizeof(cats), 2);
 	if (ret)
 		die("tracebuf_event_set_categories: %s", strerror(-ret));
 	tracebuf_engine_set_timebase(use_counter, counter_hz);
@@ -422,6 +439,24 @@ static NOINL void fig_disabled(uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 		TRACEBUF_LIB_INSTANT("bench:off", "disabled", TA_U32("a", i),
 				     TA_U64("b", i));
+}
+
+/*
+ * POSIX Trace (libposixtrace): posix_trace_event() with 8 bytes of data,
+ * of an event type its stream records (category "posix:on"), and of one
+ * it filters out ("posix:off", not enabled: what an event costs when no
+ * stream wants it).  engine_setup() opens the two types.
+ */
+static NOINL void fig_posix_event(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		posix_trace_event(posix_on, &i, sizeof(i));
+}
+
+static NOINL void fig_posix_filtered(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		posix_trace_event(posix_off, &i, sizeof(i));
 }
 
 static NOINL void fig_enabled_check(uint64_t n)
@@ -586,6 +621,8 @@ static struct figure figures[] = {
 	FIG("counter", "counter, 1 arg", fig_counter, 40),
 	FIG("disabled", "instant, 2 args, category off", fig_disabled, 0),
 	FIG("enabled_check", "TRACEBUF_LIB_ENABLED, category off", fig_enabled_check, 0),
+	FIG("posix_event", "posix_trace_event, 8 B of data", fig_posix_event, 80),
+	FIG("posix_filtered", "posix_trace_event, filtered out", fig_posix_filtered, 0),
 	FIG("instant_mono", "instant, CLOCK_MONOTONIC ticks", fig_instant_mono, 16,
 	    .mono = true),
 	FIG("ticks", "tracebuf_ticks() alone", fig_ticks, 0),
@@ -953,6 +990,7 @@ static void measure_scaling(void)
 static int measure(void)
 {
 	double r_floor[MAX_ROUNDS], r_floor_sh[MAX_ROUNDS], r_lttng[MAX_ROUNDS];
+	double r_posix[MAX_ROUNDS], r_posix_off[MAX_ROUNDS];
 	unsigned int rounds = opt_rounds;
 	struct figure *inst = figure("instant");
 	const char *emulated;
@@ -1012,6 +1050,8 @@ static int measure(void)
 		}
 		r_floor[r] = inst->ns[r] / figure("floor_pt")->ns[r];
 		r_floor_sh[r] = inst->ns[r] / figure("floor_shared")->ns[r];
+		r_posix[r] = figure("posix_event")->ns[r] / inst->ns[r];
+		r_posix_off[r] = figure("posix_filtered")->ns[r] / figure("disabled")->ns[r];
 		if (lttng_on)
 			r_lttng[r] = figure("lttng")->ns[r] / inst->ns[r];
 		fprintf(stderr, "tb-bench: round %u/%u done\n", r + 1, rounds);
@@ -1047,6 +1087,10 @@ static int measure(void)
 	put_result("ratio.instant_floor", r_floor, rounds);
 	print_line("instant / floor (shared fetch_add)", r_floor_sh, rounds, "x", "");
 	put_result("ratio.instant_floor_shared", r_floor_sh, rounds);
+	print_line("posix_trace_event / instant", r_posix, rounds, "x", "");
+	put_result("ratio.posix_instant", r_posix, rounds);
+	print_line("posix_trace_event filtered / disabled", r_posix_off, rounds, "x", "");
+	put_result("ratio.posix_filtered_disabled", r_posix_off, rounds);
 	if (lttng_on) {
 		uint64_t events = figure("lttng")->n * rounds;
 
@@ -1142,6 +1186,10 @@ static const struct row rows[] = {
 	ROW("floor: shared fetch_add+ticks+32 B", "fig.floor_shared", "ns", 0, 0),
 	ROW("instant / floor (shared fetch_add)", "ratio.instant_floor_shared", "x", 0, 0),
 	LROW("LTTng-UST tracepoint, no fields", "fig.lttng", "ns", 0, 0),
+	ROW("posix_trace_event, 8 B of data", "fig.posix_event", "ns", 0, 0),
+	ROW("posix_trace_event / instant", "ratio.posix_instant", "x", 0, 0),
+	ROW("posix_trace_event, filtered out", "fig.posix_filtered", "ns", 0, 0),
+	ROW("posix filtered out / disabled", "ratio.posix_filtered_disabled", "x", 0, 0),
 	ROW("instant, CLOCK_MONOTONIC ticks", "fig.instant_mono", "ns", 0, 0),
 	ROW("tracebuf_ticks() alone", "fig.ticks", "ns", 0, 0),
 };
