@@ -153,6 +153,8 @@ _Static_assert(__TRACEBUF_PT_NAME_MAX == TRACEBUF_NAME_MAX + 1, "TRACE_NAME_MAX 
  */
 #define PT_CATEGORY_PREFIX	"posix:"
 #define PT_CATEGORY_ALL		"posix:*"
+/* enabled too by a stream created with POSIX_TRACE_INHERITED (target.c) */
+#define PT_CATEGORY_INHERIT	"posix.inherit"
 #define PT_PROVIDER_PREFIX	"posix_trace."
 _Static_assert(sizeof(PT_CATEGORY_PREFIX) - 1 + __TRACEBUF_PT_EVENT_NAME_MAX == TRACEBUF_NAME_MAX,
 	       "a category is at most 100 bytes");

@@ -252,7 +252,7 @@ static int pt_stream_free(struct pt_trace *t)
 /* A stream of @pid, with a log on @file_desc, or without one (-1). */
 static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_id_t *trid)
 {
-	static const char *const cats[] = { PT_CATEGORY_ALL };
+	static const char *const cats[] = { PT_CATEGORY_ALL, PT_CATEGORY_INHERIT };
 	struct tracebuf_session_config cfg = {
 		.size = sizeof(cfg), .categories = cats, .ncategories = 1, .nproviders = 1,
 	};
@@ -297,6 +297,9 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	t->pid = (uint32_t)pid;
 	snprintf(t->provider, sizeof(t->provider), PT_PROVIDER_PREFIX "%d", (int)pid);
 	t->providers[0] = t->provider;
+	/* the target's children register under its name when they inherit */
+	if (t->attr.inheritance == POSIX_TRACE_INHERITED)
+		cfg.ncategories = 2;
 
 	switch (t->attr.stream_policy) {
 	case POSIX_TRACE_LOOP:

@@ -51,6 +51,20 @@ static __thread uint32_t pt_seq, pt_seq_epoch;
 static struct tracebuf_provider *pt_provider;
 static atomic_bool pt_provider_tried;
 static pthread_once_t pt_once = PTHREAD_ONCE_INIT;
+/* its name; a child of a process traced with inheritance keeps it */
+static char pt_name[TRACEBUF_NAME_MAX + 1];
+static bool pt_fork_inherits;
+
+/*
+ * Enabled when the stream that traces this process was created with
+ * POSIX_TRACE_INHERITED (stream.c adds the category).
+ */
+static struct tracebuf_site pt_inherit_site = {
+	.state = TRACEBUF_LIB_SITE_UNKNOWN,
+	.type = TRACEBUF_LIB_FXT_EVENT_INSTANT,
+	.category = PT_CATEGORY_INHERIT,
+	.name = "",
+};
 
 static const char *const pt_system_names[] = {
 	[POSIX_TRACE_START] = "POSIX_TRACE_START",
@@ -82,44 +96,65 @@ const char *pt_user_event_name(trace_event_id_t id)
 }
 
 /*
- * The child of a fork() is another process: libtracebuf forgot its
- * parent's provider there, and so do we; its event types stay (it
- * inherited their ids).
+ * fork(), in the parent: does the stream that traces it want its
+ * children?  The category's state is read, not looked up: a fork handler
+ * of libtracebuf's may hold the engine's lock by now.  The first event
+ * after each start looks it up (pt_event_slow()), so a process that
+ * forks before it recorded anything since its stream started does not
+ * pass the stream on.
+ */
+static void pt_fork_prepare(void)
+{
+	pt_fork_inherits = pt_provider &&
+			   atomic_load(&pt_inherit_site.state) == TRACEBUF_LIB_SITE_ENABLED;
+}
+
+/*
+ * The child is another process: libtracebuf forgot its parent's provider
+ * there, and so do we.  It registers at its first event: under its
+ * parent's name if the parent's stream inherits (the session traces
+ * every provider of that name, so it joins the stream), else under its
+ * own.  Its event types stay (it inherited their ids).
  */
 static void pt_after_fork(void)
 {
 	pt_provider = NULL;
+	if (!pt_fork_inherits)
+		pt_name[0] = '\0';
+	pt_fork_inherits = false;
 	atomic_store(&pt_provider_tried, false);
 }
 
 static void pt_once_init(void)
 {
-	pthread_atfork(NULL, NULL, pt_after_fork);
+	pthread_atfork(pt_fork_prepare, NULL, pt_after_fork);
 }
 
 /*
- * Register this process as provider "posix_trace.PID", once.  A process
- * that is a tracebuf provider already (-EBUSY) writes its events through
- * that one; without the module, events are not recorded.  Neither is an
- * error of the caller's.  If a stream that traces this process runs, this
- * waits (libtracebuf's start timeout) until the provider has started, so
- * that no event after the first eventid_open is lost.
+ * Register this process as provider "posix_trace.PID" (or under its
+ * parent's name, see pt_after_fork()), once.  A process that is a
+ * tracebuf provider already (-EBUSY) writes its events through that one;
+ * without the module, events are not recorded.  Neither is an error of
+ * the caller's.  If a stream that traces this process runs, this waits
+ * (libtracebuf's start timeout) until the provider has started, so that
+ * no event after the first eventid_open is lost.
  */
 static void pt_provider_ensure(void)
 {
-	char name[TRACEBUF_NAME_MAX + 1];
 	struct tracebuf_provider_config cfg = {
-		.size = sizeof(cfg), .name = name, .flags = TRACEBUF_LIB_PROVIDER_THREAD,
+		.size = sizeof(cfg), .name = pt_name, .flags = TRACEBUF_LIB_PROVIDER_THREAD,
 	};
 
 	if (atomic_load_explicit(&pt_provider_tried, memory_order_acquire))
 		return;
-	pthread_once(&pt_once, pt_once_init);
 	pthread_mutex_lock(&pt_lock);
 	if (!atomic_load(&pt_provider_tried)) {
-		snprintf(name, sizeof(name), PT_PROVIDER_PREFIX "%d", (int)getpid());
+		if (!pt_name[0])
+			snprintf(pt_name, sizeof(pt_name), PT_PROVIDER_PREFIX "%d", (int)getpid());
 		if (tracebuf_provider_create(&cfg, &pt_provider))
 			pt_provider = NULL;
+		if (pt_provider)
+			pthread_once(&pt_once, pt_once_init);
 		atomic_store_explicit(&pt_provider_tried, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&pt_lock);
@@ -302,6 +337,9 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 						      true);
 	if (!TRACEBUF_LIB_SITE_READY(&t->site, args, nargs))
 		return;
+	/* whether children inherit the stream: see pt_fork_prepare() */
+	if (atomic_load(&pt_inherit_site.state) == TRACEBUF_LIB_SITE_UNKNOWN)
+		__tracebuf_site_lookup(&pt_inherit_site, NULL, 0);
 	seq = pt_next_seq();
 	args[1].u32 = seq;
 	if (!truncated && pt_fast_ok(t))

@@ -547,6 +547,95 @@ static void eventid_open_ids_and_limits(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Inheritance                                                            */
+
+/*
+ * A stream of this process with @inheritance; the process records 5
+ * events, forks a child that records 10 (and a grandchild 3), then 5
+ * more.  Returns how many of the log's events each process recorded.
+ */
+static void fork_under_stream(int inheritance, size_t *parent, size_t *child,
+			      size_t *grandchild)
+{
+	static struct seen v[64];
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	pid_t pid, gpid = 0;
+	int fd = log_fd(), status, p[2];
+	size_t n;
+
+	*parent = *child = *grandchild = 0;
+	T_ASSERT_EQ(pipe(p), 0);
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setinherited(&attr, inheritance), 0);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("fork", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 0; i < 5; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		pid_t g;
+
+		for (uint64_t i = 100; i < 110; i++)
+			posix_trace_event(a, &i, sizeof(i));
+		g = fork();
+		if (g == 0) {
+			for (uint64_t i = 200; i < 203; i++)
+				posix_trace_event(a, &i, sizeof(i));
+			_exit(0);
+		}
+		if (g < 0 || waitpid(g, &status, 0) != g)
+			_exit(3);
+		if (write(p[1], &g, sizeof(g)) != sizeof(g))
+			_exit(4);
+		_exit(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 5);
+	}
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_EXPECT_EQ(read(p[0], &gpid, sizeof(gpid)), (ssize_t)sizeof(gpid));
+	for (uint64_t i = 5; i < 10; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = read_log(fd, v, 64, NULL);
+	for (size_t i = 0; i < n && i < 64; i++) {
+		if (v[i].info.posix_pid == getpid() && v[i].data < 100)
+			(*parent)++;
+		else if (v[i].info.posix_pid == pid && v[i].data >= 100 && v[i].data < 110)
+			(*child)++;
+		else if (v[i].info.posix_pid == gpid && v[i].data >= 200 && v[i].data < 203)
+			(*grandchild)++;
+		else
+			T_FAIL("event %" PRIu64 " of pid %d", v[i].data, (int)v[i].info.posix_pid);
+	}
+}
+
+/* POSIX_TRACE_INHERITED: the children and theirs are traced too */
+static void inherited_stream_traces_children(void)
+{
+	size_t parent, child, grandchild;
+
+	fork_under_stream(POSIX_TRACE_INHERITED, &parent, &child, &grandchild);
+	T_EXPECT_EQ(parent, 10);
+	T_EXPECT_EQ(child, 10);
+	T_EXPECT_EQ(grandchild, 3);
+}
+
+/* POSIX_TRACE_CLOSE_FOR_CHILD: they are not */
+static void close_for_child_stream_does_not(void)
+{
+	size_t parent, child, grandchild;
+
+	fork_under_stream(POSIX_TRACE_CLOSE_FOR_CHILD, &parent, &child, &grandchild);
+	T_EXPECT_EQ(parent, 10);
+	T_EXPECT_EQ(child, 0);
+	T_EXPECT_EQ(grandchild, 0);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Active streams without a log: on-line analysis                         */
 
 /* a process reads its own stream while it runs, then after it stopped */
@@ -871,6 +960,8 @@ static const struct t_test tests[] = {
 	T_TEST(create_withlog_errors),
 	T_TEST(trace_sys_max_streams),
 	T_TEST(open_and_getnext_errors),
+	T_TEST(inherited_stream_traces_children),
+	T_TEST(close_for_child_stream_does_not),
 	T_TEST(online_self_trace_getnext),
 	T_TEST(online_million_events_loop),
 	T_TEST(online_until_full_loses_nothing),
