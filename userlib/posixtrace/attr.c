@@ -303,9 +303,11 @@ POSIXTRACE_API int posix_trace_attr_getstreamsize(const trace_attr_t *restrict a
 POSIXTRACE_API int posix_trace_attr_setstreamsize(trace_attr_t *attr, size_t streamsize)
 {
 	struct pt_attr *a = pt_attr(attr);
+	/* a variable: on 32 bits no size_t exceeds the maximum (4 GiB) */
+	uint64_t size = streamsize;
 
-	if (!a || streamsize < PT_STREAM_SIZE_MIN || (uint64_t)streamsize > PT_STREAM_SIZE_MAX)
+	if (!a || size < PT_STREAM_SIZE_MIN || size > PT_STREAM_SIZE_MAX)
 		return EINVAL;
-	a->stream_size = streamsize;
+	a->stream_size = size;
 	return 0;
 }
