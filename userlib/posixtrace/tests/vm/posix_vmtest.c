@@ -949,6 +949,55 @@ static void online_errors(void)
 	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The example                                                            */
+
+/* A program beside this one (check.sh puts them all in one directory). */
+static void beside(char *path, size_t size, const char *prog)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	T_ASSERT(n > 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	T_ASSERT(slash != NULL);
+	*slash = '\0';
+	snprintf(path, size, "%s/%s", self, prog);
+}
+
+/*
+ * posix-trace-example shows the three roles and checks its own log; the
+ * log opens in tracebufctl dump, with every request in it.
+ */
+static void example_log_opens_in_tracebufctl_dump(void)
+{
+	char example[4200], ctl[4200], cmd[9000], line[1024];
+	size_t requests = 0, replies = 0;
+	FILE *f;
+
+	beside(example, sizeof(example), "posix-trace-example");
+	beside(ctl, sizeof(ctl), "tracebufctl");
+	T_ASSERT_EQ(access(example, X_OK), 0);
+	T_ASSERT_EQ(access(ctl, X_OK), 0);
+	snprintf(cmd, sizeof(cmd), "%s -n 500 -o /tmp/posix-example.fxt", example);
+	T_ASSERT_EQ(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s dump /tmp/posix-example.fxt", ctl);
+	f = popen(cmd, "r");
+	T_ASSERT(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, " cat=\"posix:request\" name=\"request\""))
+			requests++;
+		if (strstr(line, " cat=\"posix:reply\" name=\"reply\""))
+			replies++;
+	}
+	T_EXPECT_EQ(pclose(f), 0);
+	T_EXPECT_EQ(requests, 500);
+	T_EXPECT_EQ(replies, 500);
+	unlink("/tmp/posix-example.fxt");
+}
+
 static const struct t_test tests[] = {
 	T_TEST(self_trace_log_holds_every_event),
 	T_TEST(log_reads_as_a_tracebuf_trace),
@@ -969,6 +1018,7 @@ static const struct t_test tests[] = {
 	T_TEST(online_timeout_and_shutdown_while_blocked),
 	T_TEST(online_errors),
 	T_TEST(eventid_open_ids_and_limits),
+	T_TEST(example_log_opens_in_tracebufctl_dump),
 };
 
 T_MAIN(tests)
