@@ -47,7 +47,7 @@ st=$?
 expect=(
 	"755 $PREFIX/bin/tracebufctl"
 	"644 $PREFIX/lib/libtracebuf.a"
-	"755 $PREFIX/lib/libtracebuf.so.1.1.0"
+	"755 $PREFIX/lib/libtracebuf.so.1.2.0"
 	"644 $PREFIX/lib/pkgconfig/libtracebuf.pc"
 	"644 $PREFIX/include/tracebuf/tracebuf.h"
 	"644 $PREFIX/include/tracebuf/linux/tracebuf.h"
@@ -70,8 +70,8 @@ for e in "${expect[@]}"; do
 		st=1
 	fi
 done
-[ "$(readlink "$DEST$PREFIX/lib/libtracebuf.so.1")" = libtracebuf.so.1.1.0 ] ||
-	{ echo "libtracebuf.so.1 does not point at libtracebuf.so.1.1.0" | tb_say; st=1; }
+[ "$(readlink "$DEST$PREFIX/lib/libtracebuf.so.1")" = libtracebuf.so.1.2.0 ] ||
+	{ echo "libtracebuf.so.1 does not point at libtracebuf.so.1.2.0" | tb_say; st=1; }
 grep -q "DESTDIR set: depmod not run" "$WORK/install.log" ||
 	{ echo "no word of depmod being skipped for DESTDIR" | tb_say; st=1; }
 tb_check make_install_puts_every_file_in_place $st

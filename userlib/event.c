@@ -93,22 +93,37 @@ int tracebuf_event_set_categories(const char *blob, size_t size,
 	return 0;
 }
 
-/* Exact match, or prefix match for an entry ending in '*'. */
+/* Exact match, or prefix match for a pattern ending in '*'. */
+static bool tb_pattern_matches(const char *pat, const char *cat)
+{
+	size_t len = strlen(pat);
+
+	if (len && pat[len - 1] == '*')
+		return !strncmp(cat, pat, len - 1);
+	return !strcmp(cat, pat);
+}
+
+/*
+ * Is @cat enabled?  An empty list enables every category.  An entry
+ * enables the categories it matches, unless an entry "-PATTERN" matches
+ * too: exclusions win.  A list of exclusions only enables every other
+ * category (as Chrome's and Perfetto's category filters read "-cat").
+ */
 static bool tb_category_enabled(const char *cat)
 {
-	if (!tb_ncats)
-		return true;
-	for (unsigned int i = 0; i < tb_ncats; i++) {
-		size_t len = strlen(tb_cats[i]);
+	bool included = false, inclusions = false;
 
-		if (len && tb_cats[i][len - 1] == '*') {
-			if (!strncmp(cat, tb_cats[i], len - 1))
-				return true;
-		} else if (!strcmp(cat, tb_cats[i])) {
-			return true;
+	for (unsigned int i = 0; i < tb_ncats; i++) {
+		if (tb_cats[i][0] == '-') {
+			if (tb_pattern_matches(tb_cats[i] + 1, cat))
+				return false;
+			continue;
 		}
+		inclusions = true;
+		if (!included && tb_pattern_matches(tb_cats[i], cat))
+			included = true;
 	}
-	return false;
+	return included || !inclusions;
 }
 
 /* -------------------------------------------------------------------- */

@@ -449,7 +449,10 @@ static bool tb_category_matches(const char *want, const char *cat, size_t len)
 	return len == wlen && !memcmp(want, cat, len);
 }
 
-/* @cat (@len bytes) is known: so is every category of ours it matches. */
+/*
+ * @cat (@len bytes) is known: so is every category of ours it matches.
+ * (An exclusion, "-PATTERN", is known from the start: see session.c.)
+ */
 void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len)
 {
 	const char *want = s->cats;

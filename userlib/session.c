@@ -570,6 +570,14 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 		s->cats_unknown = s->cats_count;
 		if (!s->cat_known)
 			ret = -ENOMEM;
+		/* an exclusion excludes whether or not anyone knows it */
+		for (uint32_t i = 0, off = 0; !ret && i < s->cats_count; i++) {
+			if (s->cats[off] == '-') {
+				s->cat_known[i] = true;
+				s->cats_unknown--;
+			}
+			off += (uint32_t)strlen(s->cats + off) + 1;
+		}
 	}
 	if (ret)
 		goto out_free;

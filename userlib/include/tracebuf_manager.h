@@ -158,6 +158,15 @@ typedef void (*tracebuf_session_notify_fn)(void *arg,
  * than this release's is -EINVAL; a larger one (a newer header) is taken
  * when the fields this library does not know are zero.
  *
+ * Categories.  A category ending in '*' enables every category that
+ * begins with what comes before it.  One beginning with '-' excludes the
+ * categories it matches, whatever else enables them; a list of
+ * exclusions only enables every other category (as Chrome's category
+ * filters read "-cat").  Providers of libtracebuf 1.2 and later read
+ * exclusions; an older one takes "-cat" for a name and enables nothing
+ * of a list of exclusions only.  An exclusion is always "known"
+ * (tracebuf_session_category_known()).
+ *
  * Pointers.  categories is copied by tracebuf_session_create(), and
  * device read by it only.  providers and overrides, with everything they
  * point to (names, each override's categories), are borrowed: providers
@@ -172,7 +181,9 @@ struct tracebuf_session_config {
 	uint32_t mode;			/* TRACEBUF_MODE_*; 0: oneshot */
 	uint32_t flags;			/* 0 */
 	uint64_t buffer_size;		/* per provider; 0: 4 MiB */
-	const char *const *categories;	/* none: every category */
+	const char *const *categories;	/* none: every category; "P*" a
+					 * prefix, "-P" excludes (below)
+					 */
 	size_t ncategories;
 	const char *const *providers;	/* names to trace; none: all */
 	size_t nproviders;

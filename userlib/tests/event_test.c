@@ -170,6 +170,41 @@ static void categories_select_events(void)
 	tracebuf_engine_detach();
 }
 
+/* "-PATTERN" excludes what it matches, whatever else enables it. */
+static void categories_exclusions_win(void)
+{
+	static const char cats[] = "gfx*\0-gfx:detail\0net\0-net\0";
+
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, cats, sizeof(cats) - 1, 4));
+	T_EXPECT(TRACE_ENABLED("gfx"));
+	T_EXPECT(TRACE_ENABLED("gfx:frame"));
+	T_EXPECT(!TRACE_ENABLED("gfx:detail"));
+	T_EXPECT(!TRACE_ENABLED("net"));
+	T_EXPECT(!TRACE_ENABLED("disk"));
+	TRACE_INSTANT("gfx:frame", "in_frame");
+	TRACE_INSTANT("gfx:detail", "in_detail");
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(1u, mt_count("in_frame"));
+	T_EXPECT_EQ(0u, mt_count("in_detail"));
+	tracebuf_engine_detach();
+}
+
+/* A list of exclusions only enables every other category. */
+static void categories_only_exclusions(void)
+{
+	static const char cats[] = "-posix:off\0-gfx*\0";
+
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, cats, sizeof(cats) - 1, 2));
+	T_EXPECT(TRACE_ENABLED("posix:on"));
+	T_EXPECT(TRACE_ENABLED("disk"));
+	T_EXPECT(!TRACE_ENABLED("posix:off"));
+	T_EXPECT(!TRACE_ENABLED("gfx"));
+	T_EXPECT(!TRACE_ENABLED("gfx:frame"));
+	/* the name after '-', not '-' itself, is matched */
+	T_EXPECT(TRACE_ENABLED("-posix:off"));
+	tracebuf_engine_detach();
+}
+
 /* One site, written in a loop across stop and start with new categories. */
 static void site_cache_follows_start_and_stop(void)
 {
@@ -454,6 +489,8 @@ static const struct t_test tests[] = {
 	T_TEST(every_argument_type),
 	T_TEST(fifteen_arguments),
 	T_TEST(categories_select_events),
+	T_TEST(categories_exclusions_win),
+	T_TEST(categories_only_exclusions),
 	T_TEST(site_cache_follows_start_and_stop),
 	T_TEST(many_threads_inline_koids),
 	T_TEST(drop_window_is_recorded),

@@ -45,7 +45,7 @@ make -s -C "$USERLIB" install DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/install.log
 st=$?
 for f in include/tracebuf/tracebuf.h include/tracebuf/tracebuf_fxt.h \
 	 include/tracebuf/tracebuf_reader.h include/tracebuf/linux/tracebuf.h \
-	 lib/libtracebuf.a lib/libtracebuf.so lib/libtracebuf.so.1 lib/libtracebuf.so.1.1.0 \
+	 lib/libtracebuf.a lib/libtracebuf.so lib/libtracebuf.so.1 lib/libtracebuf.so.1.2.0 \
 	 lib/pkgconfig/libtracebuf.pc; do
 	[ -e "$DEST$PREFIX/$f" ] || { echo "missing $PREFIX/$f" | say; st=1; }
 done

@@ -321,6 +321,9 @@ int tracebuf_session_category_known(const struct tracebuf_session *s, size_t i)
 	if (i >= s->cfg.ncategories)
 		return -EINVAL;
 	want = s->cfg.categories[i];
+	/* as the library: an exclusion is known */
+	if (want[0] == '-')
+		return 1;
 	len = strlen(want);
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
 		if (!strcmp(want, known[k]))

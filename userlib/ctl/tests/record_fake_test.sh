@@ -137,6 +137,9 @@ test_incomplete_trace_exit_statuses() {
 	# patterns match by prefix; what is known is fine
 	t_run record -q -d 50ms -c 'n*,c,io'
 	[ "$RC" = 0 ] || fail "-c 'n*,c,io': exit $RC: $ERR"
+	# an exclusion is never unknown, even of a category nobody knows
+	t_run record -q -d 50ms -c 'net,-nosuch'
+	[ "$RC" = 0 ] || fail "-c 'net,-nosuch': exit $RC: $ERR"
 }
 
 test_best_effort() {

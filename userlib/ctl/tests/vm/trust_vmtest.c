@@ -191,7 +191,10 @@ static void unknown_provider_name(void)
 	T_EXPECT_EQ(res.providers, 1);
 }
 
-/* A category no provider publishes or writes; one that is published. */
+/*
+ * A category no provider publishes or writes; one that is published; one
+ * written; exclusions.
+ */
 static void unknown_category(void)
 {
 	static const struct tracebuf_known_category known[] = {
@@ -204,6 +207,15 @@ static void unknown_category(void)
 	/* known by the events tb-seqprov writes, not by publishing */
 	const char *written[] = { "tracebufctl", "record", "-q", "-c", "seq", "-o",
 				  path("c3.fxt"), "--", SEQ, "-n", "10", NULL };
+
+	/* an exclusion of a category nobody knows is no warning; one of a
+	 * written category leaves its events out
+	 */
+	const char *excl_unknown[] = { "tracebufctl", "record", "-q", "-c", "seq,-nosuch", "-o",
+				       path("c4.fxt"), "--", SEQ, "-n", "10", NULL };
+	const char *excl_written[] = { "tracebufctl", "record", "-q", "-c", "-seq", "-o",
+				       path("c5.fxt"), "--", SEQ, "-n", "10", NULL };
+	struct seq_result res;
 	struct held h;
 
 	T_ASSERT_EQ(hold_provider("cats", known, 1, &h), 0);
@@ -212,6 +224,13 @@ static void unknown_category(void)
 	T_EXPECT_EQ(run(pattern, NULL, 0, NULL, 0, 0), 0);
 	release_provider(&h);
 	T_EXPECT_EQ(run(written, NULL, 0, NULL, 0, 0), 0);
+	T_EXPECT_EQ(run(excl_unknown, NULL, 0, NULL, 0, 0), 0);
+	T_EXPECT_EQ(seq_check(path("c4.fxt"), "seq", 1, 10, &res), 0);
+	T_EXPECT_EQ(res.events, 10);
+	T_EXPECT_EQ(run(excl_written, NULL, 0, NULL, 0, 0), 0);
+	seq_check(path("c5.fxt"), "seq", 1, 10, &res);
+	T_EXPECT_EQ(res.providers, 1);
+	T_EXPECT_EQ(res.events, 0);
 }
 
 /* A provider a second record wants while the first one traces it. */
