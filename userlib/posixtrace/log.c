@@ -116,10 +116,13 @@ bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 	ev->ns = r->event.ns;
 	ev->pid = (uint32_t)r->event.process_koid;
 	ev->tid = r->event.thread_koid;
-	/* the first name recorded for an id is its name */
-	if (!t->names[ev->id] && r->event.name.len <= __TRACEBUF_PT_EVENT_NAME_MAX)
-		t->names[ev->id] = strndup(r->event.name.len ? r->event.name.data : "",
-					   r->event.name.len);
+	/*
+	 * A stream of this process knows its types by the process's ids;
+	 * another's, and a log, by the id their table gives the name.
+	 */
+	if ((t->kind != PT_KIND_STREAM || t->pid != (uint32_t)getpid()) &&
+	    r->event.name.len <= __TRACEBUF_PT_EVENT_NAME_MAX)
+		ev->id = pt_table_id(t, r->event.name.data, r->event.name.len, ev->id);
 	return true;
 }
 
@@ -402,20 +405,6 @@ POSIXTRACE_API int posix_trace_trygetnext_event(trace_id_t trid,
 
 /* ------------------------------------------------------------------------ */
 /* posix_trace_eventid_get_name(3p), posix_trace_eventtypelist_*(3p)        */
-
-/* The name of @id in @t, or NULL. */
-static const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id)
-{
-	const char *name = pt_system_event_name(id);
-
-	if (name || id < PT_FIRST_USER_ID || id > PT_EVENT_ID_MAX)
-		return name;
-	/* a stream of this process knows its types by this process's names */
-	if (t->kind == PT_KIND_STREAM && t->pid == (uint32_t)getpid())
-		return pt_user_event_name(id);
-	/* a log, or a stream of another process: the names it recorded */
-	return t->names[id];
-}
 
 POSIXTRACE_API int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t event,
 						char *event_name)

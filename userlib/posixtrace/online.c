@@ -222,6 +222,12 @@ static int pt_refill(struct pt_trace *t)
 	return ret;
 }
 
+/* What a stop wrote, into the queue now (the stream is stopped). */
+int pt_online_read_stop(struct pt_trace *t)
+{
+	return pt_refill(t);
+}
+
 /* The first pending event, if it may be reported now. */
 static struct pt_pending *pt_ready(struct pt_trace *t)
 {

@@ -156,8 +156,16 @@ _Static_assert(__TRACEBUF_PT_NAME_MAX == TRACEBUF_NAME_MAX + 1, "TRACE_NAME_MAX 
 /* enabled too by a stream created with POSIX_TRACE_INHERITED (target.c) */
 #define PT_CATEGORY_INHERIT	"posix.inherit"
 #define PT_PROVIDER_PREFIX	"posix_trace."
-_Static_assert(sizeof(PT_CATEGORY_PREFIX) - 1 + __TRACEBUF_PT_EVENT_NAME_MAX == TRACEBUF_NAME_MAX,
-	       "a category is at most 100 bytes");
+/* the name of POSIX_TRACE_UNNAMED_USER_EVENT */
+#define PT_UNNAMED_NAME		"POSIX_TRACE_UNNAMED_USEREVENT"
+_Static_assert(1 + sizeof(PT_CATEGORY_PREFIX) - 1 + __TRACEBUF_PT_EVENT_NAME_MAX ==
+	       TRACEBUF_CATEGORY_MAX, "an exclusion \"-posix:NAME\" is at most 100 bytes");
+
+/*
+ * A user event name: 1..TRACE_EVENT_NAME_MAX bytes.  Returns 0 and its
+ * length in *@len, ENAMETOOLONG, or EINVAL (NULL, empty).
+ */
+int pt_event_name_check(const char *name, size_t *len);
 
 /* The name of a system event type (1..8), or NULL. */
 const char *pt_system_event_name(trace_event_id_t id);
@@ -272,7 +280,10 @@ struct pt_trace {
 	size_t buflen;
 	struct pt_event *events;	/* in timestamp order */
 	size_t nevents, next;
-	char *names[PT_EVENT_ID_MAX + 1];	/* user event types recorded */
+	/* user event types: a log's, or a stream's of another process */
+	char *names[PT_EVENT_ID_MAX + 1];
+	/* stream: the event types not recorded (filter.c) */
+	trace_event_set_t filter;
 };
 
 /*
@@ -285,6 +296,16 @@ void pt_trace_put(struct pt_trace *t);
 int pt_trace_add(struct pt_trace *t, trace_id_t *trid);
 /* Take @trid's id back; the caller then frees it.  Returns it locked. */
 struct pt_trace *pt_trace_remove(trace_id_t trid, int kind);
+
+/* filter.c */
+const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id);
+trace_event_id_t pt_table_id(struct pt_trace *t, const char *name, size_t len,
+			     trace_event_id_t want);
+int pt_filter_categories(const struct pt_trace *t, char **blob, size_t *size,
+			 size_t *count);
+
+/* stream.c: stop and start a running stream's provider again (its filter) */
+int pt_stream_restart(struct pt_trace *t);
 
 /* log.c: shared with online.c */
 int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen);
@@ -299,6 +320,7 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		      size_t num_bytes, size_t *data_len, int *unavailable,
 		      const struct timespec *deadline, bool wait);
 void pt_online_started(struct pt_trace *t);
+int pt_online_read_stop(struct pt_trace *t);
 void pt_online_free(struct pt_trace *t);
 /* The providers' drop count went up: an overrun. */
 void pt_online_check_drops(struct pt_trace *t);

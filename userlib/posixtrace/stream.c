@@ -297,6 +297,7 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	t->pid = (uint32_t)pid;
 	snprintf(t->provider, sizeof(t->provider), PT_PROVIDER_PREFIX "%d", (int)pid);
 	t->providers[0] = t->provider;
+	posix_trace_eventset_empty(&t->filter);
 	/* the target's children register under its name when they inherit */
 	if (t->attr.inheritance == POSIX_TRACE_INHERITED)
 		cfg.ncategories = 2;
@@ -377,6 +378,40 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 /* ------------------------------------------------------------------------ */
 /* posix_trace_start(3p)                                                    */
 
+/* Start @t's session, its filter's exclusions added to its categories. */
+static int pt_session_start(struct pt_trace *t)
+{
+	struct tracebuf_session_start_args args = { 0 };
+	const char **cats = NULL;
+	size_t size, count;
+	char *blob;
+	int ret;
+
+	ret = pt_filter_categories(t, &blob, &size, &count);
+	if (ret)
+		return ret;
+	if (count) {
+		cats = calloc(count, sizeof(*cats));
+		if (!cats) {
+			free(blob);
+			return ENOMEM;
+		}
+		for (size_t i = 0, off = 0; i < count; i++, off += strlen(blob + off) + 1)
+			cats[i] = blob + off;
+		args.categories = cats;
+		args.ncategories = count;
+	}
+	ret = tracebuf_session_start(t->session, &args);
+	free(cats);
+	free(blob);
+	if (!ret || ret == -EALREADY) {
+		t->running = true;
+		pt_online_started(t);
+		return 0;
+	}
+	return ret == -EBUSY ? EBUSY : EIO;
+}
+
 POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 {
 	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
@@ -384,18 +419,31 @@ POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 
 	if (!t)
 		return EINVAL;
-	if (!t->running) {
-		ret = tracebuf_session_start(t->session, NULL);
-		if (!ret || ret == -EALREADY) {
-			t->running = true;
-			pt_online_started(t);
-			ret = 0;
-		} else {
-			ret = ret == -EBUSY ? EBUSY : EIO;
-		}
-	}
+	if (!t->running)
+		ret = pt_session_start(t);
 	pt_trace_put(t);
 	return ret;
+}
+
+/*
+ * A new filter while @t runs: stop its provider (what it recorded goes to
+ * the log, or is read into the queue now, before the new run's threads
+ * number their events from 0 again) and start it with the new categories.
+ */
+int pt_stream_restart(struct pt_trace *t)
+{
+	int ret = tracebuf_session_stop(t->session, true);
+
+	t->running = false;
+	if (ret && ret != -EALREADY)
+		return EIO;
+	if (!t->has_log) {
+		t->out_unread = true;
+		ret = pt_online_read_stop(t);
+		if (ret)
+			return ret;
+	}
+	return pt_session_start(t);
 }
 
 POSIXTRACE_API int posix_trace_stop(trace_id_t trid)

@@ -77,8 +77,6 @@ static const char *const pt_system_names[] = {
 	[POSIX_TRACE_ERROR] = "POSIX_TRACE_ERROR",
 };
 
-#define PT_UNNAMED_NAME		"POSIX_TRACE_UNNAMED_USEREVENT"
-
 const char *pt_system_event_name(trace_event_id_t id)
 {
 	return id < sizeof(pt_system_names) / sizeof(pt_system_names[0]) ?
@@ -160,6 +158,16 @@ static void pt_provider_ensure(void)
 	pthread_mutex_unlock(&pt_lock);
 }
 
+int pt_event_name_check(const char *name, size_t *len)
+{
+	if (!name)
+		return EINVAL;
+	*len = strnlen(name, __TRACEBUF_PT_EVENT_NAME_MAX + 1);
+	if (*len > __TRACEBUF_PT_EVENT_NAME_MAX)
+		return ENAMETOOLONG;
+	return *len ? 0 : EINVAL;
+}
+
 /* pt_lock held: the type named @name, a new one, or NULL when full. */
 static struct pt_type *pt_type_find_or_add(const char *name, size_t len, int *err)
 {
@@ -211,13 +219,11 @@ POSIXTRACE_API int posix_trace_eventid_open(const char *restrict event_name,
 	size_t len;
 	int err = 0;
 
-	if (!event_name || !event_id)
+	if (!event_id)
 		return EINVAL;
-	len = strnlen(event_name, __TRACEBUF_PT_EVENT_NAME_MAX + 1);
-	if (len > __TRACEBUF_PT_EVENT_NAME_MAX)
-		return ENAMETOOLONG;
-	if (!len)
-		return EINVAL;
+	err = pt_event_name_check(event_name, &len);
+	if (err)
+		return err;
 	pthread_mutex_lock(&pt_lock);
 	err = pt_types_init_locked();
 	if (!err) {

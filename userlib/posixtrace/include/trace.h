@@ -58,7 +58,7 @@
 #define __TRACEBUF_PT_STREAM_MAX	16	/* streams and logs of a process */
 #define __TRACEBUF_PT_USER_EVENT_MAX	256	/* user event ids 33..288 */
 #define __TRACEBUF_PT_NAME_MAX		101	/* 100 bytes and a NUL */
-#define __TRACEBUF_PT_EVENT_NAME_MAX	94	/* bytes, NUL not counted */
+#define __TRACEBUF_PT_EVENT_NAME_MAX	93	/* bytes, NUL not counted */
 
 /*
  * TRACE_NAME_MAX: the size of the buffer that holds a trace stream name
@@ -73,8 +73,9 @@
 /*
  * TRACE_EVENT_NAME_MAX: the longest user event name, NUL not counted.
  * An event of type NAME is an FXT record named NAME in the tracebuf
- * category "posix:NAME", and a category has at most 100 bytes (the limit
- * of Fuchsia's tracing): 94.  POSIX minimum: 30.
+ * category "posix:NAME", which a filter excludes as "-posix:NAME", and a
+ * category has at most 100 bytes (the limit of Fuchsia's tracing): 93.
+ * POSIX minimum: 30.
  */
 #ifndef TRACE_EVENT_NAME_MAX
 #define TRACE_EVENT_NAME_MAX		__TRACEBUF_PT_EVENT_NAME_MAX
@@ -296,6 +297,14 @@ void posix_trace_event(trace_event_id_t event_id, const void *__TRACEBUF_PT_REST
 		       size_t data_len);
 int posix_trace_eventid_open(const char *__TRACEBUF_PT_RESTRICT event_name,
 			     trace_event_id_t *__TRACEBUF_PT_RESTRICT event_id);
+
+/* posix_trace_eventid_open(3p): an event type of a stream, for its controller */
+int posix_trace_trid_eventid_open(trace_id_t trid, const char *__TRACEBUF_PT_RESTRICT event_name,
+				  trace_event_id_t *__TRACEBUF_PT_RESTRICT event);
+
+/* posix_trace_set_filter(3p) */
+int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set, int how);
+int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set);
 
 /* posix_trace_eventid_equal(3p): the name of an event type of a stream or log */
 int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t event, char *event_name);

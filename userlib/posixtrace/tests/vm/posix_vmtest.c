@@ -950,6 +950,208 @@ static void online_errors(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Filters and the event types of a stream                                */
+
+/* Count a log's events of types @a and @b. */
+static void count_ab(int fd, trace_event_id_t a, trace_event_id_t b, size_t *na, size_t *nb)
+{
+	static struct seen v[2048];
+	size_t n = read_log(fd, v, 2048, NULL);
+
+	*na = *nb = 0;
+	for (size_t i = 0; i < n && i < 2048; i++) {
+		if (v[i].id == a)
+			(*na)++;
+		else if (v[i].id == b)
+			(*nb)++;
+		else
+			T_FAIL("an event of type %u", v[i].id);
+	}
+}
+
+static void record_ab(trace_event_id_t a, trace_event_id_t b, int n)
+{
+	for (uint64_t i = 0; i < (uint64_t)n; i++) {
+		posix_trace_event(a, &i, sizeof(i));
+		posix_trace_event(b, &i, sizeof(i));
+	}
+}
+
+/*
+ * A filter set while the stream runs takes effect in the target at once,
+ * and what was recorded before stays: b is filtered out for the middle
+ * 100 of 300.
+ */
+static void filter_while_running(void)
+{
+	trace_event_set_t set, got;
+	trace_event_id_t a, b;
+	trace_id_t trid;
+	int fd = log_fd(), m = -1;
+	size_t na, nb;
+
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("fa", &a), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("fb", &b), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	record_ab(a, b, 100);
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(b, &set), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_ADD_EVENTSET), 0);
+	T_ASSERT_EQ(posix_trace_get_filter(trid, &got), 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(b, &got, &m), 0);
+	T_EXPECT(m != 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(a, &got, &m), 0);
+	T_EXPECT_EQ(m, 0);
+	record_ab(a, b, 100);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SUB_EVENTSET), 0);
+	T_ASSERT_EQ(posix_trace_get_filter(trid, &got), 0);
+	T_EXPECT_EQ(posix_trace_eventset_ismember(b, &got, &m), 0);
+	T_EXPECT_EQ(m, 0);
+	record_ab(a, b, 100);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	count_ab(fd, a, b, &na, &nb);
+	T_EXPECT_EQ(na, 300);
+	T_EXPECT_EQ(nb, 200);
+}
+
+/* A filter set before the start; SET replaces; and on-line reading. */
+static void filter_before_start_and_online(void)
+{
+	struct posix_trace_event_info info;
+	trace_event_set_t set;
+	trace_event_id_t a, b;
+	trace_id_t trid;
+	size_t len, na = 0, nb = 0;
+	uint64_t d;
+	int un;
+
+	T_ASSERT_EQ(posix_trace_create(0, NULL, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("ga", &a), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("gb", &b), 0);
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(a, &set), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	record_ab(a, b, 50);
+	/* SET: now b is filtered, a is not */
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(b, &set), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
+	record_ab(a, b, 70);
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	for (;;) {
+		T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+		if (un)
+			break;
+		if (info.posix_event_id == a)
+			na++;
+		else if (info.posix_event_id == b)
+			nb++;
+	}
+	T_EXPECT_EQ(na, 70);
+	T_EXPECT_EQ(nb, 50);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+}
+
+static void filter_errors(void)
+{
+	trace_event_set_t set;
+	trace_id_t trid, ltrid;
+	int fd = log_fd();
+
+	memset(&set, 0, sizeof(set));
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	/* an event set never initialized */
+	T_EXPECT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), EINVAL);
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_EXPECT_EQ(posix_trace_set_filter(trid, &set, 0), EINVAL);
+	T_EXPECT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_LOOP), EINVAL);
+	T_EXPECT_EQ(posix_trace_set_filter(trid, NULL, POSIX_TRACE_SET_EVENTSET), EINVAL);
+	T_EXPECT_EQ(posix_trace_set_filter(-1, &set, POSIX_TRACE_SET_EVENTSET), EINVAL);
+	T_EXPECT_EQ(posix_trace_get_filter(trid, NULL), EINVAL);
+	T_EXPECT_EQ(posix_trace_get_filter(TRACE_SYS_MAX + 1, &set), EINVAL);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	/* a log has no filter */
+	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_EXPECT_EQ(posix_trace_set_filter(ltrid, &set, POSIX_TRACE_SET_EVENTSET), EINVAL);
+	T_EXPECT_EQ(posix_trace_get_filter(ltrid, &set), EINVAL);
+	T_EXPECT_EQ(posix_trace_trid_eventid_open(ltrid, "x", &(trace_event_id_t){ 0 }),
+		    EINVAL);
+	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+}
+
+/*
+ * posix_trace_trid_eventid_open() of a stream of another process: the id
+ * it gives a name is the one that stream's events of that name carry,
+ * even where the target's own id differs; a filter of it works.
+ */
+static void trid_eventid_open_of_another_process(void)
+{
+	static struct seen v[256];
+	char name[TRACE_EVENT_NAME_MAX + 1];
+	int go[2], ready[2], fd = log_fd(), status;
+	trace_event_id_t y, y2, big;
+	trace_event_set_t set;
+	size_t n, ny = 0, nx = 0;
+	trace_id_t trid;
+	pid_t pid;
+	char c;
+
+	T_ASSERT_EQ(pipe(go), 0);
+	T_ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		trace_event_id_t x, yy, z;
+
+		if (posix_trace_eventid_open("x", &x) || posix_trace_eventid_open("y", &yy) ||
+		    posix_trace_eventid_open("z", &z))
+			_exit(3);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(4);
+		for (uint64_t i = 0; i < 40; i++) {
+			posix_trace_event(x, &i, sizeof(i));
+			posix_trace_event(yy, &i, sizeof(i));
+			posix_trace_event(z, &i, sizeof(i));
+		}
+		_exit(write(ready[1], "d", 1) == 1 ? 0 : 5);
+	}
+	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	T_ASSERT_EQ(posix_trace_create_withlog(pid, NULL, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_trid_eventid_open(trid, "y", &y), 0);
+	T_ASSERT_EQ(posix_trace_trid_eventid_open(trid, "y", &y2), 0);
+	T_EXPECT_EQ(y, y2);
+	T_EXPECT_EQ(posix_trace_eventid_get_name(trid, y, name), 0);
+	T_EXPECT_CSTR(name, "y");
+	memset(name, 'n', sizeof(name));
+	name[TRACE_EVENT_NAME_MAX] = '\0';
+	T_EXPECT_EQ(posix_trace_trid_eventid_open(trid, name, &big), 0);
+	/* z is filtered out, by the name the controller gave it */
+	T_ASSERT_EQ(posix_trace_trid_eventid_open(trid, "z", &big), 0);
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(big, &set), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	T_ASSERT_EQ(write(go[1], "g", 1), 1);
+	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* in the log, ids are the target's: y is found by its name */
+	n = read_log(fd, v, 256, NULL);
+	T_EXPECT_EQ(n, 80);
+	for (size_t i = 0; i < n && i < 256; i++) {
+		if (v[i].id == POSIX_TRACE_UNNAMED_USER_EVENT + 2)
+			ny++;
+		else if (v[i].id == POSIX_TRACE_UNNAMED_USER_EVENT + 1)
+			nx++;
+	}
+	T_EXPECT_EQ(nx, 40);
+	T_EXPECT_EQ(ny, 40);
+}
+
+/* ---------------------------------------------------------------------- */
 /* The example                                                            */
 
 /* A program beside this one (check.sh puts them all in one directory). */
@@ -1018,6 +1220,10 @@ static const struct t_test tests[] = {
 	T_TEST(online_timeout_and_shutdown_while_blocked),
 	T_TEST(online_errors),
 	T_TEST(eventid_open_ids_and_limits),
+	T_TEST(filter_while_running),
+	T_TEST(filter_before_start_and_online),
+	T_TEST(filter_errors),
+	T_TEST(trid_eventid_open_of_another_process),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
 };
 
