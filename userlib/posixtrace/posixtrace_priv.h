@@ -167,6 +167,9 @@ _Static_assert(1 + sizeof(PT_CATEGORY_PREFIX) - 1 + __TRACEBUF_PT_EVENT_NAME_MAX
  */
 int pt_event_name_check(const char *name, size_t *len);
 
+/* This process's provider id (as the kernel gave it), or 0: none yet. */
+uint32_t pt_self_provider_id(void);
+
 /* The name of a system event type (1..8), or NULL. */
 const char *pt_system_event_name(trace_event_id_t id);
 

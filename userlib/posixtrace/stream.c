@@ -378,6 +378,45 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 /* ------------------------------------------------------------------------ */
 /* posix_trace_start(3p)                                                    */
 
+/*
+ * Whether @t's target is started: this process's own provider, once it
+ * has one, when the stream traces this process; every provider the
+ * session knows (none is still STARTING) otherwise.
+ */
+static bool pt_target_started(struct pt_trace *t)
+{
+	struct tracebuf_session_provider p[8];
+	uint32_t self = t->pid == (uint32_t)getpid() ? pt_self_provider_id() : 0;
+	bool seen = !self;
+	int n = tracebuf_session_providers(t->session, p, 8);
+
+	for (int i = 0; i < n && i < 8; i++) {
+		if (p[i].state == TRACEBUF_LIB_TRACEE_STARTING ||
+		    p[i].state == TRACEBUF_LIB_TRACEE_INITIALIZED)
+			return false;
+		if (p[i].id == self)
+			seen = p[i].state == TRACEBUF_LIB_TRACEE_STARTED;
+	}
+	return seen;
+}
+
+/*
+ * posix_trace_start() returns once the target records: a provider that
+ * registered just before the start (its registration still queued to the
+ * session) is taken as a late joiner and started by a later dispatch; wait
+ * for it, at most libtracebuf's start timeout, so that no event recorded
+ * after the start is lost.
+ */
+static void pt_wait_target_started(struct pt_trace *t)
+{
+	for (int i = 0; i < (int)(TRACEBUF_LIB_START_TIMEOUT_MS / 10); i++) {
+		tracebuf_session_dispatch(t->session);
+		if (pt_target_started(t))
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
 /* Start @t's session, its filter's exclusions added to its categories. */
 static int pt_session_start(struct pt_trace *t)
 {
@@ -407,6 +446,7 @@ static int pt_session_start(struct pt_trace *t)
 	if (!ret || ret == -EALREADY) {
 		t->running = true;
 		pt_online_started(t);
+		pt_wait_target_started(t);
 		return 0;
 	}
 	return ret == -EBUSY ? EBUSY : EIO;

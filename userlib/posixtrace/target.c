@@ -142,6 +142,7 @@ static void pt_provider_ensure(void)
 	struct tracebuf_provider_config cfg = {
 		.size = sizeof(cfg), .name = pt_name, .flags = TRACEBUF_LIB_PROVIDER_THREAD,
 	};
+	struct tracebuf_provider *p;
 
 	if (atomic_load_explicit(&pt_provider_tried, memory_order_acquire))
 		return;
@@ -149,13 +150,25 @@ static void pt_provider_ensure(void)
 	if (!atomic_load(&pt_provider_tried)) {
 		if (!pt_name[0])
 			snprintf(pt_name, sizeof(pt_name), PT_PROVIDER_PREFIX "%d", (int)getpid());
-		if (tracebuf_provider_create(&cfg, &pt_provider))
-			pt_provider = NULL;
+		if (tracebuf_provider_create(&cfg, &p))
+			p = NULL;
+		__atomic_store_n(&pt_provider, p, __ATOMIC_RELEASE);
 		if (pt_provider)
 			pthread_once(&pt_once, pt_once_init);
 		atomic_store_explicit(&pt_provider_tried, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&pt_lock);
+}
+
+/*
+ * Without pt_lock: a caller may hold a stream's lock, which a thread in
+ * pt_provider_ensure() (under pt_lock, waiting to be started) needs.
+ */
+uint32_t pt_self_provider_id(void)
+{
+	struct tracebuf_provider *p = __atomic_load_n(&pt_provider, __ATOMIC_ACQUIRE);
+
+	return p ? tracebuf_provider_id(p) : 0;
 }
 
 int pt_event_name_check(const char *name, size_t *len)
