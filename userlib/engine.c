@@ -1061,6 +1061,29 @@ uint64_t __tracebuf_ticks_slow(void)
 }
 
 /*
+ * Whether the kernel vouches for the counter tracebuf_ticks() reads here:
+ * counter_khz is about the Arm generic timer when TRACEBUF_FEAT_CNTVCT
+ * is set, else about the TSC (the only one kernels before ABI 1.4
+ * reported).  A program running on the other architecture's kernel
+ * (user-mode emulation) gets CLOCK_MONOTONIC.
+ */
+bool tracebuf_counter_usable(const struct tracebuf_version_args *ver)
+{
+	bool cntvct = ver->features & TRACEBUF_FEAT_CNTVCT;
+
+	if (!ver->counter_khz)
+		return false;
+	switch (TRACEBUF_LIB_CPU_COUNTER) {
+	case TRACEBUF_LIB_CPU_COUNTER_TSC:
+		return !cntvct;
+	case TRACEBUF_LIB_CPU_COUNTER_CNTVCT:
+		return cntvct;
+	default:
+		return false;
+	}
+}
+
+/*
  * Ticks are the CPU counter's (TRACEBUF_LIB_CPU_COUNTER: TSC, CNTVCT) at
  * @ticks_per_second when @counter, else nanoseconds of CLOCK_MONOTONIC
  * (always where this architecture has no counter tracebuf_ticks() reads).

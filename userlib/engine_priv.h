@@ -168,5 +168,8 @@ void tb_pad(uint64_t *p, size_t bytes);
 int tracebuf_engine_register_thread(struct tracebuf_thread *t);
 void tracebuf_engine_set_hooks(const struct tracebuf_engine_hooks *hooks);
 void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second);
+/* Whether tracebuf_ticks() may read the CPU counter the kernel reported. */
+struct tracebuf_version_args;
+bool tracebuf_counter_usable(const struct tracebuf_version_args *ver);
 
 #endif /* TRACEBUF_ENGINE_PRIV_H */

@@ -96,29 +96,6 @@ static int tb_apply_config(struct tracebuf_provider *p)
 	return ret;
 }
 
-/*
- * Whether the kernel vouches for the counter tracebuf_ticks() reads here:
- * counter_khz is about the Arm generic timer when TRACEBUF_FEAT_CNTVCT
- * is set, else about the TSC (the only one kernels before ABI 1.4
- * reported).  A program running on the other architecture's kernel
- * (user-mode emulation) gets CLOCK_MONOTONIC.
- */
-static bool tb_counter_usable(const struct tracebuf_version_args *ver)
-{
-	bool cntvct = ver->features & TRACEBUF_FEAT_CNTVCT;
-
-	if (!ver->counter_khz)
-		return false;
-	switch (TRACEBUF_LIB_CPU_COUNTER) {
-	case TRACEBUF_LIB_CPU_COUNTER_TSC:
-		return !cntvct;
-	case TRACEBUF_LIB_CPU_COUNTER_CNTVCT:
-		return cntvct;
-	default:
-		return false;
-	}
-}
-
 static void tb_unmap(struct tracebuf_provider *p)
 {
 	if (p->attached) {
@@ -396,7 +373,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 		ret = -EPROTONOSUPPORT;
 		goto out_close_fd;
 	}
-	tracebuf_engine_set_timebase(tb_counter_usable(&ver), ver.counter_khz * 1000);
+	tracebuf_engine_set_timebase(tracebuf_counter_usable(&ver), ver.counter_khz * 1000);
 
 	ret = tracebuf_sys_register(p->fd, cfg->name, strlen(cfg->name),
 				    cfg->flags & TRACEBUF_LIB_PROVIDER_NO_WAIT ?

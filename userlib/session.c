@@ -20,6 +20,7 @@
 #include <tracebuf_manager.h>
 #include <tracebuf_reader.h>
 
+#include "engine_priv.h"
 #include "internal.h"
 #include "session.h"
 #include "syscall.h"
@@ -827,6 +828,38 @@ TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,
 TRACEBUF_API uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)
 {
 	return s->out.bytes;
+}
+
+TRACEBUF_API uint64_t tracebuf_session_ticks(const struct tracebuf_session *s,
+					     uint64_t *ticks_per_second)
+{
+	const struct tracebuf_version_args *ver = tracebuf_manager_version(s->m);
+	bool counter = tracebuf_counter_usable(ver);
+
+	if (ticks_per_second)
+		*ticks_per_second = counter ? (uint64_t)ver->counter_khz * 1000 : 1000000000ull;
+	return counter ? __tracebuf_counter() : __tracebuf_ticks_slow();
+}
+
+TRACEBUF_API int tracebuf_session_write(struct tracebuf_session *s, const void *records,
+					size_t len)
+{
+	uint64_t init[2], tps;
+	size_t valid;
+
+	if (!records || !len || len % 8 || (uintptr_t)records % 8)
+		return -EINVAL;
+	tracebuf_fxt_walk(records, len, &valid);
+	if (valid != len)
+		return -EINVAL;
+	tracebuf_session_ticks(s, &tps);
+	if (tracebuf_fxt_init_write(init, sizeof(init), tps) != sizeof(init))
+		return -EINVAL;
+	if (tracebuf_out_write(&s->out, init, sizeof(init)) ||
+	    tracebuf_out_write(&s->out, records, len))
+		return s->out.err;
+	/* in the file when it returns, as a stop's records are */
+	return tracebuf_out_flush(&s->out);
 }
 
 /*

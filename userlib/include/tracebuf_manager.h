@@ -322,6 +322,27 @@ int tracebuf_session_snapshot(struct tracebuf_session *s, int fd, uint64_t *byte
  */
 uint64_t tracebuf_session_bytes(const struct tracebuf_session *s);
 /**
+ * tracebuf_session_ticks() - now, in the timebase the session's providers
+ * stamp their records with (tracebuf_ticks() of a provider on this
+ * machine: the CPU counter when the kernel vouches for it, else
+ * nanoseconds of CLOCK_MONOTONIC), for records the manager writes itself
+ * (tracebuf_session_write()).  @ticks_per_second: if not NULL, its rate.
+ */
+uint64_t tracebuf_session_ticks(const struct tracebuf_session *s,
+				uint64_t *ticks_per_second);
+/**
+ * tracebuf_session_write() - write records the manager made itself to the
+ * output, where its providers' data go, behind an initialization record
+ * of the session's timebase: their timestamps are tracebuf_session_ticks().
+ * They are in the file when it returns.
+ * @records: whole FXT records, 8-aligned, that refer to no string or
+ *	thread table entry (inline strings and thread koids only: they may
+ *	land between any provider's records)
+ * Return: 0, -EINVAL (not whole records, or @len 0), or the session's
+ * output error (-errno).
+ */
+int tracebuf_session_write(struct tracebuf_session *s, const void *records, size_t len);
+/**
  * tracebuf_session_rotate() - go on writing in a new file: flush all that
  * was written to the output so far (the caller then closes it; its trace
  * is whole), and write from now on to @fd, starting with the magic

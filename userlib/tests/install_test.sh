@@ -35,17 +35,19 @@ bad=$(printf '%s\n' "$exports" | grep -v -E '^(__)?tracebuf_[A-Za-z0-9_]+@@TRACE
 	grep -v -x -E 'TRACEBUF_1\.[0-9]+' | grep . || true)
 printf '%s\n' "$exports" | grep -q '^tracebuf_reader_open_mem@@TRACEBUF_1.0$' &&
 	printf '%s\n' "$exports" | grep -q '^tracebuf_session_rotate@@TRACEBUF_1.1$' &&
+	printf '%s\n' "$exports" | grep -q '^tracebuf_session_write@@TRACEBUF_1.3$' &&
 	[ -z "$bad" ]
 st=$?
 [ $st = 0 ] || { echo "exports:"; printf '%s\n' "$exports"; } | say
 result exported_symbols $st "unexpected: ${bad//$'\n'/ }"
 
-# 3. make install
+# 3. make install (of the version userlib/Makefile names)
+version=$(sed -n 's/^VERSION := //p' "$USERLIB/Makefile")
 make -s -C "$USERLIB" install DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/install.log" 2>&1
 st=$?
 for f in include/tracebuf/tracebuf.h include/tracebuf/tracebuf_fxt.h \
 	 include/tracebuf/tracebuf_reader.h include/tracebuf/linux/tracebuf.h \
-	 lib/libtracebuf.a lib/libtracebuf.so lib/libtracebuf.so.1 lib/libtracebuf.so.1.2.0 \
+	 lib/libtracebuf.a lib/libtracebuf.so lib/libtracebuf.so.1 lib/libtracebuf.so.$version \
 	 lib/pkgconfig/libtracebuf.pc; do
 	[ -e "$DEST$PREFIX/$f" ] || { echo "missing $PREFIX/$f" | say; st=1; }
 done
