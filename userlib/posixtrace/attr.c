@@ -270,7 +270,8 @@ POSIXTRACE_API int posix_trace_attr_getmaxsystemeventsize(const trace_attr_t *re
 
 	if (!a || !eventsize)
 		return EINVAL;
-	*eventsize = (size_t)pt_event_record_size(PT_SYSTEM_DATA_MAX);
+	*eventsize = (size_t)pt_system_record_size(sizeof(PT_SYSTEM_LARGEST) - 1,
+						   PT_SYSTEM_DATA_MAX);
 	return 0;
 }
 

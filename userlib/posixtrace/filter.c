@@ -189,9 +189,19 @@ POSIXTRACE_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set
 		else
 			next.bits[i] &= ~s->bits[i];
 	}
-	memcpy(&t->filter, &next, sizeof(next));
-	if (t->running)
+	if (t->running) {
+		/* POSIX_TRACE_FILTER's data: the old filter, then the new one */
+		struct pt_set change[2];
+
+		memcpy(&change[0], &t->filter, sizeof(change[0]));
+		memcpy(&change[1], &next, sizeof(change[1]));
+		memcpy(&t->filter, &next, sizeof(next));
 		ret = pt_stream_restart(t);
+		if (!ret)
+			ret = pt_system_event(t, POSIX_TRACE_FILTER, 0, change, sizeof(change));
+	} else {
+		memcpy(&t->filter, &next, sizeof(next));
+	}
 	pt_trace_put(t);
 	return ret;
 }

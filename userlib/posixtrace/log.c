@@ -75,7 +75,8 @@ static void pt_log_attr_take(struct pt_attr *a, const struct tracebuf_reader_str
 
 /*
  * An instant event in a category "posix:NAME" with a uint32 "id" of a
- * user event type: one of ours.  Returns false for anything else.
+ * user event type, or of a system event type (sysevent.c): one of ours.
+ * Returns false for anything else.
  */
 bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 		   struct pt_event *ev)
@@ -111,7 +112,8 @@ bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 			ev->truncated = a->b;
 		}
 	}
-	if (!have_id || ev->id < PT_FIRST_USER_ID || ev->id > PT_EVENT_ID_MAX)
+	if (!have_id || !ev->id || ev->id > PT_EVENT_ID_MAX ||
+	    (ev->id < PT_FIRST_USER_ID && !pt_system_event_name(ev->id)))
 		return false;
 	ev->ns = r->event.ns;
 	ev->pid = (uint32_t)r->event.process_koid;
@@ -120,7 +122,8 @@ bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 	 * A stream of this process knows its types by the process's ids;
 	 * another's, and a log, by the id their table gives the name.
 	 */
-	if ((t->kind != PT_KIND_STREAM || t->pid != (uint32_t)getpid()) &&
+	if (ev->id >= PT_FIRST_USER_ID &&
+	    (t->kind != PT_KIND_STREAM || t->pid != (uint32_t)getpid()) &&
 	    r->event.name.len <= __TRACEBUF_PT_EVENT_NAME_MAX)
 		ev->id = pt_table_id(t, r->event.name.data, r->event.name.len, ev->id);
 	return true;
@@ -153,30 +156,35 @@ static int pt_log_read(struct pt_trace *t, const void *buf, size_t len)
 	if (ret)
 		return ret == -ENOMEM ? ENOMEM : EINVAL;
 	while ((ret = tracebuf_reader_next(rd, &r)) > 0) {
-		struct pt_event ev;
+		struct pt_event ev[2];
+		int nev;
 
 		if (r.type == TRACEBUF_LIB_FXT_RECORD_BLOB &&
 		    pt_str_eq(&r.blob.name, PT_LOG_ATTR_NAME)) {
 			pt_log_attr_take(&t->attr, &r.blob.payload);
 			continue;
 		}
-		if (!pt_event_take(t, &r, &ev))
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 1024;
-			struct pt_sort *nv = realloc(v, ncap * sizeof(*v));
+		nev = pt_drop_window_events(t, &r, ev);
+		if (!nev && pt_event_take(t, &r, &ev[0]))
+			nev = 1;
+		for (int i = 0; i < nev; i++) {
+			if (n == cap) {
+				size_t ncap = cap ? 2 * cap : 1024;
+				struct pt_sort *nv = realloc(v, ncap * sizeof(*v));
 
-			if (!nv) {
-				ret = -ENOMEM;
-				break;
+				if (!nv) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				v = nv;
+				cap = ncap;
 			}
-			v = nv;
-			cap = ncap;
+			v[n].ev = ev[i];
+			v[n].seq = n;
+			n++;
 		}
-		v[n].ev = ev;
-		v[n].seq = n;
-		n++;
 	}
+out:
 	tracebuf_reader_close(rd);
 	if (ret < 0) {
 		free(v);

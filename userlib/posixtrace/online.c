@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,20 @@ void pt_online_free(struct pt_trace *t)
 	free(t->threads);
 }
 
+int pt_online_clear(struct pt_trace *t)
+{
+	struct stat st;
+
+	pt_pending_clear(t);
+	t->nthreads = 0;
+	/* what the stops wrote so far is never read */
+	if (fstat(t->out_fd, &st))
+		return EIO;
+	t->out_off = (uint64_t)st.st_size;
+	t->out_unread = false;
+	return 0;
+}
+
 /* A new run: the writers' seq start again at 0. */
 void pt_online_started(struct pt_trace *t)
 {
@@ -75,6 +90,8 @@ void pt_online_check_drops(struct pt_trace *t)
 
 	for (int i = 0; i < n && i < 4; i++)
 		drops += p[i].records_dropped;
+	if (drops < t->drops_seen)
+		t->drops_base = 0;	/* counted anew: a buffer cleared */
 	if (drops > t->drops_seen)
 		t->overrun = true;
 	t->drops_seen = drops;
@@ -106,7 +123,11 @@ static struct pt_thread *pt_thread_find(struct pt_trace *t, uint32_t pid, uint64
 	return th;
 }
 
-/* Queue @ev if it is new; a copy of its data. */
+/*
+ * Queue @ev if it is new; a copy of its data.  A system event is new once
+ * only: queued when it is recorded (pt_online_add()), or the drop window
+ * it comes from was not taken before.
+ */
 static int pt_take(struct pt_trace *t, const struct pt_event *ev, uint64_t now)
 {
 	struct pt_pending *p;
@@ -114,14 +135,16 @@ static int pt_take(struct pt_trace *t, const struct pt_event *ev, uint64_t now)
 	bool is_new;
 	char *data = NULL;
 
-	th = pt_thread_find(t, ev->pid, ev->tid, &is_new);
-	if (!th)
-		return ENOMEM;
-	if (!is_new && (int32_t)(ev->seq - th->next) < 0)
-		return 0;	/* read before */
-	if (ev->seq != th->next)
-		t->overrun = true;	/* the events between were lost */
-	th->next = ev->seq + 1;
+	if (ev->id >= PT_FIRST_USER_ID) {
+		th = pt_thread_find(t, ev->pid, ev->tid, &is_new);
+		if (!th)
+			return ENOMEM;
+		if (!is_new && (int32_t)(ev->seq - th->next) < 0)
+			return 0;	/* read before */
+		if (ev->seq != th->next)
+			t->overrun = true;	/* the events between were lost */
+		th->next = ev->seq + 1;
+	}
 	if (t->npending == t->cap_pending) {
 		size_t cap = t->cap_pending ? 2 * t->cap_pending : 1024;
 		struct pt_pending *v = realloc(t->pending, cap * sizeof(*v));
@@ -160,7 +183,7 @@ static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool 
 {
 	struct tracebuf_reader_record r;
 	struct tracebuf_reader *rd;
-	int ret;
+	int ret, err = 0;
 
 	if (!len)
 		return 0;
@@ -168,17 +191,27 @@ static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool 
 	if (ret)
 		return ENOMEM;
 	while ((ret = tracebuf_reader_next(rd, &r)) > 0) {
-		struct pt_event ev;
+		struct pt_event ev[2];
+		int nev = pt_drop_window_events(t, &r, ev);
 
-		if (pt_event_take(t, &r, &ev)) {
-			ret = pt_take(t, &ev, now);
-			if (ret)
-				break;
+		if (nev) {
+			/* a snapshot has the windows of the snapshots before */
+			if (r.event.ns <= t->window_ns && t->window_ns)
+				continue;
+			t->window_ns = r.event.ns;
+		} else if (pt_event_take(t, &r, &ev[0])) {
+			nev = 1;
 		}
+		for (int i = 0; i < nev && !err; i++)
+			err = pt_take(t, &ev[i], now);
+		if (err)
+			break;
 	}
 	tracebuf_reader_close(rd);
+	if (err)
+		return err;
 	/* the session wrote it: a record it refused would be a bug of ours */
-	return ret < 0 ? EIO : ret;
+	return ret < 0 ? EIO : 0;
 }
 
 /* Read what the stream holds now that was not read. */
@@ -216,6 +249,16 @@ static int pt_refill(struct pt_trace *t)
 	}
 	free(buf);
 	pt_online_check_drops(t);
+	if (t->npending - t->first_pending > 1)
+		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
+		      sizeof(*t->pending), pt_pending_cmp);
+	return ret;
+}
+
+int pt_online_add(struct pt_trace *t, const void *buf, size_t len)
+{
+	int ret = pt_read_events(t, buf, len, false, pt_now_ns());
+
 	if (t->npending - t->first_pending > 1)
 		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
 		      sizeof(*t->pending), pt_pending_cmp);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <linux/tracebuf.h>	/* TRACEBUF_BUFFER_MIN, _MAX */
@@ -73,10 +74,27 @@ _Static_assert(PT_EVENT_RECORD_FIXED + PT_MAX_DATA_SIZE_MAX <= TRACEBUF_LIB_FXT_
 	       "an event of max-data-size must fit one FXT record");
 
 /*
- * The largest system event: POSIX_TRACE_FILTER, whose data is the old and
- * the new filter.
+ * A system event (sysevent.c) is written by the stream's controller, its
+ * category and name inline, with two arguments:
+ *
+ *   header word, timestamp, process and thread koids   32
+ *   category "posix:NAME", inline                       6 + NAME rounded up to 8
+ *   name NAME, inline                                   NAME rounded up to 8
+ *   argument "id", uint32, value in its header          8
+ *   argument "data", a string of n bytes inline         8 + n rounded up to 8
+ *                                                       (none without data)
+ *
+ * The largest is POSIX_TRACE_FILTER, whose data are the old and the new
+ * filter: posix_trace_attr_getmaxsystemeventsize() says how large.
  */
 #define PT_SYSTEM_DATA_MAX	(2u * sizeof(trace_event_set_t))
+#define PT_SYSTEM_LARGEST	"POSIX_TRACE_FILTER"
+
+static inline uint64_t pt_system_record_size(uint64_t name_len, uint64_t data_len)
+{
+	return 32 + ((6 + name_len + 7u) & ~(uint64_t)7u) + ((name_len + 7u) & ~(uint64_t)7u) +
+	       8 + (data_len ? 8 + ((data_len + 7u) & ~(uint64_t)7u) : 0);
+}
 
 /*
  * stream-min-size: a tracebuf buffer's rules (a multiple of 4096, from
@@ -261,6 +279,10 @@ struct pt_trace {
 	bool has_thread;
 	int wake_fd;			/* eventfd: the thread is to quit */
 	bool has_log;
+	int log_fd;			/* the caller's: not closed here */
+	off_t log_start;		/* behind the attributes record, or -1 */
+	int flush_error;		/* of the last posix_trace_flush() */
+	uint64_t drops_base;		/* drops_seen at the last clear */
 	/* active stream without a log: what online.c reads */
 	int out_fd;			/* the session's output (memfd), or -1 */
 	uint64_t out_off;		/* of out_fd, read so far */
@@ -274,6 +296,7 @@ struct pt_trace {
 	size_t npending, cap_pending, first_pending;
 	uint64_t order;
 	uint64_t refill_ns;		/* CLOCK_MONOTONIC of the last read */
+	uint64_t window_ns;		/* the last drop window taken starts here */
 	/* calls blocked in a getnext; shutdown waits for them */
 	pthread_cond_t cond;
 	unsigned int waiters;
@@ -318,11 +341,31 @@ void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
 		     struct posix_trace_event_info *info, void *data, size_t num_bytes,
 		     size_t *data_len);
 
+/*
+ * sysevent.c: record system event @id (with @len bytes of @data) in @t,
+ * a stream, at @ticks (tracebuf_session_ticks(); 0: now), unless its
+ * filter holds it.  Returns 0, EINVAL, EIO (the log could not be
+ * written) or ENOMEM.
+ */
+int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
+		    size_t len);
+/*
+ * A window of records a full buffer dropped: OVERFLOW at its start and
+ * RESUME at its end, into @ev (those @t's filter does not hold).  Returns
+ * how many (0 if @r is no window).
+ */
+int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader_record *r,
+			  struct pt_event ev[2]);
+
 /* online.c: an active stream without a log */
+/* Queue the events of @len bytes of FXT records (a system event). */
+int pt_online_add(struct pt_trace *t, const void *buf, size_t len);
 int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, void *data,
 		      size_t num_bytes, size_t *data_len, int *unavailable,
 		      const struct timespec *deadline, bool wait);
 void pt_online_started(struct pt_trace *t);
+/* posix_trace_clear(): forget all that was recorded (not running). */
+int pt_online_clear(struct pt_trace *t);
 int pt_online_read_stop(struct pt_trace *t);
 void pt_online_free(struct pt_trace *t);
 /* The providers' drop count went up: an overrun. */

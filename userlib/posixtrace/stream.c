@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libposixtrace: trace streams, from the trace controller process
- * (posix_trace_create_withlog, _start, _stop, _shutdown, _get_attr,
- * _get_status), and the table of this process's trace ids.
+ * (posix_trace_create_withlog, _start, _stop, _flush, _clear, _shutdown,
+ * _get_attr, _get_status), and the table of this process's trace ids.
  *
  * A stream is a libtracebuf session that traces one provider, the traced
  * process's "posix_trace.PID" (target.c), whether it registered already
@@ -283,6 +283,8 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	t->wake_fd = -1;
 	t->out_fd = -1;
 	t->snap_fd = -1;
+	t->log_fd = -1;
+	t->log_start = -1;
 	t->has_log = file_desc >= 0;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
@@ -337,6 +339,9 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		ret = pt_write_log_attr(file_desc, &t->attr, t->pid);
 		if (ret)
 			goto out_free;
+		/* where posix_trace_clear() cuts the log back to (-1: it cannot) */
+		t->log_fd = file_desc;
+		t->log_start = lseek(file_desc, 0, SEEK_CUR);
 	}
 	t->wake_fd = eventfd(0, EFD_CLOEXEC);
 	if (t->wake_fd < 0) {
@@ -417,10 +422,13 @@ static void pt_wait_target_started(struct pt_trace *t)
 	}
 }
 
-/* Start @t's session, its filter's exclusions added to its categories. */
-static int pt_session_start(struct pt_trace *t)
+/*
+ * Start @t's session, its filter's exclusions added to its categories;
+ * @disposition: what its buffer keeps (0: what the session picks).
+ */
+static int pt_session_start(struct pt_trace *t, uint32_t disposition)
 {
-	struct tracebuf_session_start_args args = { 0 };
+	struct tracebuf_session_start_args args = { .disposition = disposition };
 	const char **cats = NULL;
 	size_t size, count;
 	char *blob;
@@ -455,35 +463,58 @@ static int pt_session_start(struct pt_trace *t)
 POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 {
 	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
+	uint64_t ticks;
 	int ret = 0;
 
 	if (!t)
 		return EINVAL;
-	if (!t->running)
-		ret = pt_session_start(t);
+	if (!t->running) {
+		/* stamped before the target starts: before all it records */
+		ticks = tracebuf_session_ticks(t->session, NULL);
+		ret = pt_session_start(t, 0);
+		if (!ret)
+			ret = pt_system_event(t, POSIX_TRACE_START, ticks, NULL, 0);
+	}
 	pt_trace_put(t);
 	return ret;
 }
 
+/* A libtracebuf error writing the log, as posix_trace_flush(3p) lists them. */
+static int pt_log_errno(int ret)
+{
+	if (!ret || ret == -EALREADY)
+		return 0;
+	return ret == -ENOSPC ? ENOSPC : ret == -EFBIG ? EFBIG : EIO;
+}
+
+/* Stop @t's provider; its data go to the log, or are read into the queue. */
+static int pt_session_stop(struct pt_trace *t)
+{
+	int ret = pt_log_errno(tracebuf_session_stop(t->session, true));
+
+	t->running = false;
+	t->out_unread = true;
+	return ret;
+}
+
 /*
- * A new filter while @t runs: stop its provider (what it recorded goes to
- * the log, or is read into the queue now, before the new run's threads
- * number their events from 0 again) and start it with the new categories.
+ * A new filter, or a flush, while @t runs: stop its provider (what it
+ * recorded goes to the log, or is read into the queue now, before the new
+ * run's threads number their events from 0 again) and start it again,
+ * with the filter's categories.
  */
 int pt_stream_restart(struct pt_trace *t)
 {
-	int ret = tracebuf_session_stop(t->session, true);
+	int ret = pt_session_stop(t);
 
-	t->running = false;
-	if (ret && ret != -EALREADY)
-		return EIO;
+	if (ret)
+		return ret;
 	if (!t->has_log) {
-		t->out_unread = true;
 		ret = pt_online_read_stop(t);
 		if (ret)
 			return ret;
 	}
-	return pt_session_start(t);
+	return pt_session_start(t, 0);
 }
 
 POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
@@ -495,11 +526,79 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 		return EINVAL;
 	if (t->running) {
 		/* the providers' data go to the log as each stops */
-		ret = tracebuf_session_stop(t->session, true);
-		t->running = false;
-		t->out_unread = true;
-		ret = ret && ret != -EALREADY ? EIO : 0;
+		ret = pt_session_stop(t);
+		if (!ret)
+			ret = pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	}
+	pt_trace_put(t);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* posix_trace_create(3p): flush; posix_trace_clear(3p)                     */
+
+/*
+ * The stream's data go to the log when its provider stops (and, with
+ * POSIX_TRACE_FLUSH, as each half of its buffer fills): a flush of a
+ * running stream stops and starts the provider again.  Done when it
+ * returns; a suspended stream has nothing left to flush.
+ */
+POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
+	int ret = 0;
+
+	if (!t)
+		return EINVAL;
+	if (!t->has_log) {
+		pt_trace_put(t);
+		return EINVAL;
+	}
+	if (t->running) {
+		pt_system_event(t, POSIX_TRACE_FLUSH_START, 0, NULL, 0);
+		ret = pt_stream_restart(t);
+		if (!ret)
+			ret = pt_system_event(t, POSIX_TRACE_FLUSH_STOP, 0, NULL, 0);
+	}
+	t->flush_error = ret;
+	pt_trace_put(t);
+	return ret;
+}
+
+/* Back to the log as posix_trace_create_withlog() left it. */
+static int pt_log_clear(struct pt_trace *t)
+{
+	if (ftruncate(t->log_fd, t->log_start) ||
+	    lseek(t->log_fd, t->log_start, SEEK_SET) != t->log_start)
+		return errno == EFBIG ? EFBIG : EIO;
+	return 0;
+}
+
+POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
+{
+	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
+	bool running;
+	int ret = 0;
+
+	if (!t)
+		return EINVAL;
+	/* a log that cannot be cut back (a pipe) cannot be cleared */
+	if (t->has_log && t->log_start < 0) {
+		pt_trace_put(t);
+		return EINVAL;
+	}
+	running = t->running;
+	if (running) {
+		/* what the provider holds is dropped, not written */
+		ret = pt_log_errno(tracebuf_session_stop(t->session, false));
+		t->running = false;
+	}
+	if (!ret)
+		ret = t->has_log ? pt_log_clear(t) : pt_online_clear(t);
+	t->overrun = false;
+	t->drops_base = t->drops_seen;
+	if (!ret && running)
+		ret = pt_session_start(t, TRACEBUF_START_CLEAR_ENTIRE);
 	pt_trace_put(t);
 	return ret;
 }
@@ -518,8 +617,8 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 	pthread_cond_broadcast(&t->cond);
 	while (t->waiters)
 		pthread_cond_wait(&t->cond, &t->lock);
-	if (t->running)
-		tracebuf_session_stop(t->session, true);
+	if (t->running && !pt_session_stop(t))
+		pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	return pt_stream_free(t) ? EIO : 0;
 }
 
@@ -556,11 +655,15 @@ POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 	/* a log: the status of the completed stream */
 	statusinfo->posix_stream_status = t->running ? POSIX_TRACE_RUNNING :
 				     POSIX_TRACE_SUSPENDED;
-	statusinfo->posix_stream_full_status = POSIX_TRACE_NOT_FULL;
+	/* an UNTIL_FULL stream is full once its provider dropped a record */
+	statusinfo->posix_stream_full_status =
+		t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL && t->drops_seen > t->drops_base ?
+		POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
 	statusinfo->posix_stream_overrun_status = t->overrun ? POSIX_TRACE_OVERRUN :
 					     POSIX_TRACE_NO_OVERRUN;
+	/* a flush is done when posix_trace_flush() returns */
 	statusinfo->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
-	statusinfo->posix_stream_flush_error = 0;
+	statusinfo->posix_stream_flush_error = t->flush_error;
 	statusinfo->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
 	statusinfo->posix_log_full_status = POSIX_TRACE_NOT_FULL;
 	/* reset once read (posix_trace_get_status(3p)) */

@@ -10,8 +10,8 @@
  * (EINVAL, ...), as POSIX says, and leaves errno alone.  This differs from
  * the rest of tracebuf, whose functions return -errno.
  *
- * Only the functions libposixtrace implements are declared; the others
- * come with the steps that implement them (see posix_trace(7), STATUS).
+ * Every function of the four options is declared (posix_trace(7),
+ * STATUS, says what is still partial).
  *
  * POSIX puts trace_attr_t, trace_id_t, trace_event_id_t and
  * trace_event_set_t in <sys/types.h> and the TRACE_*_MAX limits in
@@ -283,6 +283,10 @@ int posix_trace_create(pid_t pid, const trace_attr_t *__TRACEBUF_PT_RESTRICT att
 int posix_trace_create_withlog(pid_t pid, const trace_attr_t *__TRACEBUF_PT_RESTRICT attr,
 			       int file_desc, trace_id_t *__TRACEBUF_PT_RESTRICT trid);
 int posix_trace_shutdown(trace_id_t trid);
+int posix_trace_flush(trace_id_t trid);
+
+/* posix_trace_clear(3p) */
+int posix_trace_clear(trace_id_t trid);
 
 /* posix_trace_start(3p) */
 int posix_trace_start(trace_id_t trid);

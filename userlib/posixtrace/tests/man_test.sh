@@ -62,7 +62,9 @@ result limits $st
 st=0
 exprs=(PT_STREAM_SIZE_DEFAULT PT_STREAM_SIZE_MIN PT_STREAM_SIZE_MAX PT_LOG_SIZE_DEFAULT
 	PT_LOG_SIZE_MIN PT_MAX_DATA_SIZE_DEFAULT PT_MAX_DATA_SIZE_MAX PT_EVENT_RECORD_FIXED
-	PT_SYSTEM_DATA_MAX "pt_event_record_size(PT_SYSTEM_DATA_MAX)" PT_EVENT_ID_MAX)
+	PT_SYSTEM_DATA_MAX
+	"pt_system_record_size(sizeof(PT_SYSTEM_LARGEST) - 1, PT_SYSTEM_DATA_MAX)"
+	PT_EVENT_ID_MAX)
 if ! mapfile -t values < <(expand "${exprs[@]}") || [ ${#values[@]} != ${#exprs[@]} ]; then
 	echo "could not evaluate the sizes:" | say
 	say < "$TMP/cc.log"

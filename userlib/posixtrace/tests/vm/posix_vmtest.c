@@ -55,8 +55,13 @@ struct seen {
 	size_t len;
 };
 
-/* Read the whole log: every event into v (at most cap); the count. */
-static size_t read_log(int fd, struct seen *v, size_t cap, trace_id_t *tridp)
+/*
+ * Read the whole log: every event into v (at most cap); the count.  The
+ * system events (the log's START, STOP, ...) are left out, unless
+ * @system.
+ */
+static size_t read_log_events(int fd, struct seen *v, size_t cap, trace_id_t *tridp,
+			      bool system)
 {
 	trace_id_t trid;
 	size_t n = 0;
@@ -78,6 +83,8 @@ static size_t read_log(int fd, struct seen *v, size_t cap, trace_id_t *tridp)
 		}
 		if (unavailable)
 			break;
+		if (!system && info.posix_event_id < POSIX_TRACE_UNNAMED_USER_EVENT)
+			continue;
 		if (n < cap) {
 			v[n].id = info.posix_event_id;
 			v[n].data = data;
@@ -92,6 +99,11 @@ static size_t read_log(int fd, struct seen *v, size_t cap, trace_id_t *tridp)
 	else
 		T_EXPECT_EQ(posix_trace_close(trid), 0);
 	return n;
+}
+
+static size_t read_log(int fd, struct seen *v, size_t cap, trace_id_t *tridp)
+{
+	return read_log_events(fd, v, cap, tridp, false);
 }
 
 static bool ts_le(const struct timespec *a, const struct timespec *b)
@@ -157,7 +169,7 @@ static void self_trace_log_holds_every_event(void)
 	T_EXPECT_EQ(posix_trace_eventid_get_name(ltrid, POSIX_TRACE_START, name), 0);
 	T_EXPECT_CSTR(name, "POSIX_TRACE_START");
 	T_EXPECT_EQ(posix_trace_eventid_get_name(ltrid, b + 1, name), EINVAL);
-	/* rewind: the first event again */
+	/* rewind: the first event again, the stream's start, then the first recorded */
 	{
 		struct posix_trace_event_info info;
 		uint64_t d = 5;
@@ -165,6 +177,10 @@ static void self_trace_log_holds_every_event(void)
 		int un;
 
 		T_EXPECT_EQ(posix_trace_rewind(ltrid), 0);
+		T_EXPECT_EQ(posix_trace_getnext_event(ltrid, &info, &d, sizeof(d), &len, &un), 0);
+		T_EXPECT_EQ(un, 0);
+		T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_START);
+		T_EXPECT_EQ(len, 0);
 		T_EXPECT_EQ(posix_trace_getnext_event(ltrid, &info, &d, sizeof(d), &len, &un), 0);
 		T_EXPECT_EQ(un, 0);
 		T_EXPECT_EQ(d, 0);
@@ -272,6 +288,7 @@ static void truncation_is_reported(void)
 {
 	char big[100], out[64];
 	struct posix_trace_event_info info;
+	trace_event_set_t set;
 	trace_event_id_t a;
 	trace_id_t trid, ltrid;
 	trace_attr_t attr;
@@ -283,6 +300,9 @@ static void truncation_is_reported(void)
 	T_ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, 16), 0);
 	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
 	T_ASSERT_EQ(posix_trace_eventid_open("t", &a), 0);
+	/* no START, no STOP: the system events are filtered out */
+	T_ASSERT_EQ(posix_trace_eventset_fill(&set, POSIX_TRACE_SYSTEM_EVENTS), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
 	posix_trace_event(a, big, sizeof(big));
 	posix_trace_event(a, big, 8);
@@ -653,7 +673,10 @@ static void online_self_trace_getnext(void)
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
 	for (i = 0; i < 1000; i++)
 		posix_trace_event(a, &i, sizeof(i));
-	/* while it runs: each once, in order */
+	/* while it runs: the start, then each once, in order */
+	T_ASSERT_EQ(posix_trace_getnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+	T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_START);
+	T_EXPECT_EQ(info.posix_pid, getpid());
 	for (i = 0; i < 1000 && !t_failures; i++) {
 		T_ASSERT_EQ(posix_trace_getnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
 		T_ASSERT_EQ(un, 0);
@@ -674,6 +697,10 @@ static void online_self_trace_getnext(void)
 		T_ASSERT_EQ(un, 0);
 		T_EXPECT_EQ(d, i);
 	}
+	/* and the stop, last */
+	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+	T_EXPECT_EQ(un, 0);
+	T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_STOP);
 	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
 	T_EXPECT(un != 0);
 	T_EXPECT_EQ(posix_trace_get_status(trid, &(struct posix_trace_status_info){ 0 }), 0);
@@ -688,7 +715,7 @@ struct online_run {
 	uint64_t per_thread;
 	volatile int writers_done;
 	/* what the reader found */
-	uint64_t got, dups_or_disorder, overruns;
+	uint64_t got, dups_or_disorder, overruns, system;
 	uint64_t by_fn[3];
 };
 
@@ -751,6 +778,10 @@ static void *online_reader(void *arg)
 			/* stopped and all read: the end */
 			if (r->writers_done == 2 && fn == 2)
 				break;
+			continue;
+		}
+		if (info.posix_event_id != r->id) {
+			r->system++;
 			continue;
 		}
 		r->by_fn[fn]++;
@@ -819,6 +850,7 @@ static void online_million_events_loop(void)
 
 	online_run(POSIX_TRACE_LOOP, 4u << 20, 250000, &r);
 	T_EXPECT_EQ(r.dups_or_disorder, 0);
+	T_EXPECT_EQ(r.system, 2);	/* START and STOP */
 	T_EXPECT(r.got <= 1000000);
 	if (r.got < 1000000)
 		T_EXPECT(r.overruns > 0);
@@ -833,6 +865,7 @@ static void online_until_full_loses_nothing(void)
 	/* 80,000 events of 80 bytes: 6.4 MB of a 16 MiB buffer */
 	online_run(POSIX_TRACE_UNTIL_FULL, 16u << 20, 20000, &r);
 	T_EXPECT_EQ(r.dups_or_disorder, 0);
+	T_EXPECT_EQ(r.system, 2);
 	T_EXPECT_EQ(r.got, 80000);
 	T_EXPECT_EQ(r.overruns, 0);
 	T_EXPECT(r.by_fn[0] > 0 || r.by_fn[1] > 0 || r.by_fn[2] > 0);
@@ -860,6 +893,9 @@ static void online_overrun_is_reported_then_reset(void)
 	T_ASSERT_EQ(posix_trace_stop(trid), 0);
 	T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
 	T_ASSERT_EQ(un, 0);
+	T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_START);
+	T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un), 0);
+	T_ASSERT_EQ(un, 0);
 	first = d;
 	/* the first events were overwritten: the first read is a later one */
 	T_EXPECT(first > 0);
@@ -873,13 +909,14 @@ static void online_overrun_is_reported_then_reset(void)
 
 		T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un),
 			    0);
-		if (un)
+		if (un || info.posix_event_id == POSIX_TRACE_STOP)
 			break;
 		T_EXPECT_EQ(d, prev + 1);
 		if (t_failures)
 			break;
 	}
 	T_EXPECT_EQ(d, 19999);
+	T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_STOP);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
 }
 
@@ -908,6 +945,9 @@ static void online_timeout_and_shutdown_while_blocked(void)
 
 	T_ASSERT_EQ(posix_trace_create(0, NULL, &trid), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	/* the start, then nothing */
+	T_EXPECT_EQ(posix_trace_getnext_event(trid, &info, NULL, 0, &len, &un), 0);
+	T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_START);
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += 1;
 	T_EXPECT_EQ(posix_trace_timedgetnext_event(trid, &info, NULL, 0, &len, &un, &dl),
@@ -1156,6 +1196,293 @@ static void trid_eventid_open_of_another_process(void)
 /* The example                                                            */
 
 /* A program beside this one (check.sh puts them all in one directory). */
+/* ---------------------------------------------------------------------- */
+/* System events, flush and clear                                         */
+
+/*
+ * The log's events as a string: one letter per system event (S START,
+ * P STOP, F FILTER, O OVERFLOW, R RESUME, < FLUSH_START, > FLUSH_STOP,
+ * E ERROR) and the number of user events between them, e.g. "S20F10P".
+ */
+static void log_shape(int fd, char *out, size_t size)
+{
+	static const char letter[] = "?SPFOR<>E";
+	static struct seen v[4096];
+	size_t n = read_log_events(fd, v, 4096, NULL, true), o = 0, run = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i <= n && i <= 4096 && o + 16 < size; i++) {
+		bool user = i < n && i < 4096 && v[i].id >= POSIX_TRACE_UNNAMED_USER_EVENT;
+
+		if (user) {
+			run++;
+			continue;
+		}
+		if (run)
+			o += (size_t)snprintf(out + o, size - o, "%zu", run);
+		run = 0;
+		if (i < n && i < 4096)
+			out[o++] = v[i].id < sizeof(letter) - 1 ? letter[v[i].id] : '?';
+		out[o] = '\0';
+	}
+}
+
+/*
+ * The system events a stream with a log records, where posix_trace(7)
+ * says: START before what a start lets the target record, STOP after,
+ * FILTER once a new filter applies, FLUSH_START and FLUSH_STOP around a
+ * flush; FILTER's data are the old and the new filter.
+ */
+static void system_events_in_the_log(void)
+{
+	trace_event_set_t set, change[2];
+	struct posix_trace_event_info info;
+	trace_event_id_t a, b;
+	trace_id_t trid, ltrid;
+	char shape[256], name[TRACE_EVENT_NAME_MAX + 1];
+	int fd = log_fd(), un, m = -1, filters = 0;
+	size_t len;
+
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("sa", &a), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("sb", &b), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	record_ab(a, b, 10);
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(b, &set), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_ADD_EVENTSET), 0);
+	record_ab(a, b, 10);
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	record_ab(a, b, 10);
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	/* not running: no system event, and nothing to flush */
+	T_EXPECT_EQ(posix_trace_flush(trid), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SUB_EVENTSET), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	record_ab(a, b, 5);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+
+	log_shape(fd, shape, sizeof(shape));
+	T_EXPECT_CSTR(shape, "S20F10<>10PS10P");
+
+	/* FILTER's data; the names of the system events */
+	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	for (;;) {
+		T_ASSERT_EQ(posix_trace_getnext_event(ltrid, &info, change, sizeof(change), &len,
+						      &un), 0);
+		if (un)
+			break;
+		if (info.posix_event_id != POSIX_TRACE_FILTER)
+			continue;
+		filters++;
+		T_EXPECT_EQ(len, sizeof(change));
+		T_EXPECT_EQ(info.posix_pid, getpid());
+		T_EXPECT_EQ(info.posix_truncation_status, POSIX_TRACE_NOT_TRUNCATED);
+		T_EXPECT_EQ(posix_trace_eventset_ismember(b, &change[0], &m), 0);
+		T_EXPECT_EQ(m, 0);
+		T_EXPECT_EQ(posix_trace_eventset_ismember(b, &change[1], &m), 0);
+		T_EXPECT(m != 0);
+	}
+	T_EXPECT_EQ(filters, 1);
+	T_EXPECT_EQ(posix_trace_eventid_get_name(ltrid, POSIX_TRACE_FLUSH_START, name), 0);
+	T_EXPECT_CSTR(name, "POSIX_TRACE_FLUSH_START");
+	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+}
+
+/* A full UNTIL_FULL stream: FULL, and OVERFLOW then RESUME where it dropped */
+static void overflow_of_a_full_stream(void)
+{
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	char shape[256];
+	int fd = log_fd();
+
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_UNTIL_FULL), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, 64 * 1024), 0);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("full", &a), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 0; i < 5000; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	/* START, what fitted, OVERFLOW at the first dropped, RESUME, STOP */
+	log_shape(fd, shape, sizeof(shape));
+	T_EXPECT(shape[0] == 'S' && !strcmp(shape + strspn(shape + 1, "0123456789") + 1,
+					    "ORP"));
+	if (t_failures)
+		printf("# the log: %s\n", shape);
+}
+
+/* posix_trace_flush(): what the stream holds is in the log when it returns */
+static void flush_writes_the_stream_to_its_log(void)
+{
+	static struct seen v[256];
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid, ltrid, otrid;
+	int fd = log_fd();
+	size_t n;
+
+	/* LOOP: without a flush, its data go to the log when it stops */
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_LOOP), 0);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("fl", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 0; i < 100; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_EXPECT_EQ(read_log(fd, v, 256, NULL), 0);
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	T_EXPECT_EQ(read_log(fd, v, 256, NULL), 100);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
+	T_EXPECT_EQ(st.posix_stream_flush_status, POSIX_TRACE_NOT_FLUSHING);
+	T_EXPECT_EQ(st.posix_stream_flush_error, 0);
+	for (uint64_t i = 100; i < 150; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	/* each once, in order */
+	n = read_log(fd, v, 256, NULL);
+	T_EXPECT_EQ(n, 150);
+	for (size_t i = 0; i < n && i < 256 && !t_failures; i++)
+		T_EXPECT_EQ(v[i].data, i);
+
+	/* EINVAL: no such stream, a stream without a log, a log */
+	T_EXPECT_EQ(posix_trace_flush(trid), EINVAL);
+	T_EXPECT_EQ(posix_trace_flush(-1), EINVAL);
+	T_ASSERT_EQ(posix_trace_create(0, NULL, &otrid), 0);
+	T_EXPECT_EQ(posix_trace_flush(otrid), EINVAL);
+	T_EXPECT_EQ(posix_trace_shutdown(otrid), 0);
+	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_EXPECT_EQ(posix_trace_flush(ltrid), EINVAL);
+	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+}
+
+/*
+ * posix_trace_clear() of a stream with a log: what was recorded is gone
+ * from the stream and the log, running or suspended, and the stream goes
+ * on as it was.
+ */
+static void clear_empties_the_stream_and_its_log(void)
+{
+	static struct seen v[256];
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_id_t trid;
+	char shape[256];
+	int fd = log_fd(), p[2];
+	size_t n;
+
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("cl", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 0; i < 100; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	for (uint64_t i = 100; i < 200; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	/* running: it stays running */
+	T_ASSERT_EQ(posix_trace_clear(trid), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	for (uint64_t i = 200; i < 230; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	n = read_log(fd, v, 256, NULL);
+	T_EXPECT_EQ(n, 30);
+	for (size_t i = 0; i < n && i < 256 && !t_failures; i++)
+		T_EXPECT_EQ(v[i].data, 200 + i);
+	log_shape(fd, shape, sizeof(shape));
+	T_EXPECT_CSTR(shape, "30P");
+	/* suspended: it stays suspended, its log is empty */
+	T_ASSERT_EQ(posix_trace_clear(trid), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_SUSPENDED);
+	T_EXPECT_EQ(read_log_events(fd, v, 256, NULL, true), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 300; i < 305; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	log_shape(fd, shape, sizeof(shape));
+	T_EXPECT_CSTR(shape, "S5P");
+	T_EXPECT_EQ(read_log(fd, v, 256, NULL), 5);
+	T_EXPECT_EQ(v[0].data, 300);
+	T_EXPECT_EQ(posix_trace_clear(trid), EINVAL);
+
+	/* a log that cannot be cut back, in a pipe: EINVAL */
+	T_ASSERT_EQ(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, p[1], &trid), 0);
+	T_EXPECT_EQ(posix_trace_clear(trid), EINVAL);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* posix_trace_clear() of a stream without a log, and of a full one */
+static void clear_of_a_stream_read_online(void)
+{
+	struct posix_trace_status_info st;
+	struct posix_trace_event_info info;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t d, next = 200;
+	size_t len, users = 0, stops = 0, others = 0;
+	int un;
+
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_UNTIL_FULL), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, 64 * 1024), 0);
+	T_ASSERT_EQ(posix_trace_create(0, &attr, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("co", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t i = 0; i < 5000; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	T_ASSERT_EQ(posix_trace_clear(trid), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
+	for (uint64_t i = 200; i < 230; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	/* the 30, then STOP: no START, no OVERFLOW, nothing from before */
+	for (;;) {
+		T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &d, sizeof(d), &len, &un),
+			    0);
+		if (un)
+			break;
+		if (info.posix_event_id == a) {
+			T_EXPECT_EQ(d, next);
+			next++;
+			users++;
+			T_EXPECT_EQ(stops, 0);
+		} else if (info.posix_event_id == POSIX_TRACE_STOP) {
+			stops++;
+		} else {
+			others++;
+		}
+	}
+	T_EXPECT_EQ(users, 30);
+	T_EXPECT_EQ(stops, 1);
+	T_EXPECT_EQ(others, 0);
+	T_EXPECT_EQ(posix_trace_clear(trid), 0);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	T_EXPECT_EQ(posix_trace_clear(trid), EINVAL);
+}
+
 static void beside(char *path, size_t size, const char *prog)
 {
 	char self[4096];
@@ -1225,6 +1552,11 @@ static const struct t_test tests[] = {
 	T_TEST(filter_before_start_and_online),
 	T_TEST(filter_errors),
 	T_TEST(trid_eventid_open_of_another_process),
+	T_TEST(system_events_in_the_log),
+	T_TEST(overflow_of_a_full_stream),
+	T_TEST(flush_writes_the_stream_to_its_log),
+	T_TEST(clear_empties_the_stream_and_its_log),
+	T_TEST(clear_of_a_stream_read_online),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
 };
 

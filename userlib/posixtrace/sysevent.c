@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: system trace events (POSIX_TRACE_START, _STOP, _FILTER,
+ * _OVERFLOW, _RESUME, _FLUSH_START, _FLUSH_STOP, _ERROR).
+ *
+ * The trace system records them, not the target: the stream's controller
+ * writes each as the FXT record a user event is (target.c), an instant
+ * event in category "posix:NAME" named NAME with its id and data, on
+ * thread 0 of the traced process, stamped with the timebase of the
+ * target's own records (tracebuf_session_ticks()).  A stream with a log
+ * writes it to the log, between the target's data
+ * (tracebuf_session_write()); a stream without one queues it for
+ * posix_trace_getnext_event() (online.c).  Either way it is read back as
+ * the target's events are, sorted among them by timestamp.
+ *
+ * When it is recorded:
+ *   START         by posix_trace_start(), stamped before the target
+ *                 starts: it comes before every event of the run
+ *   STOP          by posix_trace_stop() and posix_trace_shutdown() of a
+ *                 running stream, stamped once the target stopped
+ *   FILTER        by posix_trace_set_filter() of a running stream, once
+ *                 the target records with the new filter; its data are
+ *                 the old and the new trace_event_set_t
+ *   FLUSH_START,  around posix_trace_flush() of a running stream
+ *   FLUSH_STOP
+ *   ERROR         not recorded yet
+ * OVERFLOW and RESUME are not written: libtracebuf's engine marks the
+ * records a full buffer dropped with a window (tracebuf_reader_drop_window())
+ * in the target's own data, and its start and end are read as OVERFLOW
+ * and RESUME (pt_drop_window_events()).
+ *
+ * A system event type in the stream's filter is not recorded.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tracebuf_fxt.h>
+
+#include "posixtrace_priv.h"
+
+/* Room for any (pt_system_record_size()): a name of at most 31 bytes */
+#define PT_SYSTEM_NAME_MAX	31u
+#define PT_SYSTEM_RECORD_MAX	(32 + 40 + 32 + 8 + 8 + PT_SYSTEM_DATA_MAX)
+
+static bool pt_filtered(const struct pt_trace *t, trace_event_id_t id)
+{
+	const struct pt_set *f = (const struct pt_set *)&t->filter;
+
+	return f->magic == PT_SET_MAGIC && (f->bits[id / 64] >> (id % 64)) & 1;
+}
+
+int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
+		    size_t len)
+{
+	uint64_t rec[(TRACEBUF_LIB_FXT_INIT_SIZE + PT_SYSTEM_RECORD_MAX) / 8];
+	const char *name = pt_system_event_name(id);
+	char cat[sizeof(PT_CATEGORY_PREFIX) + 32];
+	struct tracebuf_fxt_arg args[2];
+	struct tracebuf_fxt_event ev = { .type = TRACEBUF_LIB_FXT_EVENT_INSTANT };
+	uint64_t tps;
+	int init, size;
+
+	if (!name || strlen(name) > PT_SYSTEM_NAME_MAX || len > PT_SYSTEM_DATA_MAX)
+		return EINVAL;
+	if (pt_filtered(t, id))
+		return 0;
+	snprintf(cat, sizeof(cat), PT_CATEGORY_PREFIX "%s", name);
+	ev.ticks = tracebuf_session_ticks(t->session, &tps);
+	if (ticks)
+		ev.ticks = ticks;
+	ev.thread = tracebuf_fxt_thread_inline(t->pid, 0);
+	ev.category = tracebuf_fxt_str_inline(cat, strlen(cat));
+	ev.name = tracebuf_fxt_str_inline(name, strlen(name));
+	args[0] = tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("id", 2), id);
+	args[1] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
+					  tracebuf_fxt_str_inline(data, len));
+	ev.args = args;
+	ev.nargs = len ? 2 : 1;
+	/* on-line, the reader wants the timebase first; a log gets it from the session */
+	init = tracebuf_fxt_init_write(rec, sizeof(rec), tps);
+	if (init < 0)
+		return EINVAL;
+	size = tracebuf_fxt_event_write(rec + init / 8, sizeof(rec) - (size_t)init, &ev);
+	/* posix_trace_attr_getmaxsystemeventsize() is right */
+	if (size < 0 || (uint64_t)size != pt_system_record_size(strlen(name), len))
+		return EINVAL;
+	if (t->has_log)
+		return tracebuf_session_write(t->session, rec + init / 8, (size_t)size) ? EIO : 0;
+	return pt_online_add(t, rec, (size_t)(init + size));
+}
+
+int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader_record *r,
+			  struct pt_event ev[2])
+{
+	int n = 0;
+
+	if (!tracebuf_reader_drop_window(r, NULL))
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		trace_event_id_t id = i ? POSIX_TRACE_RESUME : POSIX_TRACE_OVERFLOW;
+
+		if (pt_filtered(t, id))
+			continue;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		ev[n].id = id;
+		ev[n].ns = i ? r->event.end_ns : r->event.ns;
+		ev[n].pid = (uint32_t)r->event.process_koid;
+		n++;
+	}
+	return n;
+}
