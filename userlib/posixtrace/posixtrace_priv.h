@@ -80,9 +80,9 @@ _Static_assert(PT_EVENT_RECORD_FIXED + PT_MAX_DATA_SIZE_MAX <= TRACEBUF_LIB_FXT_
  *   header word, timestamp, process and thread koids   32
  *   category "posix:NAME", inline                       6 + NAME rounded up to 8
  *   name NAME, inline                                   NAME rounded up to 8
- *   argument "id", uint32, value in its header          8
- *   argument "data", a string of n bytes inline         8 + n rounded up to 8
- *                                                       (none without data)
+ *   argument "id", uint32, its name inline              16
+ *   argument "data", a string of n bytes, its name      16 + n rounded up to 8
+ *       inline (none without data)
  *
  * The largest is POSIX_TRACE_FILTER, whose data are the old and the new
  * filter: posix_trace_attr_getmaxsystemeventsize() says how large.
@@ -93,7 +93,7 @@ _Static_assert(PT_EVENT_RECORD_FIXED + PT_MAX_DATA_SIZE_MAX <= TRACEBUF_LIB_FXT_
 static inline uint64_t pt_system_record_size(uint64_t name_len, uint64_t data_len)
 {
 	return 32 + ((6 + name_len + 7u) & ~(uint64_t)7u) + ((name_len + 7u) & ~(uint64_t)7u) +
-	       8 + (data_len ? 8 + ((data_len + 7u) & ~(uint64_t)7u) : 0);
+	       16 + (data_len ? 16 + ((data_len + 7u) & ~(uint64_t)7u) : 0);
 }
 
 /*

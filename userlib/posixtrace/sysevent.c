@@ -42,7 +42,7 @@
 
 /* Room for any (pt_system_record_size()): a name of at most 31 bytes */
 #define PT_SYSTEM_NAME_MAX	31u
-#define PT_SYSTEM_RECORD_MAX	(32 + 40 + 32 + 8 + 8 + PT_SYSTEM_DATA_MAX)
+#define PT_SYSTEM_RECORD_MAX	(32 + 40 + 32 + 16 + 16 + PT_SYSTEM_DATA_MAX)
 
 static bool pt_filtered(const struct pt_trace *t, trace_event_id_t id)
 {

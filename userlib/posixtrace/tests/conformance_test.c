@@ -733,15 +733,15 @@ static void getmaxsystemeventsize_calculates_the_system_event_size(void)
 	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
 	/*
 	 * 32 bytes of header, timestamp and koids, "posix:POSIX_TRACE_FILTER"
-	 * (24) and "POSIX_TRACE_FILTER" (24) inline, "id" (8), "data" (8 and
-	 * two event sets)
+	 * (24) and "POSIX_TRACE_FILTER" (24) inline, "id" (16: its name
+	 * inline too), "data" (16 and two event sets)
 	 */
-	T_EXPECT_EQ(sz, 32 + 24 + 24 + 8 + 8 + 2 * sizeof(trace_event_set_t));
-	T_EXPECT_EQ(sz, 624);
+	T_EXPECT_EQ(sz, 32 + 24 + 24 + 16 + 16 + 2 * sizeof(trace_event_set_t));
+	T_EXPECT_EQ(sz, 640);
 	/* it does not depend on max-data-size */
 	T_EXPECT_EQ(posix_trace_attr_setmaxdatasize(&a, 0), 0);
 	T_EXPECT_EQ(posix_trace_attr_getmaxsystemeventsize(&a, &sz), 0);
-	T_EXPECT_EQ(sz, 624);
+	T_EXPECT_EQ(sz, 640);
 	T_EXPECT_EQ(posix_trace_attr_getmaxusereventsize(&a, 0, &user0), 0);
 	T_EXPECT(sz > user0);
 }
