@@ -281,6 +281,14 @@ struct pt_trace {
 	bool has_log;
 	int log_fd;			/* the caller's: not closed here */
 	off_t log_start;		/* behind the attributes record, or -1 */
+	uint64_t buffer_size;		/* of the stream's provider */
+	/* the log-full-policy (logfull.c) */
+	uint64_t log_head;		/* where the log's records begin */
+	uint64_t log_bytes0;		/* tracebuf_session_bytes() there */
+	uint64_t *units;		/* where its parts begin (LOOP) */
+	size_t nunits, cap_units;
+	bool log_full;			/* UNTIL_FULL: nothing more is written */
+	bool log_overrun;		/* LOOP: parts dropped since get_status */
 	int flush_error;		/* of the last posix_trace_flush() */
 	uint64_t drops_base;		/* drops_seen at the last clear */
 	/* active stream without a log: what online.c reads */
@@ -332,6 +340,18 @@ int pt_filter_categories(const struct pt_trace *t, char **blob, size_t *size,
 
 /* stream.c: stop and start a running stream's provider again (its filter) */
 int pt_stream_restart(struct pt_trace *t);
+/* stream.c: stop a running stream's provider, its data written as its log allows */
+int pt_stream_stop(struct pt_trace *t);
+
+/*
+ * logfull.c, for a stream with a log: pt_log_reset() when the log is
+ * (again) as posix_trace_create_withlog() left it; pt_log_before_stop()
+ * before a stop, which is to write the stream's data if it returns true;
+ * pt_log_written() after the session wrote to the log.
+ */
+int pt_log_reset(struct pt_trace *t);
+bool pt_log_before_stop(struct pt_trace *t);
+void pt_log_written(struct pt_trace *t);
 
 /* log.c: shared with online.c */
 int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen);

@@ -124,6 +124,8 @@ static void *pt_serve(void *arg)
 		/* at most 128 messages a call: again while some wait */
 		while (tracebuf_session_dispatch(t->session) >= 128)
 			;
+		if (t->has_log && t->running)
+			pt_log_written(t);
 		pthread_mutex_unlock(&t->lock);
 	}
 	return NULL;
@@ -171,8 +173,11 @@ static uint64_t pt_buffer_size(uint64_t want)
 	return (want + align - 1) / align * align;
 }
 
-/* Write the log's attributes record, right after the magic record. */
-static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid)
+/*
+ * Write the log's attributes record, right after the magic record; its
+ * size into *@written.
+ */
+static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid, uint64_t *written)
 {
 	static const char name[] = PT_LOG_ATTR_NAME;
 	struct tracebuf_fxt_str n = tracebuf_fxt_str_inline(name, sizeof(name) - 1);
@@ -200,6 +205,7 @@ static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid)
 				       &la, sizeof(la));
 	if (size < 0)
 		return EINVAL;
+	*written = (uint64_t)size;
 	while (size) {
 		ssize_t w = write(fd, p, (size_t)size);
 
@@ -240,6 +246,7 @@ static int pt_stream_free(struct pt_trace *t)
 	if (t->snap_fd >= 0)
 		close(t->snap_fd);
 	pt_online_free(t);
+	free(t->units);
 	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
 		free(t->names[i]);
 	pthread_mutex_unlock(&t->lock);
@@ -258,6 +265,7 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	};
 	const struct pt_attr *a = (const struct pt_attr *)attr;
 	struct pt_trace *t;
+	uint64_t attr_size;
 	trace_id_t id;
 	int flags, ret;
 
@@ -316,6 +324,7 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		break;
 	}
 	cfg.buffer_size = pt_buffer_size(t->attr.stream_size);
+	t->buffer_size = cfg.buffer_size;
 	cfg.providers = t->providers;
 	cfg.output_fd = file_desc;
 	if (!t->has_log) {
@@ -336,12 +345,17 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		goto out_free;
 	}
 	if (t->has_log) {
-		ret = pt_write_log_attr(file_desc, &t->attr, t->pid);
+		ret = pt_write_log_attr(file_desc, &t->attr, t->pid, &attr_size);
 		if (ret)
 			goto out_free;
 		/* where posix_trace_clear() cuts the log back to (-1: it cannot) */
 		t->log_fd = file_desc;
 		t->log_start = lseek(file_desc, 0, SEEK_CUR);
+		t->log_head = t->log_start >= 0 ? (uint64_t)t->log_start :
+			      TRACEBUF_LIB_FXT_WORD + attr_size;
+		ret = pt_log_reset(t);
+		if (ret)
+			goto out_free;
 	}
 	t->wake_fd = eventfd(0, EFD_CLOEXEC);
 	if (t->wake_fd < 0) {
@@ -487,13 +501,19 @@ static int pt_log_errno(int ret)
 	return ret == -ENOSPC ? ENOSPC : ret == -EFBIG ? EFBIG : EIO;
 }
 
-/* Stop @t's provider; its data go to the log, or are read into the queue. */
-static int pt_session_stop(struct pt_trace *t)
+/*
+ * Stop @t's provider; its data go to the log (as its log-full-policy
+ * allows), or are read into the queue.
+ */
+int pt_stream_stop(struct pt_trace *t)
 {
-	int ret = pt_log_errno(tracebuf_session_stop(t->session, true));
+	bool write = !t->has_log || pt_log_before_stop(t);
+	int ret = pt_log_errno(tracebuf_session_stop(t->session, write));
 
 	t->running = false;
 	t->out_unread = true;
+	if (t->has_log && write)
+		pt_log_written(t);
 	return ret;
 }
 
@@ -505,7 +525,7 @@ static int pt_session_stop(struct pt_trace *t)
  */
 int pt_stream_restart(struct pt_trace *t)
 {
-	int ret = pt_session_stop(t);
+	int ret = pt_stream_stop(t);
 
 	if (ret)
 		return ret;
@@ -526,7 +546,7 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 		return EINVAL;
 	if (t->running) {
 		/* the providers' data go to the log as each stops */
-		ret = pt_session_stop(t);
+		ret = pt_stream_stop(t);
 		if (!ret)
 			ret = pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	}
@@ -571,7 +591,7 @@ static int pt_log_clear(struct pt_trace *t)
 	if (ftruncate(t->log_fd, t->log_start) ||
 	    lseek(t->log_fd, t->log_start, SEEK_SET) != t->log_start)
 		return errno == EFBIG ? EFBIG : EIO;
-	return 0;
+	return pt_log_reset(t);
 }
 
 POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
@@ -617,7 +637,7 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 	pthread_cond_broadcast(&t->cond);
 	while (t->waiters)
 		pthread_cond_wait(&t->cond, &t->lock);
-	if (t->running && !pt_session_stop(t))
+	if (t->running && !pt_stream_stop(t))
 		pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	return pt_stream_free(t) ? EIO : 0;
 }
@@ -664,10 +684,12 @@ POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 	/* a flush is done when posix_trace_flush() returns */
 	statusinfo->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
 	statusinfo->posix_stream_flush_error = t->flush_error;
-	statusinfo->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
-	statusinfo->posix_log_full_status = POSIX_TRACE_NOT_FULL;
+	statusinfo->posix_log_overrun_status = t->log_overrun ? POSIX_TRACE_OVERRUN :
+					  POSIX_TRACE_NO_OVERRUN;
+	statusinfo->posix_log_full_status = t->log_full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
 	/* reset once read (posix_trace_get_status(3p)) */
 	t->overrun = false;
+	t->log_overrun = false;
 	pt_trace_put(t);
 	return 0;
 }

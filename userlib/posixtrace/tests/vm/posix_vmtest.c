@@ -1483,6 +1483,219 @@ static void clear_of_a_stream_read_online(void)
 	T_EXPECT_EQ(posix_trace_clear(trid), EINVAL);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The log-full-policy                                                    */
+
+static off_t fd_size(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? -1 : st.st_size;
+}
+
+/* A log's user events carry increasing data; its first and last. */
+static size_t log_increasing(int fd, uint64_t *first, uint64_t *last)
+{
+	static struct seen v[40000];
+	size_t n = read_log(fd, v, 40000, NULL);
+
+	*first = *last = 0;
+	T_EXPECT(n <= 40000);
+	for (size_t i = 1; i < n && i < 40000; i++) {
+		if (v[i].data <= v[i - 1].data) {
+			T_FAIL("event %zu: %" PRIu64 " after %" PRIu64, i, v[i].data,
+			       v[i - 1].data);
+			break;
+		}
+	}
+	if (n && n <= 40000) {
+		*first = v[0].data;
+		*last = v[n - 1].data;
+	}
+	return n;
+}
+
+static void log_attr(trace_attr_t *attr, int stream_policy, size_t stream_size,
+		     int log_policy, size_t log_size)
+{
+	T_ASSERT_EQ(posix_trace_attr_init(attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(attr, stream_policy), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(attr, stream_size), 0);
+	T_ASSERT_EQ(posix_trace_attr_setlogfullpolicy(attr, log_policy), 0);
+	T_ASSERT_EQ(posix_trace_attr_setlogsize(attr, log_size), 0);
+}
+
+/*
+ * UNTIL_FULL: the stream stops itself once its log holds log-max-size,
+ * with STOP its last event; the log is FULL until cleared.
+ */
+static void log_until_full_stops_the_stream(void)
+{
+	static struct seen v[8];
+	struct posix_trace_status_info st = { 0 };
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid, ltrid;
+	uint64_t i, first, last;
+	int fd = log_fd();
+	size_t n;
+
+	log_attr(&attr, POSIX_TRACE_FLUSH, 64 * 1024, POSIX_TRACE_UNTIL_FULL, 256 * 1024);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("uf", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (i = 0; i < 2000000; i++) {
+		posix_trace_event(a, &i, sizeof(i));
+		if (i % 1000 == 999) {
+			T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+			if (st.posix_stream_status == POSIX_TRACE_SUSPENDED)
+				break;
+			usleep(100);
+		}
+	}
+	printf("# stopped after %" PRIu64 " events, the log %lld bytes\n", i,
+	       (long long)fd_size(fd));
+	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_SUSPENDED);
+	T_EXPECT_EQ(st.posix_log_full_status, POSIX_TRACE_FULL);
+	T_EXPECT(fd_size(fd) >= 256 * 1024);
+	T_EXPECT(fd_size(fd) <= (256 + 64 + 8) * 1024);
+	/* what fitted, from the first event on, and STOP last */
+	n = log_increasing(fd, &first, &last);
+	T_EXPECT(n > 1000);
+	T_EXPECT_EQ(first, 0);
+	n = read_log_events(fd, v, 0, &ltrid, true);
+	T_EXPECT(n > 0);
+	{
+		struct posix_trace_event_info info;
+		size_t len;
+		int un;
+
+		/* the last one: rewind, and read to the end */
+		T_EXPECT_EQ(posix_trace_rewind(ltrid), 0);
+		for (size_t k = 0; k < n; k++)
+			T_ASSERT_EQ(posix_trace_getnext_event(ltrid, &info, NULL, 0, &len, &un),
+				    0);
+		T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_STOP);
+		T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+	}
+	/* cleared: not full */
+	T_ASSERT_EQ(posix_trace_clear(trid), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_log_full_status, POSIX_TRACE_NOT_FULL);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+}
+
+/*
+ * LOOP, the stream's data written at each flush: the log keeps the newest
+ * flushes within log-max-size, and reports the overrun once.
+ */
+static void log_loop_keeps_the_newest(void)
+{
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t first, last;
+	int fd = log_fd();
+	size_t n;
+
+	log_attr(&attr, POSIX_TRACE_LOOP, 64 * 1024, POSIX_TRACE_LOOP, 160 * 1024);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("lp", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t r = 0; r < 8; r++) {
+		/* 300 events of 80 bytes: 24,000 bytes a flush */
+		for (uint64_t i = r * 1000; i < r * 1000 + 300; i++)
+			posix_trace_event(a, &i, sizeof(i));
+		T_ASSERT_EQ(posix_trace_flush(trid), 0);
+		T_EXPECT(fd_size(fd) <= (160 + 68) * 1024);
+	}
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_log_overrun_status, POSIX_TRACE_OVERRUN);
+	T_EXPECT_EQ(st.posix_log_full_status, POSIX_TRACE_NOT_FULL);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_log_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = log_increasing(fd, &first, &last);
+	printf("# %zu events in the log, %" PRIu64 " to %" PRIu64 ", %lld bytes\n", n, first,
+	       last, (long long)fd_size(fd));
+	/* the newest flushes, whole: the oldest are gone */
+	T_EXPECT_EQ(last, 7299);
+	T_EXPECT(first >= 1000 && first % 1000 == 0);
+	T_EXPECT_EQ(n % 300, 0);
+	T_EXPECT(n >= 600);
+}
+
+/*
+ * LOOP with POSIX_TRACE_FLUSH: the log rotates in parts a quarter of
+ * log-max-size and drops the oldest.
+ */
+static void log_loop_of_a_flush_stream(void)
+{
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t first, last;
+	int fd = log_fd();
+	char shape[4096];
+	size_t n;
+
+	log_attr(&attr, POSIX_TRACE_FLUSH, 64 * 1024, POSIX_TRACE_LOOP, 256 * 1024);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("lf", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	/* 16 MB of events, paced so that the stream's thread saves most */
+	for (uint64_t i = 0; i < 200000; i++) {
+		posix_trace_event(a, &i, sizeof(i));
+		if (i % 200 == 199)
+			usleep(200);
+	}
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_log_overrun_status, POSIX_TRACE_OVERRUN);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = log_increasing(fd, &first, &last);
+	printf("# %zu events in the log, %" PRIu64 " to %" PRIu64 ", %lld bytes\n", n, first,
+	       last, (long long)fd_size(fd));
+	T_EXPECT(fd_size(fd) <= (256 + 64 + 32 + 8) * 1024);
+	T_EXPECT(first > 100000);
+	T_EXPECT(n > 1000);
+	/* what was not saved in time is an OVERFLOW-RESUME window; STOP last */
+	log_shape(fd, shape, sizeof(shape));
+	n = strlen(shape);
+	printf("# the log ends %s\n", shape + (n > 40 ? n - 40 : 0));
+	T_EXPECT(n && shape[n - 1] == 'P');
+}
+
+/* APPEND: log-max-size does not matter */
+static void log_append_grows(void)
+{
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t first, last;
+	int fd = log_fd();
+
+	log_attr(&attr, POSIX_TRACE_LOOP, 64 * 1024, POSIX_TRACE_APPEND, 16 * 1024);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("ap", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	for (uint64_t r = 0; r < 4; r++) {
+		for (uint64_t i = r * 300; i < r * 300 + 300; i++)
+			posix_trace_event(a, &i, sizeof(i));
+		T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	}
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_log_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	T_EXPECT_EQ(st.posix_log_full_status, POSIX_TRACE_NOT_FULL);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	T_EXPECT_EQ(log_increasing(fd, &first, &last), 1200);
+	T_EXPECT_EQ(first, 0);
+	T_EXPECT_EQ(last, 1199);
+	T_EXPECT(fd_size(fd) > 16 * 1024);
+}
+
 static void beside(char *path, size_t size, const char *prog)
 {
 	char self[4096];
@@ -1557,6 +1770,10 @@ static const struct t_test tests[] = {
 	T_TEST(flush_writes_the_stream_to_its_log),
 	T_TEST(clear_empties_the_stream_and_its_log),
 	T_TEST(clear_of_a_stream_read_online),
+	T_TEST(log_until_full_stops_the_stream),
+	T_TEST(log_loop_keeps_the_newest),
+	T_TEST(log_loop_of_a_flush_stream),
+	T_TEST(log_append_grows),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
 };
 

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: the log-full-policy of a stream with a log, and its
+ * log-max-size.
+ *
+ * The session writes the log: with POSIX_TRACE_FLUSH each half of the
+ * buffer as it fills (the stream's thread dispatches), otherwise the
+ * whole buffer when the stream stops or is flushed.  These functions run
+ * before and after each of those writes, the trace locked:
+ *
+ *   POSIX_TRACE_APPEND      the log grows; log-max-size is ignored.
+ *   POSIX_TRACE_UNTIL_FULL  once the log holds log-max-size bytes, it is
+ *                           full: the stream is stopped (POSIX_TRACE_STOP
+ *                           is its last event) and what it records after
+ *                           is not written.
+ *   POSIX_TRACE_LOOP        the log is a sequence of parts that each read
+ *                           alone (each begins with the provider's
+ *                           durable records); before a part begins that
+ *                           would take the log past log-max-size, the
+ *                           oldest parts are dropped: the file's later
+ *                           bytes move down over them.  A part is what
+ *                           one stop or flush wrote or, with
+ *                           POSIX_TRACE_FLUSH, what was written between
+ *                           two rotations of the session
+ *                           (tracebuf_session_rotate()), one each
+ *                           quarter of log-max-size.
+ *
+ * Either bound is checked when data have been written, so a log may
+ * exceed log-max-size by what one write adds: a stream buffer (half of
+ * it with POSIX_TRACE_FLUSH), and a LOOP log keeps at least its newest
+ * part.  A log that cannot be cut back (a pipe) does not loop: LOOP is
+ * APPEND there.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracebuf_fxt.h>
+
+#include "posixtrace_priv.h"
+
+/* What a stop may write besides the buffer: provider info, sections. */
+#define PT_LOG_SLACK	4096u
+
+/* The log's size now: its head, and what the session wrote since. */
+static uint64_t pt_log_end(const struct pt_trace *t)
+{
+	return t->log_head + tracebuf_session_bytes(t->session) - t->log_bytes0;
+}
+
+static bool pt_log_loops(const struct pt_trace *t)
+{
+	return t->attr.log_policy == POSIX_TRACE_LOOP && t->log_start >= 0;
+}
+
+/* Parts of the log begin at units[0] (the head), units[1], ... */
+static int pt_log_unit_add(struct pt_trace *t, uint64_t off)
+{
+	if (t->nunits && t->units[t->nunits - 1] == off)
+		return 0;
+	if (t->nunits == t->cap_units) {
+		size_t cap = t->cap_units ? 2 * t->cap_units : 16;
+		uint64_t *v = realloc(t->units, cap * sizeof(*v));
+
+		if (!v)
+			return ENOMEM;
+		t->units = v;
+		t->cap_units = cap;
+	}
+	t->units[t->nunits++] = off;
+	return 0;
+}
+
+int pt_log_reset(struct pt_trace *t)
+{
+	t->log_bytes0 = tracebuf_session_bytes(t->session);
+	t->nunits = 0;
+	t->log_full = false;
+	t->log_overrun = false;
+	return pt_log_unit_add(t, t->log_head);
+}
+
+/* Move the file's bytes [from, end) down to @to. */
+static int pt_log_move(int fd, uint64_t from, uint64_t to, uint64_t end)
+{
+	char buf[1 << 16];
+
+	while (from < end) {
+		size_t n = end - from < sizeof(buf) ? (size_t)(end - from) : sizeof(buf);
+		ssize_t r = pread(fd, buf, n, (off_t)from);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return EIO;
+		for (ssize_t w = 0; w < r;) {
+			ssize_t k = pwrite(fd, buf + w, (size_t)(r - w), (off_t)(to + (uint64_t)w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return EIO;
+			w += k;
+		}
+		from += (uint64_t)r;
+		to += (uint64_t)r;
+	}
+	return 0;
+}
+
+/*
+ * LOOP: drop the oldest parts but the newest until @need more bytes fit
+ * log-max-size.  Everything the session wrote is in the file.
+ */
+static int pt_log_make_room(struct pt_trace *t, uint64_t need)
+{
+	uint64_t end = pt_log_end(t), gap;
+	size_t k = 0;
+	int ret;
+
+	while (k + 1 < t->nunits &&
+	       end - (t->units[k] - t->log_head) + need > t->attr.log_size)
+		k++;
+	if (!k)
+		return 0;
+	gap = t->units[k] - t->log_head;
+	ret = pt_log_move(t->log_fd, t->units[k], t->log_head, end);
+	if (!ret && (ftruncate(t->log_fd, (off_t)(end - gap)) ||
+		     lseek(t->log_fd, (off_t)(end - gap), SEEK_SET) != (off_t)(end - gap)))
+		ret = EIO;
+	if (ret)
+		return ret;
+	for (size_t i = k; i < t->nunits; i++)
+		t->units[i - k] = t->units[i] - gap;
+	t->nunits -= k;
+	t->log_bytes0 += gap;
+	t->log_overrun = true;
+	return 0;
+}
+
+bool pt_log_before_stop(struct pt_trace *t)
+{
+	if (t->attr.log_policy == POSIX_TRACE_UNTIL_FULL) {
+		if (pt_log_end(t) >= t->attr.log_size)
+			t->log_full = true;
+		return !t->log_full;
+	}
+	/* with FLUSH, the session's last half: the part goes on */
+	if (pt_log_loops(t) && t->attr.stream_policy != POSIX_TRACE_FLUSH)
+		pt_log_make_room(t, t->buffer_size + PT_LOG_SLACK);
+	return true;
+}
+
+void pt_log_written(struct pt_trace *t)
+{
+	uint64_t end = pt_log_end(t), part = t->attr.log_size / 4;
+
+	switch (t->attr.log_policy) {
+	case POSIX_TRACE_UNTIL_FULL:
+		if (end < t->attr.log_size)
+			return;
+		t->log_full = true;
+		/* the stop writes nothing (pt_log_before_stop()) */
+		if (t->running && !pt_stream_stop(t))
+			pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+		return;
+	case POSIX_TRACE_LOOP:
+		if (!pt_log_loops(t))
+			return;
+		if (t->attr.stream_policy != POSIX_TRACE_FLUSH) {
+			/* a stop's data: the next part begins here */
+			pt_log_unit_add(t, end);
+			return;
+		}
+		if (end - t->units[t->nunits - 1] < (part ? part : 1))
+			return;
+		/*
+		 * A new part: the session writes all that is pending, then,
+		 * from the magic record on, a trace that reads alone
+		 */
+		if (tracebuf_session_rotate(t->session, t->log_fd))
+			return;
+		end = pt_log_end(t);
+		if (pt_log_unit_add(t, end - TRACEBUF_LIB_FXT_WORD))
+			return;
+		pt_log_make_room(t, (part ? part : 1) + t->buffer_size / 2 + PT_LOG_SLACK);
+		return;
+	default:
+		return;
+	}
+}
