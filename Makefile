@@ -3,9 +3,10 @@
 # tracebuf top-level Makefile.  The module's object list lives in Kbuild and
 # module/Kbuild; this file only drives kbuild, the selftests and the checks.
 #
-#   make [KDIR=<build tree>]  build libtracebuf, module/tracebuf.ko and the
-#                             selftests
+#   make [KDIR=<build tree>]  build libtracebuf, libposixtrace, tracebufctl,
+#                             module/tracebuf.ko and the selftests
 #   make userlib              libtracebuf only (userlib/; needs no KDIR)
+#   make libposixtrace        the POSIX Trace API (userlib/posixtrace)
 #   make tracebufctl          the command-line manager (userlib/ctl)
 #   make module               the module only
 #   make selftests            the selftests only (selftests/tracebuf)
@@ -40,9 +41,10 @@
 #                             module into /lib/modules/KVER/updates (then
 #                             depmod, unless DESTDIR is set), libtracebuf
 #                             (shared, static, pkg-config) and its headers
-#                             with the uapi header, tracebufctl, the
-#                             example's source, the man pages, the udev
-#                             rule, the modprobe.d file, the bash completion
+#                             with the uapi header, libposixtrace the same
+#                             way with trace.h, tracebufctl, the examples'
+#                             sources, the man pages, the udev rule, the
+#                             modprobe.d file, the bash completion
 #   make install-user         the same without the module (no KDIR needed)
 #   make install-module       the module only
 #   make uninstall            removes exactly what install installed (the
@@ -52,7 +54,8 @@
 #                             "dkms install" for KVER (not with DESTDIR);
 #                             make uninstall-dkms undoes it
 #   make deb                  the Debian packages tracebuf-dkms, libtracebuf1,
-#                             libtracebuf-dev and tracebufctl, here
+#                             libtracebuf-dev, libposixtrace1,
+#                             libposixtrace-dev and tracebufctl, here
 #                             (dpkg-buildpackage in .build/deb; scripts/deb.sh)
 #   make clean
 #
@@ -112,7 +115,9 @@ TB_USER_FILES := \
 	userlib/man/tracebufctl.1:$(MANDIR)/man1/tracebufctl.1:644 \
 	userlib/man/libtracebuf.3:$(MANDIR)/man3/libtracebuf.3:644 \
 	userlib/man/tracebuf.4:$(MANDIR)/man4/tracebuf.4:644 \
+	userlib/man/posix_trace.7:$(MANDIR)/man7/posix_trace.7:644 \
 	userlib/examples/tracebuf-example.c:$(DOCDIR)/examples/tracebuf-example.c:644 \
+	userlib/examples/posix-trace-example.c:$(DOCDIR)/examples/posix-trace-example.c:644 \
 	userlib/ctl/tracebufctl.bash:$(BASHCOMPDIR)/tracebufctl:644 \
 	module/60-tracebuf.rules:$(UDEVRULESDIR)/60-tracebuf.rules:644 \
 	module/tracebuf.conf:$(MODPROBEDIR)/tracebuf.conf:644
@@ -126,10 +131,13 @@ TB_LIB_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
 	INCLUDEDIR="$(INCLUDEDIR)"
 
 # userlib first: it builds even where the module cannot (no KDIR).
-all: userlib tracebufctl module selftests
+all: userlib libposixtrace tracebufctl module selftests
 
 userlib:
 	$(MAKE) -C userlib
+
+libposixtrace: userlib
+	$(MAKE) -C userlib/posixtrace
 
 tracebufctl: userlib
 	$(MAKE) -C userlib/ctl
@@ -208,14 +216,16 @@ clean:
 		module/modules.order Module.symvers modules.order .*.cmd .module-common.o
 	@if [ -f $(SELFTESTS)/Makefile ]; then $(MAKE) -C $(SELFTESTS) clean; fi
 	$(MAKE) -C userlib clean
+	$(MAKE) -C userlib/posixtrace clean
 	$(MAKE) -C userlib/ctl clean
 	$(MAKE) -C userlib/examples clean
 	rm -rf .build
 
 install: install-user install-module
 
-install-user: userlib tracebufctl
+install-user: userlib libposixtrace tracebufctl
 	$(MAKE) -C userlib install $(TB_LIB_VARS)
+	$(MAKE) -C userlib/posixtrace install $(TB_LIB_VARS)
 	@set -e; for f in $(TB_USER_FILES); do \
 		src=$${f%%:*}; rest=$${f#*:}; dst=$${rest%:*}; mode=$${rest##*:}; \
 		echo "  INSTALL $(DESTDIR)$$dst"; \
@@ -253,6 +263,7 @@ uninstall: uninstall-user uninstall-module
 
 uninstall-user:
 	$(MAKE) -C userlib uninstall $(TB_LIB_VARS)
+	$(MAKE) -C userlib/posixtrace uninstall $(TB_LIB_VARS)
 	@for f in $(TB_USER_FILES); do \
 		rest=$${f#*:}; dst=$${rest%:*}; \
 		rm -f "$(DESTDIR)$$dst"; \
@@ -263,6 +274,6 @@ uninstall-module:
 	rm -f $(DESTDIR)$(MODULE_DIR)/tracebuf.ko
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
-.PHONY: all userlib tracebufctl module selftests check check-all check-debug fault fuzz soak \
-	lint bench demo run clean install install-user install-module uninstall uninstall-user \
-	uninstall-module install-dkms-src install-dkms uninstall-dkms deb
+.PHONY: all userlib libposixtrace tracebufctl module selftests check check-all check-debug fault \
+	fuzz soak lint bench demo run clean install install-user install-module uninstall \
+	uninstall-user uninstall-module install-dkms-src install-dkms uninstall-dkms deb
