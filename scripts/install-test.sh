@@ -4,7 +4,10 @@
 # "make install" and "make uninstall" as a user meets them, on a copy of
 # the tree (the module builds in the tree it is made from), into a
 # DESTDIR: every file where it belongs with its mode, a program built
-# against the installed library with pkg-config, the man pages rendering
+# against the installed library with pkg-config, a POSIX Trace program
+# built against the installed libposixtrace with "cc prog.c -lposixtrace"
+# and with pkg-config (shared and static) and run, the installed
+# posix-trace-example built, the man pages rendering
 # without a warning, the module built for KVER, the modprobe.d file
 # naming every module parameter, the udev rule doing what it says (udevadm
 # test, on this machine, in a mount namespace of its own), and uninstall
@@ -35,10 +38,13 @@ rm -rf "$WORK"
 mkdir -p "$SRC" "$DEST"
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..11"
 trap tb_checks_end EXIT
 
 tb_copy_tree "$SRC"
+# the libraries' versions: their Makefiles'
+tbver=$(sed -n 's/^VERSION := //p' "$SRC/userlib/Makefile")
+ptver=$(sed -n 's/^VERSION := //p' "$SRC/userlib/posixtrace/Makefile")
 
 # 1. make install
 make -C "$SRC" install DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/install.log" 2>&1
@@ -47,14 +53,20 @@ st=$?
 expect=(
 	"755 $PREFIX/bin/tracebufctl"
 	"644 $PREFIX/lib/libtracebuf.a"
-	"755 $PREFIX/lib/libtracebuf.so.1.2.0"
+	"755 $PREFIX/lib/libtracebuf.so.$tbver"
 	"644 $PREFIX/lib/pkgconfig/libtracebuf.pc"
 	"644 $PREFIX/include/tracebuf/tracebuf.h"
 	"644 $PREFIX/include/tracebuf/linux/tracebuf.h"
+	"644 $PREFIX/lib/libposixtrace.a"
+	"755 $PREFIX/lib/libposixtrace.so.$ptver"
+	"644 $PREFIX/lib/pkgconfig/libposixtrace.pc"
+	"644 $PREFIX/include/trace.h"
 	"644 $PREFIX/share/man/man1/tracebufctl.1"
 	"644 $PREFIX/share/man/man3/libtracebuf.3"
 	"644 $PREFIX/share/man/man4/tracebuf.4"
+	"644 $PREFIX/share/man/man7/posix_trace.7"
 	"644 $PREFIX/share/doc/tracebuf/examples/tracebuf-example.c"
+	"644 $PREFIX/share/doc/tracebuf/examples/posix-trace-example.c"
 	"644 $PREFIX/share/bash-completion/completions/tracebufctl"
 	"644 /etc/udev/rules.d/60-tracebuf.rules"
 	"644 /etc/modprobe.d/tracebuf.conf"
@@ -70,8 +82,11 @@ for e in "${expect[@]}"; do
 		st=1
 	fi
 done
-[ "$(readlink "$DEST$PREFIX/lib/libtracebuf.so.1")" = libtracebuf.so.1.2.0 ] ||
-	{ echo "libtracebuf.so.1 does not point at libtracebuf.so.1.2.0" | tb_say; st=1; }
+for l in "libtracebuf.so.1 libtracebuf.so.$tbver" \
+	 "libposixtrace.so.1 libposixtrace.so.$ptver" "libposixtrace.so libposixtrace.so.1"; do
+	[ "$(readlink "$DEST$PREFIX/lib/${l% *}")" = "${l#* }" ] ||
+		{ echo "${l% *} does not point at ${l#* }" | tb_say; st=1; }
+done
 grep -q "DESTDIR set: depmod not run" "$WORK/install.log" ||
 	{ echo "no word of depmod being skipped for DESTDIR" | tb_say; st=1; }
 tb_check make_install_puts_every_file_in_place $st
@@ -90,11 +105,65 @@ cflags=$(pkg-config --cflags libtracebuf) && libs=$(pkg-config --libs libtracebu
 st=$?
 [ $st = 0 ] || tb_say < "$WORK/example.log"
 tb_check example_builds_against_installed_library $st
+
+# 4. a POSIX Trace program, as POSIX has it built: "cc prog.c
+# -lposixtrace", the prefix being on the compiler's paths (headers,
+# libraries) and the dynamic linker's, where ld also finds libtracebuf.so.1
+# (libposixtrace.so.1 needs it); it runs (posix_trace_create(): ENODEV
+# without the module)
+ptprog=$SRC/scripts/posix-trace-installed.c
+st=0
+if ! C_INCLUDE_PATH=$DEST$PREFIX/include LIBRARY_PATH=$DEST$PREFIX/lib \
+	LD_LIBRARY_PATH=$DEST$PREFIX/lib cc -Wall -Wextra -Werror "$ptprog" -lposixtrace \
+	-o "$WORK/pt-plain" > "$WORK/pt-plain.log" 2>&1; then
+	tb_say < "$WORK/pt-plain.log"
+	st=1
+elif ! LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/pt-plain" |
+	grep -q "libposixtrace.so.1 => $DEST$PREFIX/lib/libposixtrace.so.1 "; then
+	echo "pt-plain does not use the installed libposixtrace.so.1" | tb_say
+	st=1
+elif ! LD_LIBRARY_PATH=$DEST$PREFIX/lib tb_posix_trace_runs "$WORK/pt-plain"; then
+	st=1
+fi
+tb_check posix_trace_program_links_with_lposixtrace $st
+
+# 5. the same with pkg-config: shared, then static (libposixtrace.pc
+# requires libtracebuf.pc, whose libraries --static puts after it)
+st=0
+if ! cflags=$(pkg-config --cflags libposixtrace) || ! libs=$(pkg-config --libs libposixtrace) ||
+	! slibs=$(pkg-config --static --libs libposixtrace); then
+	echo "pkg-config libposixtrace failed" | tb_say
+	st=1
+elif ! LD_LIBRARY_PATH=$DEST$PREFIX/lib gcc -std=c11 -Wall -Wextra -Werror $cflags \
+	"$ptprog" $libs -o "$WORK/pt-shared" > "$WORK/pt-shared.log" 2>&1; then
+	tb_say < "$WORK/pt-shared.log"
+	st=1
+elif ! LD_LIBRARY_PATH=$DEST$PREFIX/lib tb_posix_trace_runs "$WORK/pt-shared"; then
+	st=1
+elif ! gcc -std=c11 -Wall -Wextra -Werror -static $cflags "$ptprog" $slibs \
+	-o "$WORK/pt-static" > "$WORK/pt-static.log" 2>&1; then
+	{ echo "pkg-config --static --libs: $slibs"; head -n 20 "$WORK/pt-static.log"; } | tb_say
+	st=1
+elif readelf -d "$WORK/pt-static" | grep -q NEEDED; then
+	echo "pt-static needs shared libraries" | tb_say
+	st=1
+elif ! tb_posix_trace_runs "$WORK/pt-static"; then
+	st=1
+fi
+tb_check posix_trace_program_builds_with_pkg_config $st
+
+# 6. the installed posix-trace-example, with pkg-config
+LD_LIBRARY_PATH=$DEST$PREFIX/lib gcc $cflags \
+	"$DEST$PREFIX/share/doc/tracebuf/examples/posix-trace-example.c" $libs \
+	-o "$WORK/posix-trace-example" > "$WORK/posix-trace-example.log" 2>&1
+st=$?
+[ $st = 0 ] || tb_say < "$WORK/posix-trace-example.log"
+tb_check posix_trace_example_builds_against_installed_library $st
 unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 
-# 4. the installed man pages render, without a warning
+# 7. the installed man pages render, without a warning
 st=0
-for p in man1/tracebufctl.1 man3/libtracebuf.3 man4/tracebuf.4; do
+for p in man1/tracebufctl.1 man3/libtracebuf.3 man4/tracebuf.4 man7/posix_trace.7; do
 	out=$(groff -ww -z -t -man "$DEST$PREFIX/share/man/$p" 2>&1) || st=1
 	[ -z "$out" ] || { printf '%s: %s\n' "$p" "$out" | tb_say; st=1; }
 	if command -v man > /dev/null; then
@@ -104,7 +173,7 @@ for p in man1/tracebufctl.1 man3/libtracebuf.3 man4/tracebuf.4; do
 done
 tb_check man_pages_render $st
 
-# 5. modprobe.d names every parameter the module has, each commented
+# 8. modprobe.d names every parameter the module has, each commented
 params=$(grep -ho 'module_param_named([a-z_]*' "$SRC"/module/*.c | sed 's/.*(//' | sort)
 listed=$(sed -n 's/^#options tracebuf \([a-z_]*\)=.*/\1/p' "$DEST/etc/modprobe.d/tracebuf.conf" | sort)
 active=$(grep -c '^options' "$DEST/etc/modprobe.d/tracebuf.conf")
@@ -112,7 +181,7 @@ active=$(grep -c '^options' "$DEST/etc/modprobe.d/tracebuf.conf")
 tb_check modprobe_conf_lists_every_parameter $? \
 	"parameters: $(echo $params); listed: $(echo $listed); uncommented lines: $active"
 
-# 6. the udev rule: it matches the module's device name, and udevadm
+# 9. the udev rule: it matches the module's device name, and udevadm
 # applies it (to a misc device this machine has, the rule's match
 # rewritten to it: /dev/tracebuf exists only where the module is loaded),
 # with the machine's rules and /dev hidden behind tmpfs mounts in a
@@ -147,11 +216,11 @@ else
 fi
 tb_check udev_rule_makes_the_node_0666_root $st
 
-# 7. the bash completion is the tree's
+# 10. the bash completion is the tree's
 cmp -s "$SRC/userlib/ctl/tracebufctl.bash" "$DEST$PREFIX/share/bash-completion/completions/tracebufctl"
 tb_check bash_completion_installed $?
 
-# 8. make uninstall removes exactly what was installed
+# 11. make uninstall removes exactly what was installed
 make -C "$SRC" uninstall DESTDIR="$DEST" PREFIX=$PREFIX KDIR="$KDIR" > "$WORK/uninstall.log" 2>&1
 st=$?
 left=$(cd "$DEST" && find . ! -type d | sort)

@@ -114,6 +114,22 @@ tb_checks_end() {
 }
 tb_say() { sed 's/^/# /'; }
 
+# tb_posix_trace_runs PROGRAM: run PROGRAM, built from
+# scripts/posix-trace-installed.c, and say whether it printed what this
+# machine should give: libposixtrace's genversion, then
+# posix_trace_create() failing with ENODEV where there is no
+# /dev/tracebuf (the module is not loaded: the build machine), else
+# succeeding (root) or failing with EPERM.  What it printed otherwise
+# goes to standard output, as diagnostics.
+tb_posix_trace_runs() {
+	local out create='ENODEV'
+	[ ! -e /dev/tracebuf ] || create='0|EPERM'
+	out=$("$1" 2>&1) && grep -qx 'genversion: .*libposixtrace.*' <<< "$out" &&
+		grep -qxE "create: ($create)" <<< "$out" && return 0
+	printf '%s: %s (expected create: %s)\n' "${1##*/}" "${out//$'\n'/; }" "$create" | tb_say
+	return 1
+}
+
 # tb_copy_tree DIR: copy the tree as a user has it into DIR: its files
 # (tracked, or new and not ignored, when it is the top of a git work
 # tree; else all but .git and .build: a copy made by this function, in
