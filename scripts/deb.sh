@@ -4,7 +4,7 @@
 # The body of "make deb": build the Debian packages (debian/) with
 # dpkg-buildpackage, source and binaries, unsigned, in a copy of the tree
 # under .build/deb (dpkg-buildpackage writes beside the tree it builds,
-# and never into this one), then copy the four binary packages to DIR.
+# and never into this one), then copy the binary packages to DIR.
 #
 #   deb.sh --out DIR      where the .deb files go (make deb: the top of
 #                         the tree, for "apt install ./*.deb")
