@@ -11,8 +11,10 @@
 # place, "dkms status" shows the module installed for each of those
 # kernels with its vermagic, the man pages, tracebufctl and its completion
 # work, a program builds against libtracebuf-dev with pkg-config and runs
-# against libtracebuf1, "make install-dkms" works the same, and purging
-# the packages leaves nothing.  The DKMS-built modules are copied out,
+# against libtracebuf1, a POSIX Trace program builds against
+# libposixtrace-dev ("cc prog.c -lposixtrace", and pkg-config, shared and
+# static) and runs, and so does posix-trace-example, "make install-dkms"
+# works the same, and purging the packages leaves nothing.  The DKMS-built modules are copied out,
 # and with --tests the module built for each x86-64 kernel that has an
 # image in /boot is loaded in QEMU and exercised by the programs of DIR
 # (abi_test, state_test, record_vmtest).
@@ -44,25 +46,41 @@ if [ "${1:-}" = --in-root ]; then
 	res apt_installs_the_packages $st
 	[ $st = 0 ] || exit 0
 
-	# 2. every file each package says it has is there
+	# 2. every file each package says it has is there; these, with their
+	# modes (a symbolic link's target's)
 	st=0
 	for p in $packages; do
 		while read -r f; do
 			[ -e "$f" ] || [ -L "$f" ] || { echo "$p: $f missing" | tb_say; st=1; }
 		done < <(dpkg -L "$p")
 	done
-	for e in "tracebufctl /usr/bin/tracebufctl" \
-		 "tracebufctl /usr/share/man/man1/tracebufctl.1.gz" \
-		 "tracebufctl /usr/share/bash-completion/completions/tracebufctl" \
-		 "libtracebuf1 /usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libtracebuf.so.1" \
-		 "libtracebuf-dev /usr/include/tracebuf/linux/tracebuf.h" \
-		 "libtracebuf-dev /usr/share/man/man3/libtracebuf.3.gz" \
-		 "tracebuf-dkms /usr/src/tracebuf-$version/dkms.conf" \
-		 "tracebuf-dkms /lib/udev/rules.d/60-tracebuf.rules" \
-		 "tracebuf-dkms /etc/modprobe.d/tracebuf.conf" \
-		 "tracebuf-dkms /usr/share/man/man4/tracebuf.4.gz"; do
-		p=${e%% *} f=${e#* }
-		dpkg -L "$p" | grep -qx "$f" || { echo "$p does not have $f" | tb_say; st=1; }
+	lib=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	for e in "tracebufctl 755 /usr/bin/tracebufctl" \
+		 "tracebufctl 644 /usr/share/man/man1/tracebufctl.1.gz" \
+		 "tracebufctl 644 /usr/share/bash-completion/completions/tracebufctl" \
+		 "libtracebuf1 644 $lib/libtracebuf.so.1" \
+		 "libtracebuf-dev 644 /usr/include/tracebuf/linux/tracebuf.h" \
+		 "libtracebuf-dev 644 /usr/share/man/man3/libtracebuf.3.gz" \
+		 "libtracebuf-dev 644 /usr/share/doc/libtracebuf-dev/examples/tracebuf-example.c" \
+		 "libposixtrace1 644 $lib/libposixtrace.so.1" \
+		 "libposixtrace-dev 644 /usr/include/trace.h" \
+		 "libposixtrace-dev 644 $lib/libposixtrace.a" \
+		 "libposixtrace-dev 644 $lib/libposixtrace.so" \
+		 "libposixtrace-dev 644 $lib/pkgconfig/libposixtrace.pc" \
+		 "libposixtrace-dev 644 /usr/share/man/man7/posix_trace.7.gz" \
+		 "libposixtrace-dev 644 /usr/share/doc/libposixtrace-dev/examples/posix-trace-example.c" \
+		 "tracebuf-dkms 644 /usr/src/tracebuf-$version/dkms.conf" \
+		 "tracebuf-dkms 644 /lib/udev/rules.d/60-tracebuf.rules" \
+		 "tracebuf-dkms 644 /etc/modprobe.d/tracebuf.conf" \
+		 "tracebuf-dkms 644 /usr/share/man/man4/tracebuf.4.gz"; do
+		read -r p mode f <<< "$e"
+		if ! dpkg -L "$p" | grep -qx "$f"; then
+			echo "$p does not have $f" | tb_say
+			st=1
+		elif [ "$(stat -L -c %a "$f")" != "$mode" ]; then
+			echo "$f: mode $(stat -L -c %a "$f"), expected $mode" | tb_say
+			st=1
+		fi
 	done
 	res every_file_where_its_package_says $st
 
@@ -91,7 +109,7 @@ if [ "${1:-}" = --in-root ]; then
 
 	# 4. the manual pages, by name, as "man" finds them
 	st=0
-	for p in "1 tracebufctl" "3 libtracebuf" "4 tracebuf"; do
+	for p in "1 tracebufctl" "3 libtracebuf" "4 tracebuf" "7 posix_trace"; do
 		# shellcheck disable=SC2086 # section and name
 		MANWIDTH=80 man -P cat $p > "$out/man.txt" 2> "$out/man.err" &&
 			[ ! -s "$out/man.err" ] && grep -q "^NAME" "$out/man.txt" ||
@@ -123,19 +141,74 @@ if [ "${1:-}" = --in-root ]; then
 		{ cat "$out/example.log" "$out/ldd.log" | tb_say; st=1; }
 	res example_builds_and_links_libtracebuf1 $st
 
-	# 7. purged, the packages leave nothing: no module, no source, no conffile
+	# 7. a POSIX Trace program, built as POSIX says ("cc prog.c
+	# -lposixtrace"), runs against libposixtrace1 (posix_trace_create():
+	# ENODEV without the module)
+	ptprog=$out/src/scripts/posix-trace-installed.c
+	st=0
+	if ! cc -Wall -Wextra -Werror "$ptprog" -lposixtrace -o "$out/pt-plain" \
+		> "$out/pt-plain.log" 2>&1; then
+		tb_say < "$out/pt-plain.log"
+		st=1
+	elif ! ldd "$out/pt-plain" | grep -q "=> \(/usr\)\?/lib/[^ ]*/libposixtrace.so.1 "; then
+		ldd "$out/pt-plain" 2>&1 | tb_say
+		st=1
+	elif ! tb_posix_trace_runs "$out/pt-plain"; then
+		st=1
+	fi
+	res posix_trace_program_links_with_lposixtrace $st
+
+	# 8. the same with pkg-config, shared and static (libposixtrace.pc
+	# requires libtracebuf.pc: libposixtrace-dev depends on libtracebuf-dev)
+	st=0
+	# shellcheck disable=SC2086 # pkg-config prints flags
+	if ! cflags=$(pkg-config --cflags libposixtrace) ||
+		! libs=$(pkg-config --libs libposixtrace) ||
+		! slibs=$(pkg-config --static --libs libposixtrace); then
+		echo "pkg-config libposixtrace failed" | tb_say
+		st=1
+	elif ! gcc -std=c11 -Wall -Wextra -Werror $cflags "$ptprog" $libs -o "$out/pt-shared" \
+		> "$out/pt-shared.log" 2>&1; then
+		tb_say < "$out/pt-shared.log"
+		st=1
+	elif ! tb_posix_trace_runs "$out/pt-shared"; then
+		st=1
+	elif ! gcc -std=c11 -Wall -Wextra -Werror -static $cflags "$ptprog" $slibs \
+		-o "$out/pt-static" > "$out/pt-static.log" 2>&1; then
+		{ echo "pkg-config --static --libs: $slibs"; head -n 20 "$out/pt-static.log"; } |
+			tb_say
+		st=1
+	elif readelf -d "$out/pt-static" | grep -q NEEDED; then
+		echo "pt-static needs shared libraries" | tb_say
+		st=1
+	elif ! tb_posix_trace_runs "$out/pt-static"; then
+		st=1
+	fi
+	res posix_trace_program_builds_with_pkg_config $st
+
+	# 9. posix-trace-example, as libposixtrace-dev has it, with pkg-config
+	ex=/usr/share/doc/libposixtrace-dev/examples/posix-trace-example.c
+	# shellcheck disable=SC2046 # pkg-config prints flags
+	gcc $(pkg-config --cflags libposixtrace) "$ex" $(pkg-config --libs libposixtrace) \
+		-o "$out/posix-trace-example" > "$out/posix-trace-example.log" 2>&1
+	st=$?
+	[ $st = 0 ] || tb_say < "$out/posix-trace-example.log"
+	res posix_trace_example_builds_against_libposixtrace_dev $st
+
+	# 10. purged, the packages leave nothing: no module, no source, no conffile
 	# shellcheck disable=SC2086 # one package a word
 	apt-get purge -y -q $packages > "$out/apt-purge.log" 2>&1
 	st=$?
 	[ $st = 0 ] || tail -n 20 "$out/apt-purge.log" | tb_say
 	left=$( { dkms status 2>&1 | grep tracebuf
 		  ls -d /usr/src/tracebuf-* /var/lib/dkms/tracebuf /etc/modprobe.d/tracebuf.conf \
-			/lib/udev/rules.d/60-tracebuf.rules /usr/bin/tracebufctl 2>/dev/null
+			/lib/udev/rules.d/60-tracebuf.rules /usr/bin/tracebufctl \
+			/usr/include/trace.h /usr/lib/*/libposixtrace* 2>/dev/null
 		  find /lib/modules -name 'tracebuf.ko*' 2>/dev/null; } )
 	[ -z "$left" ] || { echo "left behind: $left" | tb_say; st=1; }
 	res purge_leaves_nothing $st
 
-	# 8. without packages: make install-dkms and make uninstall-dkms
+	# 11. without packages: make install-dkms and make uninstall-dkms
 	k=${kernels# }; k=${k%% *}
 	make -C "$out/src" install-dkms KVER="$k" > "$out/install-dkms.log" 2>&1 &&
 		dkms status -m tracebuf -v "$version" -k "$k" | grep -q ': installed' &&
@@ -167,7 +240,7 @@ trap tb_checks_end EXIT
 
 tb_copy_tree "$SRC"
 
-# 1. make deb: the four packages, here, each with its size
+# 1. make deb: every package of debian/control, here, each with its size
 make -C "$SRC" deb > "$WORK/deb.log" 2>&1
 st=$?
 tb_say < "$WORK/deb.log"
