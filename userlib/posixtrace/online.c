@@ -285,7 +285,7 @@ static struct pt_pending *pt_ready(struct pt_trace *t)
 	 * has been read too, so that what was being written when it was
 	 * read is in the queue, sorted before it if older.
 	 */
-	if (t->running && t->refill_ns - p->seen_ns < PT_SETTLE_NS)
+	if (t->running && (p->seen_ns > t->refill_ns || t->refill_ns - p->seen_ns < PT_SETTLE_NS))
 		return NULL;
 	return p;
 }

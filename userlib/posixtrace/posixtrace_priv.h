@@ -289,6 +289,9 @@ struct pt_trace {
 	size_t nunits, cap_units;
 	bool log_full;			/* UNTIL_FULL: nothing more is written */
 	bool log_overrun;		/* LOOP: parts dropped since get_status */
+	/* errors the session reported, to record as POSIX_TRACE_ERROR */
+	int errors[8];
+	unsigned int nerrors;
 	int flush_error;		/* of the last posix_trace_flush() */
 	uint64_t drops_base;		/* drops_seen at the last clear */
 	/* active stream without a log: what online.c reads */
@@ -369,6 +372,9 @@ void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
  */
 int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
 		    size_t len);
+/* The session's notify callback (@arg: the stream), and what it saw. */
+void pt_session_note(void *arg, const struct tracebuf_session_note *note);
+void pt_errors_record(struct pt_trace *t);
 /*
  * A window of records a full buffer dropped: OVERFLOW at its start and
  * RESUME at its end, into @ev (those @t's filter does not hold).  Returns

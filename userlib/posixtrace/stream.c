@@ -85,6 +85,8 @@ struct pt_trace *pt_trace_get(trace_id_t trid, int kind)
 
 void pt_trace_put(struct pt_trace *t)
 {
+	if (t->nerrors)
+		pt_errors_record(t);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -126,6 +128,8 @@ static void *pt_serve(void *arg)
 			;
 		if (t->has_log && t->running)
 			pt_log_written(t);
+		if (t->nerrors)
+			pt_errors_record(t);
 		pthread_mutex_unlock(&t->lock);
 	}
 	return NULL;
@@ -327,6 +331,8 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	t->buffer_size = cfg.buffer_size;
 	cfg.providers = t->providers;
 	cfg.output_fd = file_desc;
+	cfg.notify = pt_session_note;
+	cfg.arg = t;
 	if (!t->has_log) {
 		/* the session's output is ours to read, as are its snapshots */
 		t->out_fd = memfd_create("posix_trace.stream", MFD_CLOEXEC);

@@ -23,7 +23,13 @@
  *                 the old and the new trace_event_set_t
  *   FLUSH_START,  around posix_trace_flush() of a running stream
  *   FLUSH_STOP
- *   ERROR         not recorded yet
+ *   ERROR         after the session reported an error of the target's
+ *                 provider (it did not answer in time, refused a
+ *                 request, wrote records or a header that do not check
+ *                 out) or of the log (it could not be written): its data
+ *                 are the error number, an int.  A snapshot that missed
+ *                 records the buffer reused meanwhile is an overrun, not
+ *                 an error; a provider that exited is not one either.
  * OVERFLOW and RESUME are not written: libtracebuf's engine marks the
  * records a full buffer dropped with a window (tracebuf_reader_drop_window())
  * in the target's own data, and its start and end are read as OVERFLOW
@@ -110,4 +116,25 @@ int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader
 		n++;
 	}
 	return n;
+}
+
+void pt_session_note(void *arg, const struct tracebuf_session_note *note)
+{
+	struct pt_trace *t = arg;
+
+	if (note->type != TRACEBUF_LIB_NOTE_ERROR || note->error == -ESTALE ||
+	    note->error == -ESRCH)
+		return;
+	/* the callback must not call the session: recorded after it */
+	if (t->nerrors < sizeof(t->errors) / sizeof(t->errors[0]))
+		t->errors[t->nerrors++] = note->error < 0 ? -note->error : EIO;
+}
+
+void pt_errors_record(struct pt_trace *t)
+{
+	unsigned int n = t->nerrors;
+
+	t->nerrors = 0;
+	for (unsigned int i = 0; i < n; i++)
+		pt_system_event(t, POSIX_TRACE_ERROR, 0, &t->errors[i], sizeof(t->errors[i]));
 }

@@ -1696,6 +1696,76 @@ static void log_append_grows(void)
 	T_EXPECT(fd_size(fd) > 16 * 1024);
 }
 
+/*
+ * A target that does not answer (stopped by SIGSTOP): the snapshot a
+ * getnext takes times out, and the stream records POSIX_TRACE_ERROR with
+ * the error number as its data.
+ */
+static void error_event_when_the_target_does_not_answer(void)
+{
+	struct posix_trace_event_info info;
+	int go[2], ready[2], status, err = 0, errors = 0, users = 0;
+	struct timespec dl;
+	trace_id_t trid;
+	size_t len;
+	pid_t pid;
+	char c;
+	int un;
+
+	T_ASSERT_EQ(pipe(go), 0);
+	T_ASSERT_EQ(pipe(ready), 0);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		trace_event_id_t id;
+
+		if (posix_trace_eventid_open("quiet", &id))
+			_exit(3);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(4);
+		for (uint64_t i = 0; i < 10; i++)
+			posix_trace_event(id, &i, sizeof(i));
+		if (write(ready[1], "d", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(5);
+		_exit(0);
+	}
+	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	T_ASSERT_EQ(posix_trace_create(pid, NULL, &trid), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	T_ASSERT_EQ(write(go[1], "g", 1), 1);
+	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	T_ASSERT_EQ(kill(pid, SIGSTOP), 0);
+	/* its snapshot times out (libtracebuf's start timeout, 5 s) */
+	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &err, sizeof(err), &len, &un), 0);
+	T_ASSERT_EQ(kill(pid, SIGCONT), 0);
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += 2;
+		err = 0;
+		if (posix_trace_timedgetnext_event(trid, &info, &err, sizeof(err), &len, &un,
+						   &dl) || un)
+			break;
+		if (info.posix_event_id == POSIX_TRACE_ERROR) {
+			/*
+			 * the timeout; then, until the target answered it
+			 * late, the next snapshot requests are refused
+			 */
+			errors += err == ETIMEDOUT;
+			T_EXPECT_EQ(len, sizeof(int));
+			T_EXPECT(err == ETIMEDOUT || err == EBUSY);
+			T_EXPECT_EQ(info.posix_pid, pid);
+		} else if (info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT) {
+			users++;
+		}
+	}
+	T_EXPECT_EQ(errors, 1);
+	T_EXPECT_EQ(users, 10);
+	T_ASSERT_EQ(write(go[1], "q", 1), 1);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static void beside(char *path, size_t size, const char *prog)
 {
 	char self[4096];
@@ -1774,6 +1844,7 @@ static const struct t_test tests[] = {
 	T_TEST(log_loop_keeps_the_newest),
 	T_TEST(log_loop_of_a_flush_stream),
 	T_TEST(log_append_grows),
+	T_TEST(error_event_when_the_target_does_not_answer),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
 };
 
