@@ -175,7 +175,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
 			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
 			TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
-			tracebuf_counter_features();
+			TRACEBUF_FEAT_UPDATE_CATEGORIES | tracebuf_counter_features();
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -586,7 +586,9 @@ static int tracebuf_ioctl_start(struct tracebuf_manager *m, unsigned int cmd,
 	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_START, args, uarg);
 	if (ret)
 		return ret;
-	if (args.flags || args.reserved ||
+	if ((args.flags & ~TRACEBUF_START_F_ALL) || args.reserved)
+		return -EINVAL;
+	if (args.flags & TRACEBUF_START_F_UPDATE ? args.disposition :
 	    args.disposition < TRACEBUF_START_CLEAR_ENTIRE ||
 	    args.disposition > TRACEBUF_START_RETAIN)
 		return -EINVAL;
@@ -595,7 +597,10 @@ static int tracebuf_ioctl_start(struct tracebuf_manager *m, unsigned int cmd,
 					args.categories_count, false);
 	if (IS_ERR(extra))
 		return PTR_ERR(extra);
-	ret = tracebuf_manager_start(m, args.provider_id, args.disposition, extra);
+	if (args.flags & TRACEBUF_START_F_UPDATE)
+		ret = tracebuf_manager_update(m, args.provider_id, extra);
+	else
+		ret = tracebuf_manager_start(m, args.provider_id, args.disposition, extra);
 	tracebuf_cats_put(extra);
 	return ret;
 }

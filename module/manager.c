@@ -449,6 +449,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	p->disposition = 0;
 	p->save_pending = false;
 	p->snapshot_pending = false;
+	p->update_pending = false;
 	p->owner = m;
 	tracebuf_provider_get(p);
 	list_add_tail(&p->owner_link, &m->owned);
@@ -526,11 +527,61 @@ int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 	p->disposition = disposition;
 	/* a provider that never answered a SNAPSHOT may be asked again */
 	p->snapshot_pending = false;
+	p->update_pending = false;
 	tracebuf_provider_set_state(p, TRACEBUF_STATE_STARTING);
 out_unlock:
 	mutex_unlock(&tracebuf_lock);
 	if (buf)
 		tracebuf_buf_put(buf);
+	tracebuf_manager_unlock(p);
+	return ret;
+}
+
+/*
+ * START with TRACEBUF_START_F_UPDATE: a STARTED provider's additional
+ * categories are replaced by @extra, and it is told (CATEGORIES, with a
+ * new config generation) while it goes on writing.
+ */
+int tracebuf_manager_update(struct tracebuf_manager *m, u32 id,
+			    struct tracebuf_cats *extra)
+{
+	struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_CATEGORIES };
+	struct tracebuf_provider *p;
+	int ret;
+
+	p = tracebuf_manager_lock(m, id);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	mutex_lock(&tracebuf_lock);
+	ret = tracebuf_manager_check(m, p);
+	if (ret)
+		goto out_unlock;
+	switch (p->state) {
+	case TRACEBUF_STATE_STARTED:
+		break;
+	case TRACEBUF_STATE_STARTING:
+	case TRACEBUF_STATE_STOPPING:
+		ret = -EBUSY;
+		goto out_unlock;
+	default:
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (p->update_pending) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	pkt.data32 = p->generation + 1;
+	ret = tracebuf_provider_push(p, &pkt);
+	if (ret)
+		goto out_unlock;
+	p->generation++;
+	tracebuf_cats_put(p->extra_cats);
+	p->extra_cats = tracebuf_cats_get(extra);
+	p->update_pending = true;
+out_unlock:
+	mutex_unlock(&tracebuf_lock);
 	tracebuf_manager_unlock(p);
 	return ret;
 }

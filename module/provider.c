@@ -115,6 +115,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	p->disposition = 0;
 	p->save_pending = false;
 	p->snapshot_pending = false;
+	p->update_pending = false;
 	/* a dying provider's last word is PROVIDER_DEL */
 	if (!p->dead)
 		tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_CHANGE);
@@ -242,6 +243,10 @@ static int tracebuf_pkt_check(const struct tracebuf_pkt *pkt)
 		if (pkt->data16 || pkt->data32 || pkt->data64)
 			return -EINVAL;
 		return 0;
+	case TRACEBUF_PKT_CATEGORIES_APPLIED:
+		if (pkt->data16 || pkt->data64)
+			return -EINVAL;
+		return 0;
 	case TRACEBUF_PKT_SAVE_BUFFER:
 	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
 		if (pkt->data16 || !IS_ALIGNED(pkt->data64, 8))
@@ -290,6 +295,8 @@ static int tracebuf_pkt_allowed(struct tracebuf_provider *p,
 		if (pkt->data64 > p->buf->rolling_size)
 			return -EINVAL;
 		return 0;
+	case TRACEBUF_PKT_CATEGORIES_APPLIED:
+		return p->update_pending && pkt->data32 == p->generation ? 0 : -EPROTO;
 	}
 	return -EINVAL;
 }
@@ -332,6 +339,9 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 		break;
 	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
 		p->snapshot_pending = false;
+		break;
+	case TRACEBUF_PKT_CATEGORIES_APPLIED:
+		p->update_pending = false;
 		break;
 	}
 	p->packets_sent++;

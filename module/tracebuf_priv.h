@@ -200,6 +200,7 @@ struct tracebuf_provider {
 	u32 save_wrapped;
 	u64 save_durable_end;
 	bool snapshot_pending;			/* [L] a SNAPSHOT unanswered */
+	bool update_pending;			/* [L] a CATEGORIES unanswered */
 
 	/* [L] the provider's inbox: a ring of packets */
 	struct tracebuf_pkt inbox[TRACEBUF_INBOX_DEPTH];
@@ -298,6 +299,8 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 				struct tracebuf_cats *cats, int fd);
 int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 			   u32 disposition, struct tracebuf_cats *extra);
+int tracebuf_manager_update(struct tracebuf_manager *m, u32 id,
+			    struct tracebuf_cats *extra);
 int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id);
 int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id);
 int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,

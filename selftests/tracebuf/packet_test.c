@@ -452,6 +452,175 @@ TEST_F(pkt, snapshot_unanswered_cleared_by_start)
 	tb_snapshot(_metadata, &self->p);
 }
 
+/* ---- START F_UPDATE, CATEGORIES, CATEGORIES_APPLIED ---- */
+
+static int mgr_update(int fd, __u32 id, __u32 disposition, __u32 flags,
+		      const struct tb_cats *cats)
+{
+	struct tracebuf_start_args a = {
+		.provider_id = id,
+		.disposition = disposition,
+		.categories_ptr = cats ? tb_ptr(cats->buf) : 0,
+		.categories_size = cats ? (__u32)cats->size : 0,
+		.categories_count = cats ? cats->count : 0,
+		.flags = flags,
+	};
+
+	return tb_ioctl(fd, TRACEBUF_IOC_MGR_START, &a);
+}
+
+/* The manager updates the started provider's categories to @cats. */
+static __u32 tb_update(struct __test_metadata *_metadata, struct tb_peer *p,
+		       const struct tb_cats *cats)
+{
+	struct tracebuf_pkt pkt;
+
+	ASSERT_EQ(0, mgr_update(p->mgr, p->id, 0, TRACEBUF_START_F_UPDATE, cats));
+	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_CATEGORIES, &pkt);
+	EXPECT_EQ(0, pkt.data16);
+	EXPECT_EQ(0ULL, pkt.data64);
+	return pkt.data32;
+}
+
+static struct tracebuf_pkt tb_applied(__u32 generation)
+{
+	return tb_pkt(TRACEBUF_PKT_CATEGORIES_APPLIED, 0, generation, 0);
+}
+
+/* The new list replaces START's; GET_CONFIG has it, with the generation. */
+TEST_F(pkt, update_replaces_the_additional_categories)
+{
+	struct tracebuf_config_args cfg;
+	struct tracebuf_pkt applied;
+	struct tb_cats cats;
+	char buf[256];
+	__u32 gen;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	ASSERT_EQ(0, tb_cats_build(&cats, "-posix:b", "net", NULL));
+	gen = tb_update(_metadata, &self->p, &cats);
+	EXPECT_EQ(self->p.generation + 1, gen);
+	ASSERT_EQ(0, provider_get_config(self->p.prov, &cfg, buf, sizeof(buf)));
+	EXPECT_EQ(gen, cfg.generation);
+	EXPECT_EQ(2U, cfg.categories_count);
+	EXPECT_EQ(cats.size, cfg.categories_size);
+	EXPECT_EQ(0, memcmp(buf, cats.buf, cats.size));
+	applied = tb_applied(gen);
+	tb_expect_pkt_delivered(_metadata, &self->p, &applied, TRACEBUF_STATE_STARTED);
+	/* cleared: answered once, and another update is taken */
+	tb_expect_pkt_refused(_metadata, &self->p, &applied, EPROTO);
+	free(cats.buf);
+	ASSERT_EQ(0, tb_cats_build(&cats, "gfx", NULL));
+	EXPECT_EQ(gen + 1, tb_update(_metadata, &self->p, &cats));
+	free(cats.buf);
+}
+
+TEST_F(pkt, update_while_one_is_outstanding_ebusy)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	tb_update(_metadata, &self->p, NULL);
+	EXPECT_EQ(-EBUSY, mgr_update(self->p.mgr, self->p.id, 0, TRACEBUF_START_F_UPDATE,
+				     NULL));
+	EXPECT_EMPTY(self->p.prov);
+}
+
+TEST_F(pkt, update_outside_started_refused)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_INITIALIZED);
+	EXPECT_EQ(-EINVAL, mgr_update(self->p.mgr, self->p.id, 0, TRACEBUF_START_F_UPDATE,
+				      NULL));
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_CLEAR_ENTIRE, NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, NULL);
+	/* STARTING: not yet */
+	EXPECT_EQ(-EBUSY, mgr_update(self->p.mgr, self->p.id, 0, TRACEBUF_START_F_UPDATE,
+				     NULL));
+	EXPECT_EMPTY(self->p.prov);
+}
+
+TEST_F(pkt, update_in_stopping_or_stopped_refused)
+{
+	struct tracebuf_pkt stopped = tb_pkt(TRACEBUF_PKT_STOPPED, 0, 0, 0);
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STOPPING);
+	EXPECT_EQ(-EBUSY, mgr_update(self->p.mgr, self->p.id, 0, TRACEBUF_START_F_UPDATE,
+				     NULL));
+	ASSERT_EQ(0, provider_stopped(self->p.prov));
+	tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id, TRACEBUF_STATE_STOPPED, &stopped);
+	EXPECT_EQ(-EINVAL, mgr_update(self->p.mgr, self->p.id, 0, TRACEBUF_START_F_UPDATE,
+				      NULL));
+	EXPECT_EMPTY(self->p.prov);
+}
+
+TEST_F(pkt, update_with_a_disposition_or_unknown_flag_einval)
+{
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	EXPECT_EQ(-EINVAL, mgr_update(self->p.mgr, self->p.id, TRACEBUF_START_RETAIN,
+				      TRACEBUF_START_F_UPDATE, NULL));
+	EXPECT_EQ(-EINVAL, mgr_update(self->p.mgr, self->p.id, 0,
+				      TRACEBUF_START_F_UPDATE << 1, NULL));
+	EXPECT_EQ(-EINVAL, mgr_update(self->p.mgr, self->p.id, 0,
+				      TRACEBUF_START_F_UPDATE | TRACEBUF_START_F_UPDATE << 1,
+				      NULL));
+	EXPECT_EMPTY(self->p.prov);
+}
+
+TEST_F(pkt, applied_without_update_or_of_another_generation_eproto)
+{
+	struct tracebuf_pkt applied;
+	__u32 gen;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	applied = tb_applied(self->p.generation);
+	tb_expect_pkt_refused(_metadata, &self->p, &applied, EPROTO);
+	gen = tb_update(_metadata, &self->p, NULL);
+	applied = tb_applied(gen - 1);
+	tb_expect_pkt_refused(_metadata, &self->p, &applied, EPROTO);
+	applied = tb_applied(gen);
+	tb_expect_pkt_delivered(_metadata, &self->p, &applied, TRACEBUF_STATE_STARTED);
+}
+
+TEST_F(pkt, applied_malformed_einval)
+{
+	struct tracebuf_pkt bad[2];
+	__u32 gen;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	gen = tb_update(_metadata, &self->p, NULL);
+	bad[0] = tb_pkt(TRACEBUF_PKT_CATEGORIES_APPLIED, 1, gen, 0);
+	bad[1] = tb_pkt(TRACEBUF_PKT_CATEGORIES_APPLIED, 0, gen, 8);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		tb_expect_pkt_refused(_metadata, &self->p, &bad[i], EINVAL);
+}
+
+/* The provider answers the update it read before the STOP after it. */
+TEST_F(pkt, applied_in_stopping_accepted)
+{
+	struct tracebuf_pkt applied;
+	__u32 gen;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	gen = tb_update(_metadata, &self->p, NULL);
+	ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
+	applied = tb_applied(gen);
+	tb_expect_pkt_delivered(_metadata, &self->p, &applied, TRACEBUF_STATE_STOPPING);
+}
+
+/* A START clears an update never answered. */
+TEST_F(pkt, update_unanswered_cleared_by_start)
+{
+	struct tracebuf_pkt applied;
+	__u32 gen;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	gen = tb_update(_metadata, &self->p, NULL);
+	tb_peer_stop(_metadata, &self->p);
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_RETAIN, NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, NULL);
+	applied = tb_applied(gen);
+	tb_expect_pkt_refused(_metadata, &self->p, &applied, EPROTO);
+}
+
 /* ---- ALERT ---- */
 
 TEST_F(pkt, alert_one_byte_name_delivered)
@@ -776,7 +945,7 @@ FIXTURE_VARIANT(bad_code) {
 };
 
 FIXTURE_VARIANT_ADD(bad_code, zero) { .code = 0x0000 };
-FIXTURE_VARIANT_ADD(bad_code, next_free_0006) { .code = 0x0006 };
+FIXTURE_VARIANT_ADD(bad_code, next_free_0007) { .code = 0x0007 };
 FIXTURE_VARIANT_ADD(bad_code, low_00ff) { .code = 0x00ff };
 FIXTURE_VARIANT_ADD(bad_code, buffer_saved_0100) { .code = TRACEBUF_PKT_BUFFER_SAVED };
 /* a manager's SNAPSHOT: unknown to providers, malformed from a manager */
@@ -785,6 +954,8 @@ FIXTURE_VARIANT_ADD(bad_code, next_free_0102) { .code = 0x0102 };
 FIXTURE_VARIANT_ADD(bad_code, initialize_0200) { .code = TRACEBUF_PKT_INITIALIZE };
 FIXTURE_VARIANT_ADD(bad_code, stop_0202) { .code = TRACEBUF_PKT_STOP };
 FIXTURE_VARIANT_ADD(bad_code, manager_gone_0204) { .code = TRACEBUF_PKT_MANAGER_GONE };
+FIXTURE_VARIANT_ADD(bad_code, categories_0205) { .code = TRACEBUF_PKT_CATEGORIES };
+FIXTURE_VARIANT_ADD(bad_code, next_free_0206) { .code = 0x0206 };
 FIXTURE_VARIANT_ADD(bad_code, all_ones_ffff) { .code = 0xffff };
 
 FIXTURE_SETUP(bad_code)

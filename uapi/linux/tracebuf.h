@@ -53,6 +53,12 @@
  *                              or oneshot; none     outstanding
  *                              outstanding
  *   pkt SNAPSHOT_TAKEN         snapshot outstanding manager told, cleared
+ *   mgr START F_UPDATE         STARTED; no update   additional categories
+ *                              outstanding          replaced, provider told
+ *                                                   (CATEGORIES), update
+ *                                                   outstanding
+ *   pkt CATEGORIES_APPLIED     update outstanding,  manager told, cleared
+ *                              its generation
  *   mgr TERMINATE              INITIALIZED..STOPPED provider told,
  *                                                   -> TERMINATING
  *   provider RELEASE           TERMINATING          -> REGISTERED, manager
@@ -78,6 +84,11 @@
  *   SNAPSHOT outside STARTED, or in streaming mode         EINVAL
  *   SNAPSHOT while one is outstanding                      EBUSY
  *   SNAPSHOT_TAKEN without an outstanding SNAPSHOT         EPROTO
+ *   START F_UPDATE in STARTING/STOPPING, or while an
+ *   update is outstanding                                  EBUSY
+ *   START F_UPDATE in another state than STARTED           EINVAL
+ *   CATEGORIES_APPLIED without an outstanding update, or
+ *   with another generation than its CATEGORIES            EPROTO
  *   STARTED/STOPPED/ALERT/SAVE_BUFFER in the wrong state    EPROTO
  *   SAVE_BUFFER outside streaming mode                     EPROTO
  *   SAVE_BUFFER while one is outstanding                   EBUSY
@@ -154,7 +165,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	5
+#define TRACEBUF_ABI_MINOR	6
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -206,6 +217,9 @@ struct tracebuf_pkt {
 						 * written, data64 = where
 						 * its records end now
 						 */
+#define TRACEBUF_PKT_CATEGORIES_APPLIED	0x0006	/* data32 = the generation of
+						 * the CATEGORIES applied
+						 */
 /* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
 #define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
 #define TRACEBUF_PKT_SNAPSHOT		0x0101	/* all zero */
@@ -221,6 +235,12 @@ struct tracebuf_pkt {
 #define TRACEBUF_PKT_TERMINATE		0x0203
 #define TRACEBUF_PKT_MANAGER_GONE	0x0204	/* stop now, discard in-flight
 						 * data; back in REGISTERED
+						 */
+#define TRACEBUF_PKT_CATEGORIES		0x0205	/* data32 = config generation:
+						 * the enabled categories
+						 * changed (GET_CONFIG reads
+						 * them); answer
+						 * CATEGORIES_APPLIED
 						 */
 
 /* ---------------------------------------------------------------------- */
@@ -407,6 +427,9 @@ struct tracebuf_version_args {
 							 * generic timer's
 							 */
 #define TRACEBUF_FEAT_BUFFER_ALIGN	_BITULL(10)	/* version buffer_align */
+#define TRACEBUF_FEAT_UPDATE_CATEGORIES	_BITULL(11)	/* START F_UPDATE,
+							 * CATEGORIES
+							 */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -600,16 +623,28 @@ struct tracebuf_initialize_args {
 
 #define TRACEBUF_INITIALIZE_SIZE_VER0	40
 
-/* TRACEBUF_IOC_MGR_START: additional categories as for INITIALIZE. */
+/*
+ * TRACEBUF_IOC_MGR_START: additional categories as for INITIALIZE.
+ *
+ * With TRACEBUF_START_F_UPDATE (ABI 1.6, TRACEBUF_FEAT_UPDATE_CATEGORIES)
+ * and disposition 0, a STARTED provider's additional categories are
+ * replaced by these while it goes on writing: the kernel queues it
+ * CATEGORIES with a new config generation, and it answers
+ * CATEGORIES_APPLIED with that generation once it records by them.  One
+ * update may be outstanding (EBUSY); START and INITIALIZE clear it.
+ */
 struct tracebuf_start_args {
 	__u32 provider_id;		/* In */
-	__u32 disposition;		/* In: TRACEBUF_START_* */
+	__u32 disposition;		/* In: TRACEBUF_START_*; F_UPDATE: 0 */
 	__aligned_u64 categories_ptr;	/* In */
 	__u32 categories_size;		/* In */
 	__u32 categories_count;		/* In */
-	__u32 flags;			/* In: 0 */
+	__u32 flags;			/* In: TRACEBUF_START_F_* */
 	__u32 reserved;			/* In: 0 */
 };
+
+#define TRACEBUF_START_F_UPDATE		_BITUL(0)
+#define TRACEBUF_START_F_ALL		TRACEBUF_START_F_UPDATE
 
 #define TRACEBUF_START_SIZE_VER0	32
 
