@@ -31,6 +31,8 @@
 static struct tracebuf_site *tb_sites;
 static struct tracebuf_site tb_sites_end;	/* list terminator */
 
+static void tb_recheck_sites_locked(void);
+
 /* [engine lock] categories enabled: none listed means all */
 static char **tb_cats;
 static unsigned int tb_ncats;
@@ -89,6 +91,7 @@ int tracebuf_event_set_categories(const char *blob, size_t size,
 	free(tb_cats);
 	tb_cats = cats;
 	tb_ncats = count;
+	tb_recheck_sites_locked();
 	pthread_mutex_unlock(&e->lock);
 	return 0;
 }
@@ -262,6 +265,28 @@ static int tb_register_thread_locked(struct tracebuf_engine *e, struct tracebuf_
 
 /* -------------------------------------------------------------------- */
 /* Call sites                                                           */
+
+/*
+ * The categories changed, maybe while tracing (a manager's update, ABI
+ * 1.6): a site whose category is now off is disabled at once; one now on
+ * is looked up again at its next call.  A site that stays enabled is left
+ * alone, since writers may be using what its lookup precomputed (its
+ * fields are written only while it is UNKNOWN).  Lock held.
+ */
+static void tb_recheck_sites_locked(void)
+{
+	for (struct tracebuf_site *s = tb_sites; s && s != &tb_sites_end; s = s->next) {
+		unsigned int state = atomic_load(&s->state);
+		bool on = tb_category_enabled(s->category);
+
+		if (state == TRACEBUF_LIB_SITE_ENABLED && !on)
+			atomic_store_explicit(&s->state, TRACEBUF_LIB_SITE_DISABLED,
+					      memory_order_release);
+		else if (state == TRACEBUF_LIB_SITE_DISABLED && on)
+			atomic_store_explicit(&s->state, TRACEBUF_LIB_SITE_UNKNOWN,
+					      memory_order_release);
+	}
+}
 
 /* Reset every cached site (tracing started or stopped).  Lock held. */
 static void tb_flush_sites_locked(void)

@@ -167,6 +167,17 @@ static void tb_stop(struct tracebuf_provider *p)
 }
 
 /*
+ * CATEGORIES: the manager changed the enabled categories while we trace;
+ * once the engine records by them, say so with the generation it gave.
+ * Not answered when they could not be read: the manager times out.
+ */
+static void tb_on_categories(struct tracebuf_provider *p, const struct tracebuf_pkt *pkt)
+{
+	if (p->tracing && !tb_apply_config(p))
+		tb_send(p, TRACEBUF_PKT_CATEGORIES_APPLIED, pkt->data32, 0);
+}
+
+/*
  * SNAPSHOT: the records so far made whole, and where they end.  Always
  * answered, so the manager does not wait; an engine that is not tracing
  * has nothing new to show: its end is 0.
@@ -208,6 +219,9 @@ static void tb_handle(struct tracebuf_provider *p, const struct tracebuf_pkt *pk
 		break;
 	case TRACEBUF_PKT_SNAPSHOT:
 		tb_snapshot(p);
+		break;
+	case TRACEBUF_PKT_CATEGORIES:
+		tb_on_categories(p, pkt);
 		break;
 	default:
 		break;		/* a newer kernel's message: ignore it */

@@ -387,6 +387,9 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
 		tb_snapshot_taken(s, t, pkt);
 		break;
+	case TRACEBUF_PKT_CATEGORIES_APPLIED:
+		t->update_pending = false;
+		break;
 	case TRACEBUF_PKT_ALERT:
 		memcpy(alert, (const char *)pkt + 2, TRACEBUF_ALERT_NAME_MAX);
 		alert[TRACEBUF_ALERT_NAME_MAX] = 0;
@@ -670,6 +673,63 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 	ret = tb_wait(s, tb_all_started, s->start_timeout_ms);
 	tb_not_started(s);
 	s->state = TB_S_STARTED;
+	return ret < 0 ? ret : 0;
+}
+
+static bool tb_all_updated(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (t->update_pending && tb_active(t))
+			return false;
+	return true;
+}
+
+TRACEBUF_API int tracebuf_session_update(struct tracebuf_session *s,
+					 const struct tracebuf_session_start_args *args)
+{
+	char *extra = NULL;
+	uint32_t size = 0, count = 0;
+	int ret;
+
+	if (!args || args->reserved || args->disposition || s->in_notify || s->snap)
+		return -EINVAL;
+	if (!(tracebuf_manager_version(s->m)->features & TRACEBUF_FEAT_UPDATE_CATEGORIES))
+		return -EOPNOTSUPP;
+	if (s->state != TB_S_STARTED)
+		return -EINVAL;
+	ret = tb_cats_append(&extra, &size, &count, args->categories, args->ncategories);
+	if (ret) {
+		free(extra);
+		return ret;
+	}
+	/* what a provider starting later is started with, too */
+	free(s->extra);
+	s->extra = extra;
+	s->extra_size = size;
+	s->extra_count = count;
+	/* a provider still starting takes the list when it is started */
+	tracebuf_session_dispatch(s);
+	tb_wait(s, tb_all_started, s->start_timeout_ms);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
+			continue;
+		ret = tracebuf_sys_update(tracebuf_manager_fd(s->m), t->info.id, s->extra,
+					  s->extra_size, s->extra_count);
+		if (ret)
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
+				      "its categories update was refused", NULL);
+		else
+			t->update_pending = true;
+	}
+	ret = tb_wait(s, tb_all_updated, s->start_timeout_ms);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (!t->update_pending)
+			continue;
+		t->update_pending = false;
+		if (tb_active(t))
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+				      "did not apply its categories in time", NULL);
+	}
 	return ret < 0 ? ret : 0;
 }
 

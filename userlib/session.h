@@ -39,6 +39,7 @@ struct tb_tracee {
 	uint64_t durable_written;		/* durable bytes in the file */
 	uint64_t dropped_reported;
 	bool snap_pending;			/* a SNAPSHOT unanswered */
+	bool update_pending;			/* a categories update unanswered */
 };
 
 struct tb_out {

@@ -173,6 +173,18 @@ int tracebuf_sys_start(int fd, uint32_t id, uint32_t disposition,
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_START, &a);
 }
 
+int tracebuf_sys_update(int fd, uint32_t id, const void *cats, uint32_t cats_size,
+			uint32_t cats_count)
+{
+	struct tracebuf_start_args a = {
+		.provider_id = id, .flags = TRACEBUF_START_F_UPDATE,
+		.categories_ptr = tb_ptr(cats), .categories_size = cats_size,
+		.categories_count = cats_count,
+	};
+
+	return tb_ioctl(fd, TRACEBUF_IOC_MGR_START, &a);
+}
+
 int tracebuf_sys_stop(int fd, uint32_t id)
 {
 	struct tracebuf_target_args a = { .provider_id = id };

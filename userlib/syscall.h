@@ -41,6 +41,9 @@ int tracebuf_sys_list(int fd, uint32_t start_id, struct tracebuf_provider_info *
 int tracebuf_sys_initialize(int fd, uint32_t id, uint64_t size, uint32_t mode,
 			    const void *cats, uint32_t cats_size,
 			    uint32_t cats_count, int *buffer_fd);
+/* START with TRACEBUF_START_F_UPDATE: a started provider's new categories */
+int tracebuf_sys_update(int fd, uint32_t id, const void *cats, uint32_t cats_size,
+			uint32_t cats_count);
 int tracebuf_sys_start(int fd, uint32_t id, uint32_t disposition,
 		       const void *cats, uint32_t cats_size, uint32_t cats_count);
 int tracebuf_sys_stop(int fd, uint32_t id);

@@ -281,6 +281,19 @@ int tracebuf_session_dispatch(struct tracebuf_session *s);
 int tracebuf_session_start(struct tracebuf_session *s,
 			   const struct tracebuf_session_start_args *args);
 /**
+ * tracebuf_session_update() - replace the additional categories of a
+ * started session while its providers go on recording (module ABI 1.6):
+ * each started provider records by @args' categories (the config's, then
+ * these) once this returns, without a stop; one that does not apply them
+ * within the start timeout is said in a TRACEBUF_LIB_NOTE_ERROR note, as
+ * is one that refuses.  Providers started later take them too.
+ * @args: disposition 0; categories as for tracebuf_session_start()
+ * Return: 0, -EINVAL (not started, a bad list, a disposition, from the
+ * callback), -EOPNOTSUPP (a module older than ABI 1.6), -ENOMEM.
+ */
+int tracebuf_session_update(struct tracebuf_session *s,
+			    const struct tracebuf_session_start_args *args);
+/**
  * tracebuf_session_stop() - stop every provider and wait for each (stop
  * timeout); with @write_results, write each one's data as it stops.  All
  * that was written to the output is in the file when it returns (a
