@@ -196,7 +196,7 @@ POSIXTRACE_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set
 		memcpy(&change[0], &t->filter, sizeof(change[0]));
 		memcpy(&change[1], &next, sizeof(change[1]));
 		memcpy(&t->filter, &next, sizeof(next));
-		ret = pt_stream_restart(t);
+		ret = pt_stream_refilter(t);
 		if (!ret)
 			ret = pt_system_event(t, POSIX_TRACE_FILTER, 0, change, sizeof(change));
 	} else {

@@ -341,8 +341,10 @@ trace_event_id_t pt_table_id(struct pt_trace *t, const char *name, size_t len,
 int pt_filter_categories(const struct pt_trace *t, char **blob, size_t *size,
 			 size_t *count);
 
-/* stream.c: stop and start a running stream's provider again (its filter) */
+/* stream.c: stop and start a running stream's provider again (a flush) */
 int pt_stream_restart(struct pt_trace *t);
+/* stream.c: a running stream's provider records by its new filter */
+int pt_stream_refilter(struct pt_trace *t);
 /* stream.c: stop a running stream's provider, its data written as its log allows */
 int pt_stream_stop(struct pt_trace *t);
 

@@ -443,31 +443,46 @@ static void pt_wait_target_started(struct pt_trace *t)
 }
 
 /*
+ * @t's filter's exclusions, as additional categories in @args: free
+ * *@cats and *@blob after.
+ */
+static int pt_filter_args(struct pt_trace *t, struct tracebuf_session_start_args *args,
+			  const char ***cats, char **blob)
+{
+	size_t size, count;
+	int ret;
+
+	*cats = NULL;
+	ret = pt_filter_categories(t, blob, &size, &count);
+	if (ret || !count)
+		return ret;
+	*cats = calloc(count, sizeof(**cats));
+	if (!*cats) {
+		free(*blob);
+		*blob = NULL;
+		return ENOMEM;
+	}
+	for (size_t i = 0, off = 0; i < count; i++, off += strlen(*blob + off) + 1)
+		(*cats)[i] = *blob + off;
+	args->categories = *cats;
+	args->ncategories = count;
+	return 0;
+}
+
+/*
  * Start @t's session, its filter's exclusions added to its categories;
  * @disposition: what its buffer keeps (0: what the session picks).
  */
 static int pt_session_start(struct pt_trace *t, uint32_t disposition)
 {
 	struct tracebuf_session_start_args args = { .disposition = disposition };
-	const char **cats = NULL;
-	size_t size, count;
+	const char **cats;
 	char *blob;
 	int ret;
 
-	ret = pt_filter_categories(t, &blob, &size, &count);
+	ret = pt_filter_args(t, &args, &cats, &blob);
 	if (ret)
 		return ret;
-	if (count) {
-		cats = calloc(count, sizeof(*cats));
-		if (!cats) {
-			free(blob);
-			return ENOMEM;
-		}
-		for (size_t i = 0, off = 0; i < count; i++, off += strlen(blob + off) + 1)
-			cats[i] = blob + off;
-		args.categories = cats;
-		args.ncategories = count;
-	}
 	ret = tracebuf_session_start(t->session, &args);
 	free(cats);
 	free(blob);
@@ -541,6 +556,29 @@ int pt_stream_restart(struct pt_trace *t)
 			return ret;
 	}
 	return pt_session_start(t, 0);
+}
+
+/*
+ * A new filter while @t runs: its provider records by it from when this
+ * returns, without a stop (module ABI 1.6); with an older module, it is
+ * stopped and started again.
+ */
+int pt_stream_refilter(struct pt_trace *t)
+{
+	struct tracebuf_session_start_args args = { 0 };
+	const char **cats;
+	char *blob;
+	int ret;
+
+	ret = pt_filter_args(t, &args, &cats, &blob);
+	if (ret)
+		return ret;
+	ret = tracebuf_session_update(t->session, &args);
+	free(cats);
+	free(blob);
+	if (ret == -EOPNOTSUPP)
+		return pt_stream_restart(t);
+	return ret == -ENOMEM ? ENOMEM : ret ? EIO : 0;
 }
 
 POSIXTRACE_API int posix_trace_stop(trace_id_t trid)

@@ -1056,6 +1056,72 @@ static void filter_while_running(void)
 	T_EXPECT_EQ(nb, 200);
 }
 
+struct nonstop {
+	trace_event_id_t a, b;
+	uint64_t n;
+};
+
+static void *nonstop_writer(void *arg)
+{
+	struct nonstop *w = arg;
+
+	for (uint64_t i = 0; i < w->n; i++) {
+		posix_trace_event(w->a, &i, sizeof(i));
+		posix_trace_event(w->b, &i, sizeof(i));
+	}
+	return NULL;
+}
+
+/*
+ * A filter changed while another thread records takes effect without
+ * stopping the target (module ABI 1.6): not one event of the type the
+ * filter leaves alone is lost, and the filtered type has gaps.
+ */
+static void filter_while_running_loses_nothing(void)
+{
+	static struct seen v[40000];
+	struct nonstop w = { .n = 20000 };
+	trace_event_set_t set;
+	trace_id_t trid;
+	pthread_t th;
+	uint64_t next_a = 0;
+	size_t n, nb = 0, filters = 0;
+	int fd = log_fd();
+
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("na", &w.a), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("nb", &w.b), 0);
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(w.b, &set), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	T_ASSERT_EQ(pthread_create(&th, NULL, nonstop_writer, &w), 0);
+	for (int i = 0; i < 10; i++) {
+		T_ASSERT_EQ(posix_trace_set_filter(trid, &set, i % 2 ? POSIX_TRACE_SUB_EVENTSET :
+								 POSIX_TRACE_ADD_EVENTSET), 0);
+		usleep(2000);
+	}
+	pthread_join(th, NULL);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = read_log_events(fd, v, 40000, NULL, true);
+	for (size_t i = 0; i < n && i < 40000; i++) {
+		if (v[i].id == w.a) {
+			if (v[i].data != next_a) {
+				T_FAIL("a %" PRIu64 " after %" PRIu64, v[i].data, next_a);
+				break;
+			}
+			next_a++;
+		} else if (v[i].id == w.b) {
+			nb++;
+		} else if (v[i].id == POSIX_TRACE_FILTER) {
+			filters++;
+		}
+	}
+	printf("# %" PRIu64 " a, %zu of %" PRIu64 " b, %zu FILTER\n", next_a, nb, w.n, filters);
+	T_EXPECT_EQ(next_a, w.n);
+	T_EXPECT_EQ(filters, 10);
+	T_EXPECT(nb < w.n);
+}
+
 /* A filter set before the start; SET replaces; and on-line reading. */
 static void filter_before_start_and_online(void)
 {
@@ -1833,6 +1899,7 @@ static const struct t_test tests[] = {
 	T_TEST(eventid_open_ids_and_limits),
 	T_TEST(filter_while_running),
 	T_TEST(filter_before_start_and_online),
+	T_TEST(filter_while_running_loses_nothing),
 	T_TEST(filter_errors),
 	T_TEST(trid_eventid_open_of_another_process),
 	T_TEST(system_events_in_the_log),
