@@ -23,7 +23,7 @@
  *                           POSIX_TRACE_FLUSH, what was written between
  *                           two rotations of the session
  *                           (tracebuf_session_rotate()), one each
- *                           quarter of log-max-size.
+ *                           eighth of log-max-size.
  *
  * Either bound is checked when data have been written, so a log may
  * exceed log-max-size by what one write adds: a stream buffer (half of
@@ -155,7 +155,7 @@ bool pt_log_before_stop(struct pt_trace *t)
 
 void pt_log_written(struct pt_trace *t)
 {
-	uint64_t end = pt_log_end(t), part = t->attr.log_size / 4;
+	uint64_t end = pt_log_end(t), part = t->attr.log_size / 8;
 
 	switch (t->attr.log_policy) {
 	case POSIX_TRACE_UNTIL_FULL:

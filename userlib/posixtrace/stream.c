@@ -623,6 +623,9 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 		ret = pt_stream_restart(t);
 		if (!ret)
 			ret = pt_system_event(t, POSIX_TRACE_FLUSH_STOP, 0, NULL, 0);
+		/* the flushed events' room is free: not full */
+		pt_online_check_drops(t);
+		t->drops_base = t->drops_seen;
 	}
 	t->flush_error = ret;
 	pt_trace_put(t);
@@ -659,6 +662,7 @@ POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
 	}
 	if (!ret)
 		ret = t->has_log ? pt_log_clear(t) : pt_online_clear(t);
+	pt_online_check_drops(t);
 	t->overrun = false;
 	t->drops_base = t->drops_seen;
 	if (!ret && running)
