@@ -1364,9 +1364,13 @@ static void circular_snapshots_while_writing(void)
 	printf("# %u of 20 snapshots hold data; %u notes of a rolling buffer reused while copied\n",
 	       taken, g_notes.errors);
 	T_EXPECT(taken >= 10);
-	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	/*
+	 * before the stop: a record the writer reserves while it stops may
+	 * be dropped (arm64's emulation, once), which is not the snapshots'
+	 */
 	T_ASSERT(find_prov(s, "writer", &pi));
 	T_EXPECT_EQ(pi.records_dropped, 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
 	kill(ch.pid, SIGKILL);
 	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
 	close(ch.cmd);

@@ -14,12 +14,21 @@
 #include "../../../../userlib/tests/ktap.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "vmtest.h"
 #include "seqcheck.h"
 
 #define RUNS	50
 #define EVENTS	100
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static void started_together(unsigned int procs)
 {
@@ -29,7 +38,7 @@ static void started_together(unsigned int procs)
 			       "-P", nprocs, "-n", nevents, NULL };
 	unsigned int bad = 0, slow = 0;
 	uint64_t events = 0;
-	double t0 = t_now();
+	double t0 = t_now(), took[RUNS], sorted[RUNS], median;
 
 	/* 32 processes at once take a while on an emulated CPU */
 	alarm(T_TIMEOUT * 4);
@@ -40,9 +49,7 @@ static void started_together(unsigned int procs)
 		double t1 = t_now();
 		int rc = run(argv, NULL, 0, NULL, 0, 0);
 
-		/* a provider that waited for a START that never came: 5 s */
-		if (t_now() - t1 > 4)
-			slow++;
+		took[i] = t_now() - t1;
 		if (rc || seq_check(path("burst.fxt"), "seq", procs, EVENTS, &res) ||
 		    res.complete != procs || res.providers != procs || res.duplicates ||
 		    res.orphan_ends) {
@@ -55,9 +62,19 @@ static void started_together(unsigned int procs)
 		}
 		events += res.events;
 	}
-	printf("# %u providers at once: %u runs, %u incomplete, %u took over 4 s,"
-	       " %" PRIu64 " events checked, %.1f s\n", procs, RUNS, bad, slow, events,
-	       t_now() - t0);
+	/*
+	 * A provider that waited for a START that never came costs the
+	 * start timeout, 5 s: a run 4 s slower than the median one.  (Not an
+	 * absolute bound: 32 processes take 3 s a run on the debug kernel.)
+	 */
+	memcpy(sorted, took, sizeof(took));
+	qsort(sorted, RUNS, sizeof(sorted[0]), cmp_double);
+	median = sorted[RUNS / 2];
+	for (unsigned int i = 0; i < RUNS; i++)
+		slow += took[i] > median + 4;
+	printf("# %u providers at once: %u runs, %u incomplete, %u took 4 s over the median"
+	       " (%.2f s), %" PRIu64 " events checked, %.1f s\n", procs, RUNS, bad, slow,
+	       median, events, t_now() - t0);
 	T_EXPECT_EQ(bad, 0);
 	T_EXPECT_EQ(slow, 0);
 	T_EXPECT_EQ(events, (uint64_t)RUNS * procs * EVENTS);

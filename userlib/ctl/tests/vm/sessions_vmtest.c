@@ -314,7 +314,11 @@ static void max_size_rotates_files(void)
 		expect_alone(path(name));
 	}
 	printf("# %u files\n", n);
-	T_EXPECT(n >= 3);
+	/*
+	 * at least one rotation: how many depends on how much was written,
+	 * which a loaded emulated machine cuts (arm64: 360 KiB in 2 files)
+	 */
+	T_EXPECT(n >= 2);
 	snprintf(name, sizeof(name), "r.%u.fxt", n - 1);
 	snprintf(want, sizeof(want), "wrote %u files, %s ... %s: ", n, path("r.fxt"), path(name));
 	T_EXPECT(strstr(err, want) != NULL);
