@@ -443,49 +443,47 @@ static void pt_wait_target_started(struct pt_trace *t)
 }
 
 /*
- * @t's filter's exclusions, as additional categories in @args: free
- * *@cats and *@blob after.
+ * Start @t's session with its filter's exclusions added to its categories
+ * (@disposition: what its buffer keeps, 0: what the session picks), or,
+ * with @update, have its running providers take them.  Returns what
+ * libtracebuf did (0 or -errno), or ENOMEM.
  */
-static int pt_filter_args(struct pt_trace *t, struct tracebuf_session_start_args *args,
-			  const char ***cats, char **blob)
-{
-	size_t size, count;
-	int ret;
-
-	*cats = NULL;
-	ret = pt_filter_categories(t, blob, &size, &count);
-	if (ret || !count)
-		return ret;
-	*cats = calloc(count, sizeof(**cats));
-	if (!*cats) {
-		free(*blob);
-		*blob = NULL;
-		return ENOMEM;
-	}
-	for (size_t i = 0, off = 0; i < count; i++, off += strlen(*blob + off) + 1)
-		(*cats)[i] = *blob + off;
-	args->categories = *cats;
-	args->ncategories = count;
-	return 0;
-}
-
-/*
- * Start @t's session, its filter's exclusions added to its categories;
- * @disposition: what its buffer keeps (0: what the session picks).
- */
-static int pt_session_start(struct pt_trace *t, uint32_t disposition)
+static int pt_session_categories(struct pt_trace *t, uint32_t disposition, bool update)
 {
 	struct tracebuf_session_start_args args = { .disposition = disposition };
-	const char **cats;
+	const char **cats = NULL;
+	size_t size, count;
 	char *blob;
 	int ret;
 
-	ret = pt_filter_args(t, &args, &cats, &blob);
+	ret = pt_filter_categories(t, &blob, &size, &count);
 	if (ret)
 		return ret;
-	ret = tracebuf_session_start(t->session, &args);
+	if (count) {
+		cats = calloc(count, sizeof(*cats));
+		if (!cats) {
+			free(blob);
+			return ENOMEM;
+		}
+		for (size_t i = 0, off = 0; i < count; i++, off += strlen(blob + off) + 1)
+			cats[i] = blob + off;
+		args.categories = cats;
+		args.ncategories = count;
+	}
+	ret = update ? tracebuf_session_update(t->session, &args) :
+		       tracebuf_session_start(t->session, &args);
 	free(cats);
 	free(blob);
+	return ret;
+}
+
+/* Start @t's session (pt_session_categories()). */
+static int pt_session_start(struct pt_trace *t, uint32_t disposition)
+{
+	int ret = pt_session_categories(t, disposition, false);
+
+	if (ret > 0)
+		return ret;
 	if (!ret || ret == -EALREADY) {
 		t->running = true;
 		pt_online_started(t);
@@ -565,17 +563,10 @@ int pt_stream_restart(struct pt_trace *t)
  */
 int pt_stream_refilter(struct pt_trace *t)
 {
-	struct tracebuf_session_start_args args = { 0 };
-	const char **cats;
-	char *blob;
-	int ret;
+	int ret = pt_session_categories(t, 0, true);
 
-	ret = pt_filter_args(t, &args, &cats, &blob);
-	if (ret)
+	if (ret > 0)
 		return ret;
-	ret = tracebuf_session_update(t->session, &args);
-	free(cats);
-	free(blob);
 	if (ret == -EOPNOTSUPP)
 		return pt_stream_restart(t);
 	return ret == -ENOMEM ? ENOMEM : ret ? EIO : 0;

@@ -111,6 +111,77 @@ static bool ts_le(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
 }
 
+/*
+ * A traced child: it opens the event types @names (up to 4), says so,
+ * and on child_go() records @n events of each, in turn, with data 0 to
+ * n - 1; then, if @linger, it waits for child_end() to exit.
+ */
+struct target {
+	pid_t pid;
+	int go[2], ready[2];
+	bool linger;
+};
+
+static void child_start(struct target *c, const char *const *names, uint64_t n, bool linger)
+{
+	trace_event_id_t id[4];
+	unsigned int k = 0;
+	char b;
+
+	c->linger = linger;
+	T_ASSERT_EQ(pipe(c->go), 0);
+	T_ASSERT_EQ(pipe(c->ready), 0);
+	c->pid = fork();
+	T_ASSERT(c->pid >= 0);
+	if (c->pid == 0) {
+		for (; k < 4 && names[k]; k++)
+			if (posix_trace_eventid_open(names[k], &id[k]))
+				_exit(3);
+		if (write(c->ready[1], "r", 1) != 1 || read(c->go[0], &b, 1) != 1)
+			_exit(4);
+		for (uint64_t i = 0; i < n; i++)
+			for (unsigned int j = 0; j < k; j++)
+				posix_trace_event(id[j], &i, sizeof(i));
+		if (write(c->ready[1], "d", 1) != 1 || (linger && read(c->go[0], &b, 1) != 1))
+			_exit(5);
+		_exit(0);
+	}
+	T_ASSERT_EQ(read(c->ready[0], &b, 1), 1);
+}
+
+/* A stream of this process with @attr and a log on @fd, started, and type @name. */
+static void self_log_start(const trace_attr_t *attr, int fd, const char *name, trace_id_t *trid,
+			   trace_event_id_t *id)
+{
+	T_ASSERT_EQ(posix_trace_create_withlog(0, attr, fd, trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open(name, id), 0);
+	T_ASSERT_EQ(posix_trace_start(*trid), 0);
+}
+
+/* The child records its events; it has when this returns. */
+static void child_go(struct target *c)
+{
+	char b;
+
+	T_ASSERT_EQ(write(c->go[1], "g", 1), 1);
+	T_ASSERT_EQ(read(c->ready[0], &b, 1), 1);
+}
+
+/* The child exits, with status 0. */
+static void child_end(struct target *c)
+{
+	int status;
+
+	if (c->linger)
+		T_ASSERT_EQ(write(c->go[1], "q", 1), 1);
+	T_ASSERT_EQ(waitpid(c->pid, &status, 0), c->pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (int i = 0; i < 2; i++) {
+		close(c->go[i]);
+		close(c->ready[i]);
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 
 #define N_SELF 1000
@@ -456,41 +527,24 @@ static void status_follows_start_and_stop(void)
 static void stream_of_a_child(void)
 {
 	static struct seen v[101];
-	int go[2], ready[2], fd = log_fd(), status;
+	static const char *const names[] = { "child", NULL };
+	int fd = log_fd();
+	struct target c;
 	trace_id_t trid;
-	pid_t pid;
 	size_t n;
-	char c;
 
-	T_ASSERT_EQ(pipe(go), 0);
-	T_ASSERT_EQ(pipe(ready), 0);
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		trace_event_id_t id;
-
-		if (posix_trace_eventid_open("child", &id))
-			_exit(3);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(4);
-		for (uint64_t i = 0; i < 100; i++)
-			posix_trace_event(id, &i, sizeof(i));
-		_exit(write(ready[1], "d", 1) == 1 ? 0 : 5);
-	}
-	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
-	T_ASSERT_EQ(posix_trace_create_withlog(pid, NULL, fd, &trid), 0);
+	child_start(&c, names, 100, false);
+	T_ASSERT_EQ(posix_trace_create_withlog(c.pid, NULL, fd, &trid), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
-	T_ASSERT_EQ(write(go[1], "g", 1), 1);
-	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	child_go(&c);
 	T_ASSERT_EQ(posix_trace_stop(trid), 0);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
-	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	child_end(&c);
 	n = read_log(fd, v, 101, NULL);
 	T_EXPECT_EQ(n, 100);
 	for (size_t i = 0; i < n && i < 100 && !t_failures; i++) {
 		T_EXPECT_EQ(v[i].data, i);
-		T_EXPECT_EQ(v[i].info.posix_pid, pid);
+		T_EXPECT_EQ(v[i].info.posix_pid, c.pid);
 	}
 }
 
@@ -646,9 +700,7 @@ static void fork_under_stream(int inheritance, size_t *parent, size_t *child,
 	T_ASSERT_EQ(pipe(p), 0);
 	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
 	T_ASSERT_EQ(posix_trace_attr_setinherited(&attr, inheritance), 0);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("fork", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "fork", &trid, &a);
 	for (uint64_t i = 0; i < 5; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	pid = fork();
@@ -1253,36 +1305,17 @@ static void filter_errors(void)
 static void trid_eventid_open_of_another_process(void)
 {
 	static struct seen v[256];
+	static const char *const names[] = { "x", "y", "z", NULL };
 	char name[TRACE_EVENT_NAME_MAX + 1];
-	int go[2], ready[2], fd = log_fd(), status;
 	trace_event_id_t y, y2, big;
 	trace_event_set_t set;
 	size_t n, ny = 0, nx = 0;
+	int fd = log_fd();
+	struct target c;
 	trace_id_t trid;
-	pid_t pid;
-	char c;
 
-	T_ASSERT_EQ(pipe(go), 0);
-	T_ASSERT_EQ(pipe(ready), 0);
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		trace_event_id_t x, yy, z;
-
-		if (posix_trace_eventid_open("x", &x) || posix_trace_eventid_open("y", &yy) ||
-		    posix_trace_eventid_open("z", &z))
-			_exit(3);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(4);
-		for (uint64_t i = 0; i < 40; i++) {
-			posix_trace_event(x, &i, sizeof(i));
-			posix_trace_event(yy, &i, sizeof(i));
-			posix_trace_event(z, &i, sizeof(i));
-		}
-		_exit(write(ready[1], "d", 1) == 1 ? 0 : 5);
-	}
-	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
-	T_ASSERT_EQ(posix_trace_create_withlog(pid, NULL, fd, &trid), 0);
+	child_start(&c, names, 40, false);
+	T_ASSERT_EQ(posix_trace_create_withlog(c.pid, NULL, fd, &trid), 0);
 	T_ASSERT_EQ(posix_trace_trid_eventid_open(trid, "y", &y), 0);
 	T_ASSERT_EQ(posix_trace_trid_eventid_open(trid, "y", &y2), 0);
 	T_EXPECT_EQ(y, y2);
@@ -1297,11 +1330,9 @@ static void trid_eventid_open_of_another_process(void)
 	T_ASSERT_EQ(posix_trace_eventset_add(big, &set), 0);
 	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
-	T_ASSERT_EQ(write(go[1], "g", 1), 1);
-	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
+	child_go(&c);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
-	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	child_end(&c);
 	/* in the log, ids are the target's: y is found by its name */
 	n = read_log(fd, v, 256, NULL);
 	T_EXPECT_EQ(n, 80);
@@ -1318,7 +1349,6 @@ static void trid_eventid_open_of_another_process(void)
 /* ---------------------------------------------------------------------- */
 /* The example                                                            */
 
-/* A program beside this one (check.sh puts them all in one directory). */
 /* ---------------------------------------------------------------------- */
 /* System events, flush and clear                                         */
 
@@ -1458,9 +1488,7 @@ static void flush_writes_the_stream_to_its_log(void)
 	/* LOOP: without a flush, its data go to the log when it stops */
 	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
 	T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_LOOP), 0);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("fl", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "fl", &trid, &a);
 	for (uint64_t i = 0; i < 100; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	T_EXPECT_EQ(read_log(fd, v, 256, NULL), 0);
@@ -1666,9 +1694,7 @@ static void log_until_full_stops_the_stream(void)
 	size_t n;
 
 	log_attr(&attr, POSIX_TRACE_FLUSH, 64 * 1024, POSIX_TRACE_UNTIL_FULL, 256 * 1024);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("uf", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "uf", &trid, &a);
 	for (i = 0; i < 2000000; i++) {
 		posix_trace_event(a, &i, sizeof(i));
 		if (i % 1000 == 999) {
@@ -1725,9 +1751,7 @@ static void log_loop_keeps_the_newest(void)
 	size_t n;
 
 	log_attr(&attr, POSIX_TRACE_LOOP, 64 * 1024, POSIX_TRACE_LOOP, 160 * 1024);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("lp", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "lp", &trid, &a);
 	for (uint64_t r = 0; r < 8; r++) {
 		/* 300 events of 80 bytes: 24,000 bytes a flush */
 		for (uint64_t i = r * 1000; i < r * 1000 + 300; i++)
@@ -1769,9 +1793,7 @@ static void log_loop_of_a_flush_stream(void)
 	size_t n;
 
 	log_attr(&attr, POSIX_TRACE_FLUSH, 64 * 1024, POSIX_TRACE_LOOP, 256 * 1024);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("lf", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "lf", &trid, &a);
 	/* 16 MB of events, paced so that the stream's thread saves most */
 	for (uint64_t i = 0; i < 200000; i++) {
 		posix_trace_event(a, &i, sizeof(i));
@@ -1806,9 +1828,7 @@ static void log_append_grows(void)
 	int fd = log_fd();
 
 	log_attr(&attr, POSIX_TRACE_LOOP, 64 * 1024, POSIX_TRACE_APPEND, 16 * 1024);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("ap", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "ap", &trid, &a);
 	for (uint64_t r = 0; r < 4; r++) {
 		for (uint64_t i = r * 300; i < r * 300 + 300; i++)
 			posix_trace_event(a, &i, sizeof(i));
@@ -1838,9 +1858,7 @@ static void flush_frees_the_stream(void)
 	int fd = log_fd();
 
 	log_attr(&attr, POSIX_TRACE_UNTIL_FULL, 64 * 1024, POSIX_TRACE_APPEND, 64 * 1024);
-	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_eventid_open("ff", &a), 0);
-	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	self_log_start(&attr, fd, "ff", &trid, &a);
 	for (uint64_t i = 0; i < 5000; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
@@ -1865,41 +1883,22 @@ static void flush_frees_the_stream(void)
  */
 static void error_event_when_the_target_does_not_answer(void)
 {
+	static const char *const names[] = { "quiet", NULL };
 	struct posix_trace_event_info info;
-	int go[2], ready[2], status, err = 0, errors = 0, users = 0;
+	int err = 0, errors = 0, users = 0, un;
 	struct timespec dl;
+	struct target c;
 	trace_id_t trid;
 	size_t len;
-	pid_t pid;
-	char c;
-	int un;
 
-	T_ASSERT_EQ(pipe(go), 0);
-	T_ASSERT_EQ(pipe(ready), 0);
-	pid = fork();
-	T_ASSERT(pid >= 0);
-	if (pid == 0) {
-		trace_event_id_t id;
-
-		if (posix_trace_eventid_open("quiet", &id))
-			_exit(3);
-		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(4);
-		for (uint64_t i = 0; i < 10; i++)
-			posix_trace_event(id, &i, sizeof(i));
-		if (write(ready[1], "d", 1) != 1 || read(go[0], &c, 1) != 1)
-			_exit(5);
-		_exit(0);
-	}
-	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
-	T_ASSERT_EQ(posix_trace_create(pid, NULL, &trid), 0);
+	child_start(&c, names, 10, true);
+	T_ASSERT_EQ(posix_trace_create(c.pid, NULL, &trid), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
-	T_ASSERT_EQ(write(go[1], "g", 1), 1);
-	T_ASSERT_EQ(read(ready[0], &c, 1), 1);
-	T_ASSERT_EQ(kill(pid, SIGSTOP), 0);
+	child_go(&c);
+	T_ASSERT_EQ(kill(c.pid, SIGSTOP), 0);
 	/* its snapshot times out (libtracebuf's start timeout, 5 s) */
 	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &err, sizeof(err), &len, &un), 0);
-	T_ASSERT_EQ(kill(pid, SIGCONT), 0);
+	T_ASSERT_EQ(kill(c.pid, SIGCONT), 0);
 	for (;;) {
 		clock_gettime(CLOCK_REALTIME, &dl);
 		dl.tv_sec += 2;
@@ -1915,19 +1914,18 @@ static void error_event_when_the_target_does_not_answer(void)
 			errors += err == ETIMEDOUT;
 			T_EXPECT_EQ(len, sizeof(int));
 			T_EXPECT(err == ETIMEDOUT || err == EBUSY);
-			T_EXPECT_EQ(info.posix_pid, pid);
+			T_EXPECT_EQ(info.posix_pid, c.pid);
 		} else if (info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT) {
 			users++;
 		}
 	}
 	T_EXPECT_EQ(errors, 1);
 	T_EXPECT_EQ(users, 10);
-	T_ASSERT_EQ(write(go[1], "q", 1), 1);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
-	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	child_end(&c);
 }
 
+/* A program beside this one (check.sh puts them all in one directory). */
 static void beside(char *path, size_t size, const char *prog)
 {
 	char self[4096];
