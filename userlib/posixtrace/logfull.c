@@ -26,9 +26,10 @@
  *                           eighth of log-max-size.
  *
  * Either bound is checked when data have been written, so a log may
- * exceed log-max-size by what one write adds: a stream buffer (half of
- * it with POSIX_TRACE_FLUSH), and a LOOP log keeps at least its newest
- * part.  A log that cannot be cut back (a pipe) does not loop: LOOP is
+ * exceed log-max-size by what was written before the stream's thread
+ * looked: a stream buffer, or with POSIX_TRACE_FLUSH the halves saved
+ * meanwhile (on a loaded machine, up to two buffers' worth); a LOOP log
+ * keeps at least its newest part.  A log that cannot be cut back (a pipe) does not loop: LOOP is
  * APPEND there.
  */
 #define _GNU_SOURCE

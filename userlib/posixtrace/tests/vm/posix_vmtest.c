@@ -1725,7 +1725,8 @@ static void log_until_full_stops_the_stream(void)
 	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_SUSPENDED);
 	T_EXPECT_EQ(st.posix_log_full_status, POSIX_TRACE_FULL);
 	T_EXPECT(fd_size(fd) >= 256 * 1024);
-	T_EXPECT(fd_size(fd) <= (256 + 64 + 8) * 1024);
+	/* over by what was saved before the stream's thread saw it full */
+	T_EXPECT(fd_size(fd) <= (256 + 2 * 64 + 8) * 1024);
 	/* what fitted, from the first event on, and STOP last */
 	n = log_increasing(fd, &first, &last);
 	T_EXPECT(n > 1000);
@@ -1822,7 +1823,7 @@ static void log_loop_of_a_flush_stream(void)
 	n = log_increasing(fd, &first, &last);
 	printf("# %zu events in the log, %" PRIu64 " to %" PRIu64 ", %lld bytes\n", n, first,
 	       last, (long long)fd_size(fd));
-	T_EXPECT(fd_size(fd) <= (256 + 64 + 32 + 8) * 1024);
+	T_EXPECT(fd_size(fd) <= (256 + 2 * 64 + 8) * 1024);
 	T_EXPECT(fd_size(fd) >= 32 * 1024);
 	T_EXPECT(first > 100000);
 	T_EXPECT(n > 300);
