@@ -407,7 +407,8 @@ static void snapshots_of_a_running_session(void)
 	/* an operator's alert: the trigger writes the next one, and goes on */
 	T_ASSERT_EQ(run(alert, out, sizeof(out), NULL, 0, 0), 0);
 	T_EXPECT(strstr(out, ": snapshot\n") != NULL);
-	for (int i = 0; i < 100 && stat(path("s.snapshot-2.fxt"), &st); i++)
+	/* the session's thread writes it: 30 s, for arm64's emulation loaded */
+	for (int i = 0; i < 300 && stat(path("s.snapshot-2.fxt"), &st); i++)
 		usleep(100000);
 	T_ASSERT_EQ(count_events(path("s.snapshot-2.fxt"), &events, &infos), 0);
 	T_EXPECT(events > 0);
