@@ -96,7 +96,7 @@ POSIXTRACE_API int posix_trace_eventset_ismember(trace_event_id_t event_id,
 
 	if (!s || s->magic != PT_SET_MAGIC || !ismember || !pt_event_id_valid(event_id))
 		return EINVAL;
-	*ismember = (s->bits[event_id / 64] >> (event_id % 64)) & 1;
+	*ismember = pt_set_has(s, event_id);
 	return 0;
 }
 

@@ -138,7 +138,7 @@ int pt_filter_categories(const struct pt_trace *t, char **blob, size_t *size,
 		const char *name;
 		size_t need;
 
-		if (!(f->bits[id / 64] >> (id % 64) & 1))
+		if (!pt_set_has(f, id))
 			continue;
 		name = pt_type_name(t, id);
 		if (!name)

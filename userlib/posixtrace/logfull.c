@@ -83,6 +83,14 @@ int pt_log_reset(struct pt_trace *t)
 	return pt_log_unit_add(t, t->log_head);
 }
 
+int pt_log_cut(struct pt_trace *t, uint64_t off)
+{
+	if (ftruncate(t->log_fd, (off_t)off) ||
+	    lseek(t->log_fd, (off_t)off, SEEK_SET) != (off_t)off)
+		return errno == EFBIG ? EFBIG : EIO;
+	return 0;
+}
+
 /* Move the file's bytes [from, end) down to @to. */
 static int pt_log_move(int fd, uint64_t from, uint64_t to, uint64_t end)
 {
@@ -128,9 +136,8 @@ static int pt_log_make_room(struct pt_trace *t, uint64_t need)
 		return 0;
 	gap = t->units[k] - t->log_head;
 	ret = pt_log_move(t->log_fd, t->units[k], t->log_head, end);
-	if (!ret && (ftruncate(t->log_fd, (off_t)(end - gap)) ||
-		     lseek(t->log_fd, (off_t)(end - gap), SEEK_SET) != (off_t)(end - gap)))
-		ret = EIO;
+	if (!ret)
+		ret = pt_log_cut(t, end - gap);
 	if (ret)
 		return ret;
 	for (size_t i = k; i < t->nunits; i++)

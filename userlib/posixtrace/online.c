@@ -97,6 +97,13 @@ void pt_online_check_drops(struct pt_trace *t)
 	t->drops_seen = drops;
 }
 
+void pt_online_full_reset(struct pt_trace *t)
+{
+	pt_online_check_drops(t);
+	t->drops_base = t->drops_seen;
+}
+
+
 static struct pt_thread *pt_thread_find(struct pt_trace *t, uint32_t pid, uint64_t tid,
 					bool *is_new)
 {
@@ -177,6 +184,14 @@ static int pt_pending_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Keep the events not yet reported by timestamp (pt_pending_cmp()). */
+static void pt_pending_sort(struct pt_trace *t)
+{
+	if (t->npending - t->first_pending > 1)
+		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
+		      sizeof(*t->pending), pt_pending_cmp);
+}
+
 /* Read @len bytes of FXT at @buf (@magic: from the start of a trace). */
 static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool magic,
 			  uint64_t now)
@@ -249,9 +264,7 @@ static int pt_refill(struct pt_trace *t)
 	}
 	free(buf);
 	pt_online_check_drops(t);
-	if (t->npending - t->first_pending > 1)
-		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
-		      sizeof(*t->pending), pt_pending_cmp);
+	pt_pending_sort(t);
 	return ret;
 }
 
@@ -259,9 +272,7 @@ int pt_online_add(struct pt_trace *t, const void *buf, size_t len)
 {
 	int ret = pt_read_events(t, buf, len, false, pt_now_ns());
 
-	if (t->npending - t->first_pending > 1)
-		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
-		      sizeof(*t->pending), pt_pending_cmp);
+	pt_pending_sort(t);
 	return ret;
 }
 

@@ -157,6 +157,12 @@ struct pt_set {
 } __attribute__((may_alias));
 
 _Static_assert(sizeof(struct pt_set) == sizeof(trace_event_set_t), "trace_event_set_t size");
+
+/* Whether event id @id (below PT_SET_BITS) is in @s. */
+static inline bool pt_set_has(const struct pt_set *s, trace_event_id_t id)
+{
+	return (s->bits[id / 64] >> (id % 64)) & 1;
+}
 _Static_assert(_Alignof(struct pt_set) <= _Alignof(trace_event_set_t),
 	       "trace_event_set_t misaligned");
 _Static_assert(PT_EVENT_ID_MAX < PT_SET_BITS, "event ids exceed trace_event_set_t");
@@ -355,6 +361,8 @@ int pt_stream_stop(struct pt_trace *t);
  * pt_log_written() after the session wrote to the log.
  */
 int pt_log_reset(struct pt_trace *t);
+/* The log ends at @off, where the session writes next: 0, EFBIG or EIO. */
+int pt_log_cut(struct pt_trace *t, uint64_t off);
 bool pt_log_before_stop(struct pt_trace *t);
 void pt_log_written(struct pt_trace *t);
 
@@ -398,5 +406,7 @@ int pt_online_read_stop(struct pt_trace *t);
 void pt_online_free(struct pt_trace *t);
 /* The providers' drop count went up: an overrun. */
 void pt_online_check_drops(struct pt_trace *t);
+/* A flush or a clear: the stream is not full from now on. */
+void pt_online_full_reset(struct pt_trace *t);
 
 #endif /* POSIXTRACE_PRIV_H */

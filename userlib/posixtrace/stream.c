@@ -615,8 +615,7 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 		if (!ret)
 			ret = pt_system_event(t, POSIX_TRACE_FLUSH_STOP, 0, NULL, 0);
 		/* the flushed events' room is free: not full */
-		pt_online_check_drops(t);
-		t->drops_base = t->drops_seen;
+		pt_online_full_reset(t);
 	}
 	t->flush_error = ret;
 	pt_trace_put(t);
@@ -626,10 +625,9 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 /* Back to the log as posix_trace_create_withlog() left it. */
 static int pt_log_clear(struct pt_trace *t)
 {
-	if (ftruncate(t->log_fd, t->log_start) ||
-	    lseek(t->log_fd, t->log_start, SEEK_SET) != t->log_start)
-		return errno == EFBIG ? EFBIG : EIO;
-	return pt_log_reset(t);
+	int ret = pt_log_cut(t, (uint64_t)t->log_start);
+
+	return ret ? ret : pt_log_reset(t);
 }
 
 POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
@@ -653,9 +651,8 @@ POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
 	}
 	if (!ret)
 		ret = t->has_log ? pt_log_clear(t) : pt_online_clear(t);
-	pt_online_check_drops(t);
+	pt_online_full_reset(t);
 	t->overrun = false;
-	t->drops_base = t->drops_seen;
 	if (!ret && running)
 		ret = pt_session_start(t, TRACEBUF_START_CLEAR_ENTIRE);
 	pt_trace_put(t);

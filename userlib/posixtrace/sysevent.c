@@ -54,7 +54,7 @@ static bool pt_filtered(const struct pt_trace *t, trace_event_id_t id)
 {
 	const struct pt_set *f = (const struct pt_set *)&t->filter;
 
-	return f->magic == PT_SET_MAGIC && (f->bits[id / 64] >> (id % 64)) & 1;
+	return f->magic == PT_SET_MAGIC && pt_set_has(f, id);
 }
 
 int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
