@@ -176,17 +176,21 @@ tb_kernel_release() {
 
 # tb_ktap FILE: print "pass fail skip seen plan totals" for the KTAP output
 # in FILE (plan -1 without a plan line, totals 1 if a "# Totals" line is
-# there), then the result lines that did not pass.
+# there), then the result lines that did not pass, a failed one followed
+# by the first lines of its output that say where a check failed.
 tb_ktap() {
 	awk '
 	{ sub(/\r$/, "") }
 	/^1\.\.[0-9]+/ && plan < 0 { plan = substr($1, 4) + 0 }
 	/^# Totals:/ { totals = 1 }
+	# where a check failed ("# file.c:LINE: ..."), since the last result
+	/^#[ \t]+[^ \t]+\.(c|h|sh):[0-9]+:/ && nwhere < 8 { where = where "\n  " $0; nwhere++ }
 	/^(not )?ok [0-9]+/ {
 		seen++
-		if ($0 ~ /^not ok/) { fail++; bad = bad "\n" $0 }
+		if ($0 ~ /^not ok/) { fail++; bad = bad "\n" $0 where }
 		else if ($0 ~ /#[ \t]*[Ss][Kk][Ii][Pp]([^A-Za-z]|$)/) { skip++; bad = bad "\n" $0 }
 		else pass++
+		where = ""; nwhere = 0
 	}
 	BEGIN { plan = -1 }
 	END { printf "%d %d %d %d %d %d%s\n", pass, fail, skip, seen, plan, totals, bad }' "$1"
