@@ -423,6 +423,8 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	p = tracebuf_record_reserve(t, (size_t)size);
 	if (!p)
 		return false;
+	if (!ev.ticks)
+		ev.ticks = tracebuf_ticks();
 	/* the durable buffer was cleared meanwhile: the refs are stale */
 	if (t->thread_ref != ref) {
 		tracebuf_fxt_pad_write(p, (size_t)size);

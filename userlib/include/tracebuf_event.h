@@ -121,7 +121,12 @@ TRACEBUF_HOT_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 						     unsigned int nargs);
 TRACEBUF_HOT_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,
 				      const void *data, size_t len);
-/* An event of @site's with the given type; true if it was recorded. */
+/*
+ * An event of @site's with the given type; true if it was recorded.
+ * @ticks 0: stamped once its record is reserved, so that a snapshot
+ * sealed after that time holds it (libposixtrace's on-line reader relies
+ * on it).
+ */
 TRACEBUF_HOT_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int type,
 					   const struct tracebuf_fxt_arg *args,
 					   unsigned int nargs, uint64_t ticks,

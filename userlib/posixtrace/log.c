@@ -116,6 +116,7 @@ bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 	    (ev->id < PT_FIRST_USER_ID && !pt_system_event_name(ev->id)))
 		return false;
 	ev->ns = r->event.ns;
+	ev->ticks = r->event.ticks;
 	ev->pid = (uint32_t)r->event.process_koid;
 	ev->tid = r->event.thread_koid;
 	/*

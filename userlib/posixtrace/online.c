@@ -16,13 +16,20 @@
  * between were lost (overwritten in a LOOP stream, dropped in a full
  * one): the stream's overrun status says so.
  *
- * Order.  Events are reported by timestamp.  A writer takes its
- * timestamp just before it reserves its record, so an event may show up
- * in a later snapshot than an event of another thread with a later
- * timestamp; an event is therefore reported only once a snapshot taken
- * PT_SETTLE_NS or more after it was first read has been read too (what
- * was being written then is in the queue, sorted before it if older), or
- * once the stream is stopped and what the stop wrote was read.
+ * Order.  Events are reported by timestamp, and an event is reported only
+ * when no event stamped before it can still turn up.  A writer stamps its
+ * record once it reserved it in its chunk (pt_write_fast(), and
+ * __tracebuf_emit_slow() with ticks 0), and a snapshot makes every record
+ * of a chunk whole: it closes the chunks, waiting for writers in the
+ * middle of a record (tracebuf_engine_seal()).  So a snapshot asked for
+ * at time W holds every event stamped before W that the buffer still
+ * has: a writer that stamped before W had its record reserved, and a
+ * later snapshot will not bring one older than W.  (Its counter read
+ * may be executed a few instructions early, not the microseconds a
+ * snapshot takes to reach it.)  Once such a snapshot was read, the
+ * events stamped before W are reported (pt_ready()); the others wait for
+ * the next snapshot, or for the stop's data once the stream is stopped.
+ * A snapshot a provider did not answer does not move W.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,18 +41,8 @@
 
 #include "posixtrace_priv.h"
 
-/* How long an event waits after it was first read before it is reported. */
-#define PT_SETTLE_NS	(20ull * 1000 * 1000)
 /* How often a blocked getnext takes a snapshot. */
 #define PT_POLL_NS	(10ull * 1000 * 1000)
-
-static uint64_t pt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void pt_pending_clear(struct pt_trace *t)
 {
@@ -135,7 +132,7 @@ static struct pt_thread *pt_thread_find(struct pt_trace *t, uint32_t pid, uint64
  * only: queued when it is recorded (pt_online_add()), or the drop window
  * it comes from was not taken before.
  */
-static int pt_take(struct pt_trace *t, const struct pt_event *ev, uint64_t now)
+static int pt_take(struct pt_trace *t, const struct pt_event *ev)
 {
 	struct pt_pending *p;
 	struct pt_thread *th;
@@ -171,7 +168,6 @@ static int pt_take(struct pt_trace *t, const struct pt_event *ev, uint64_t now)
 	p->ev = *ev;
 	p->ev.data = data;
 	p->order = t->order++;
-	p->seen_ns = now;
 	return 0;
 }
 
@@ -193,8 +189,7 @@ static void pt_pending_sort(struct pt_trace *t)
 }
 
 /* Read @len bytes of FXT at @buf (@magic: from the start of a trace). */
-static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool magic,
-			  uint64_t now)
+static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool magic)
 {
 	struct tracebuf_reader_record r;
 	struct tracebuf_reader *rd;
@@ -218,7 +213,7 @@ static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool 
 			nev = 1;
 		}
 		for (int i = 0; i < nev && !err; i++)
-			err = pt_take(t, &ev[i], now);
+			err = pt_take(t, &ev[i]);
 		if (err)
 			break;
 	}
@@ -232,13 +227,14 @@ static int pt_read_events(struct pt_trace *t, const char *buf, size_t len, bool 
 /* Read what the stream holds now that was not read. */
 static int pt_refill(struct pt_trace *t)
 {
-	uint64_t now = pt_now_ns();
 	size_t len = 0;
 	char *buf = NULL;
 	int ret = 0;
 
-	t->refill_ns = now;
 	if (t->running) {
+		uint64_t errors = t->nerrors_total;
+		uint64_t w = tracebuf_session_ticks(t->session, NULL);
+
 		/* the snapshot is written at the file's offset: empty it, from 0 */
 		if (ftruncate(t->snap_fd, 0) || lseek(t->snap_fd, 0, SEEK_SET))
 			return EIO;
@@ -247,7 +243,10 @@ static int pt_refill(struct pt_trace *t)
 			return ret == -ENOMEM ? ENOMEM : 0;	/* e.g. not started yet */
 		ret = pt_read_fd(t->snap_fd, 0, &buf, &len);
 		if (!ret)
-			ret = pt_read_events(t, buf, len, true, now);
+			ret = pt_read_events(t, buf, len, true);
+		/* every provider answered: what it still had is in */
+		if (!ret && t->nerrors_total == errors && w > t->sealed_ticks)
+			t->sealed_ticks = w;
 	} else if (t->out_unread) {
 		/*
 		 * What the stop wrote, behind what earlier stops wrote (each
@@ -256,7 +255,7 @@ static int pt_refill(struct pt_trace *t)
 		 */
 		ret = pt_read_fd(t->out_fd, t->out_off, &buf, &len);
 		if (!ret)
-			ret = pt_read_events(t, buf, len, t->out_off == 0, now);
+			ret = pt_read_events(t, buf, len, t->out_off == 0);
 		if (!ret) {
 			t->out_off += len;
 			t->out_unread = false;
@@ -270,7 +269,7 @@ static int pt_refill(struct pt_trace *t)
 
 int pt_online_add(struct pt_trace *t, const void *buf, size_t len)
 {
-	int ret = pt_read_events(t, buf, len, false, pt_now_ns());
+	int ret = pt_read_events(t, buf, len, false);
 
 	pt_pending_sort(t);
 	return ret;
@@ -291,12 +290,8 @@ static struct pt_pending *pt_ready(struct pt_trace *t)
 	if (t->first_pending == t->npending || (!t->running && t->out_unread))
 		return NULL;
 	p = &t->pending[t->first_pending];
-	/*
-	 * Settled: a snapshot taken PT_SETTLE_NS after it was first read
-	 * has been read too, so that what was being written when it was
-	 * read is in the queue, sorted before it if older.
-	 */
-	if (t->running && (p->seen_ns > t->refill_ns || t->refill_ns - p->seen_ns < PT_SETTLE_NS))
+	/* none stamped before it can turn up (the comment at the top) */
+	if (t->running && p->ev.ticks >= t->sealed_ticks)
 		return NULL;
 	return p;
 }

@@ -240,6 +240,7 @@ _Static_assert(sizeof(struct pt_log_attr) == 288, "struct pt_log_attr layout");
  */
 struct pt_event {
 	uint64_t ns;
+	uint64_t ticks;			/* ns in the timebase it was stamped in */
 	uint64_t pc;
 	uint64_t thread;		/* pthread_t */
 	uint64_t tid;			/* the writer's thread koid */
@@ -262,7 +263,6 @@ struct pt_thread {
 struct pt_pending {
 	struct pt_event ev;
 	uint64_t order;			/* ties of ns: the order read */
-	uint64_t seen_ns;		/* CLOCK_MONOTONIC when it was first read */
 };
 
 /*
@@ -298,6 +298,7 @@ struct pt_trace {
 	/* errors the session reported, to record as POSIX_TRACE_ERROR */
 	int errors[8];
 	unsigned int nerrors;
+	uint64_t nerrors_total;		/* errors the session reported */
 	int flush_error;		/* of the last posix_trace_flush() */
 	uint64_t drops_base;		/* drops_seen at the last clear */
 	/* active stream without a log: what online.c reads */
@@ -312,7 +313,7 @@ struct pt_trace {
 	struct pt_pending *pending;	/* by ns, then order */
 	size_t npending, cap_pending, first_pending;
 	uint64_t order;
-	uint64_t refill_ns;		/* CLOCK_MONOTONIC of the last read */
+	uint64_t sealed_ticks;		/* all stamped before it were read */
 	uint64_t window_ns;		/* the last drop window taken starts here */
 	/* calls blocked in a getnext; shutdown waits for them */
 	pthread_cond_t cond;

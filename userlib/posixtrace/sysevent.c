@@ -112,6 +112,7 @@ int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader
 		memset(&ev[n], 0, sizeof(ev[n]));
 		ev[n].id = id;
 		ev[n].ns = i ? r->event.end_ns : r->event.ns;
+		ev[n].ticks = i ? r->event.end_ticks : r->event.ticks;
 		ev[n].pid = (uint32_t)r->event.process_koid;
 		n++;
 	}
@@ -125,6 +126,7 @@ void pt_session_note(void *arg, const struct tracebuf_session_note *note)
 	if (note->type != TRACEBUF_LIB_NOTE_ERROR || note->error == -ESTALE ||
 	    note->error == -ESRCH)
 		return;
+	t->nerrors_total++;
 	/* the callback must not call the session: recorded after it */
 	if (t->nerrors < sizeof(t->errors) / sizeof(t->errors[0]))
 		t->errors[t->nerrors++] = note->error < 0 ? -note->error : EIO;

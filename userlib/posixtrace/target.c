@@ -280,7 +280,7 @@ static bool pt_fast_ok(const struct pt_type *t)
  * not fit is dropped (and counted).
  */
 static void pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const void *data,
-			  size_t len, uint64_t ticks)
+			  size_t len)
 {
 	const struct tracebuf_site *site = &t->site;
 	struct tracebuf_thread *th = &__tracebuf_self;
@@ -298,7 +298,8 @@ static void pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const
 			     tracebuf_fxt_field(th->thread_ref, 24, 31) |
 			     tracebuf_fxt_field(site->category_ref.index, 32, 47) |
 			     tracebuf_fxt_field(site->name_ref.index, 48, 63));
-	p = tracebuf_fxt_put(p, ticks);
+	/* stamped once reserved: the order rule at the top of online.c */
+	p = tracebuf_fxt_put(p, tracebuf_ticks());
 	p = tracebuf_fxt_put(p, site->arg_header[0] | tracebuf_fxt_field(t->id, 32, 63));
 	p = tracebuf_fxt_put(p, site->arg_header[1] | tracebuf_fxt_field(seq, 32, 63));
 	p = tracebuf_fxt_put(p, site->arg_header[2]);
@@ -362,9 +363,9 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 	seq = pt_next_seq();
 	args[1].u32 = seq;
 	if (!truncated && pt_fast_ok(t))
-		pt_write_fast(t, seq, pc, data, len, tracebuf_ticks());
+		pt_write_fast(t, seq, pc, data, len);
 	else
-		__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, tracebuf_ticks(), 0);
+		__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, 0, 0);
 }
 
 /* A type that is not disabled: enabled (the usual case), or to look up. */
@@ -375,7 +376,7 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 		len = 0;
 	if (TRACEBUF_LIB_LOAD(&t->site.state, __ATOMIC_ACQUIRE) == TRACEBUF_LIB_SITE_ENABLED &&
 	    len <= PT_MAX_DATA_SIZE_MAX && pt_fast_ok(t))
-		pt_write_fast(t, pt_next_seq(), pc, data, len, tracebuf_ticks());
+		pt_write_fast(t, pt_next_seq(), pc, data, len);
 	else
 		pt_event_slow(t, data, len, pc);
 }
