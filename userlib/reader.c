@@ -572,6 +572,53 @@ static int decode_kobj(struct tracebuf_reader *r, uint64_t h, struct cursor *c,
 	return ret ? ret : take_args(r, c, (unsigned int)tracebuf_fxt_get(h, 40, 43), rec);
 }
 
+/* A scheduling record (§4.2 type 8): context switches and wakeups. */
+static int decode_sched(struct tracebuf_reader *r, uint64_t h, struct cursor *c,
+			struct tracebuf_reader_record *rec)
+{
+	unsigned int nargs = (unsigned int)tracebuf_fxt_get(h, 16, 19);
+	int ret;
+
+	rec->sched.type = (unsigned int)tracebuf_fxt_get(h, 60, 63);
+	switch (rec->sched.type) {
+	case TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH:
+		rec->sched.cpu = (unsigned int)tracebuf_fxt_get(h, 16, 23);
+		rec->sched.outgoing_state = (unsigned int)tracebuf_fxt_get(h, 24, 27);
+		rec->sched.outgoing_priority = (int)tracebuf_fxt_get(h, 44, 51);
+		rec->sched.incoming_priority = (int)tracebuf_fxt_get(h, 52, 59);
+		ret = take_word(r, c, &rec->sched.ticks, "timestamp");
+		if (!ret)
+			ret = take_thread(r, c, (unsigned int)tracebuf_fxt_get(h, 28, 35),
+					  &rec->sched.outgoing_process_koid,
+					  &rec->sched.outgoing_koid);
+		if (!ret)
+			ret = take_thread(r, c, (unsigned int)tracebuf_fxt_get(h, 36, 43),
+					  &rec->sched.incoming_process_koid,
+					  &rec->sched.incoming_koid);
+		nargs = 0;
+		break;
+	case TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH:
+		rec->sched.outgoing_state = (unsigned int)tracebuf_fxt_get(h, 36, 39);
+		/* fall through */
+	case TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP:
+		rec->sched.cpu = (unsigned int)tracebuf_fxt_get(h, 20, 35);
+		ret = take_word(r, c, &rec->sched.ticks, "timestamp");
+		if (!ret && rec->sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH)
+			ret = take_word(r, c, &rec->sched.outgoing_koid, "outgoing thread koid");
+		if (!ret)
+			ret = take_word(r, c, &rec->sched.incoming_koid, "thread koid");
+		break;
+	default:	/* a newer event type: skipped by its size */
+		return 0;
+	}
+	if (!ret)
+		ret = take_args(r, c, nargs, rec);
+	if (ret)
+		return ret;
+	rec->sched.ns = ticks_to_ns(rec->sched.ticks, r->providers[r->current].ticks_per_second);
+	return 0;
+}
+
 static int decode_log(struct tracebuf_reader *r, uint64_t h, struct cursor *c,
 		      struct tracebuf_reader_record *rec)
 {
@@ -654,10 +701,13 @@ TRACEBUF_API int tracebuf_reader_next(struct tracebuf_reader *r,
 	case TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT:
 		ret = decode_kobj(r, h, &c, rec);
 		break;
+	case TRACEBUF_LIB_FXT_RECORD_SCHEDULING:
+		ret = decode_sched(r, h, &c, rec);
+		break;
 	case TRACEBUF_LIB_FXT_RECORD_LOG:
 		ret = decode_log(r, h, &c, rec);
 		break;
-	default:	/* scheduling, large and unknown records: not decoded */
+	default:	/* large and unknown records: not decoded */
 		ret = 0;
 		break;
 	}

@@ -139,6 +139,51 @@ static void dump_event(FILE *f, const struct tracebuf_reader_record *rec)
 	dump_args(f, rec->args, rec->nargs);
 }
 
+/* The name of a context switch's outgoing thread state, or NULL. */
+static const char *dump_thread_state(unsigned int state)
+{
+	static const char *const names[] = {
+		[TRACEBUF_LIB_FXT_THREAD_NEW] = "new",
+		[TRACEBUF_LIB_FXT_THREAD_RUNNING] = "running",
+		[TRACEBUF_LIB_FXT_THREAD_SUSPENDED] = "suspended",
+		[TRACEBUF_LIB_FXT_THREAD_BLOCKED] = "blocked",
+		[TRACEBUF_LIB_FXT_THREAD_DYING] = "dying",
+		[TRACEBUF_LIB_FXT_THREAD_DEAD] = "dead",
+	};
+
+	return state < TBCTL_ARRAY_SIZE(names) ? names[state] : NULL;
+}
+
+static void dump_sched(FILE *f, const struct tracebuf_reader_record *rec)
+{
+	const char *state = dump_thread_state(rec->sched.outgoing_state);
+
+	switch (rec->sched.type) {
+	case TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH:
+	case TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH:
+		fprintf(f, " %s provider=%" PRIu32 " ts=%" PRIu64 " cpu=%u out=%" PRIu64,
+			rec->sched.type ? "switch" : "legacy-switch", rec->provider_id,
+			rec->sched.ns, rec->sched.cpu, rec->sched.outgoing_koid);
+		if (state)
+			fprintf(f, " state=%s", state);
+		else
+			fprintf(f, " state=%u", rec->sched.outgoing_state);
+		fprintf(f, " in=%" PRIu64, rec->sched.incoming_koid);
+		if (!rec->sched.type)
+			fprintf(f, " out_prio=%d in_prio=%d", rec->sched.outgoing_priority,
+				rec->sched.incoming_priority);
+		break;
+	case TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP:
+		fprintf(f, " wakeup provider=%" PRIu32 " ts=%" PRIu64 " cpu=%u tid=%" PRIu64,
+			rec->provider_id, rec->sched.ns, rec->sched.cpu, rec->sched.incoming_koid);
+		break;
+	default:
+		fprintf(f, " type=%u", rec->sched.type);
+		return;
+	}
+	dump_args(f, rec->args, rec->nargs);
+}
+
 static void dump_meta(FILE *f, const struct tracebuf_reader_record *rec)
 {
 	switch (rec->meta.type) {
@@ -230,6 +275,9 @@ static void dump_record(FILE *f, const struct tracebuf_reader_record *rec)
 		dump_str(f, rec->kobj.name);
 		dump_args(f, rec->args, rec->nargs);
 		break;
+	case TRACEBUF_LIB_FXT_RECORD_SCHEDULING:
+		dump_sched(f, rec);
+		break;
 	case TRACEBUF_LIB_FXT_RECORD_LOG:
 		fprintf(f, " provider=%" PRIu32 " ts=%" PRIu64 " pid=%" PRIu64 " tid=%" PRIu64
 			" message=", rec->provider_id, rec->log.ns, rec->log.process_koid,
@@ -250,9 +298,11 @@ static void dump_usage(FILE *f)
 		"Print the records of the FXT trace FILE (- for standard input), one\n"
 		"line each: offset, record type, decoded fields.  Events show their\n"
 		"provider id, timestamp in ns, pid and tid, category, name and\n"
-		"arguments as name=value.  A file that does not begin with the FXT\n"
-		"magic record prints nothing; a damaged one prints the records before\n"
-		"the damage, then an error naming its offset (exit status 1).\n"
+		"arguments as name=value; context switches their CPU, the outgoing\n"
+		"thread and its state, the incoming thread; wakeups their CPU and the\n"
+		"woken thread.  A file that does not begin with the FXT magic record\n"
+		"prints nothing; a damaged one prints the records before the damage,\n"
+		"then an error naming its offset (exit status 1).\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help   print this help and exit\n");

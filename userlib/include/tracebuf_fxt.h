@@ -181,6 +181,20 @@ enum tracebuf_fxt_blob_type {
 #define TRACEBUF_LIB_FXT_OBJ_PROCESS	1u
 #define TRACEBUF_LIB_FXT_OBJ_THREAD	2u
 
+/* Scheduling event types: [60..63] of a scheduling record (§4.2). */
+#define TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH	0u	/* read, never written */
+#define TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH	1u
+#define TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP	2u
+
+/* A context switch's outgoing thread state (ZX_THREAD_STATE_*, §4.2). */
+#define TRACEBUF_LIB_FXT_THREAD_NEW		0u
+#define TRACEBUF_LIB_FXT_THREAD_RUNNING		1u	/* preempted: runnable */
+#define TRACEBUF_LIB_FXT_THREAD_SUSPENDED	2u	/* stopped */
+#define TRACEBUF_LIB_FXT_THREAD_BLOCKED		3u	/* sleeping */
+#define TRACEBUF_LIB_FXT_THREAD_DYING		4u
+#define TRACEBUF_LIB_FXT_THREAD_DEAD		5u
+#define TRACEBUF_LIB_FXT_SCHED_CPU_MAX		0xffffu
+
 /* ------------------------------------------------------------------------ */
 /* Words, fields, streams                                                   */
 
@@ -783,6 +797,69 @@ static inline int tracebuf_fxt_kobj_write(uint64_t *dst, size_t cap,
 	p = tracebuf_fxt_put(p, o->koid);
 	p = tracebuf_fxt_put_str(p, &o->name);
 	tracebuf_fxt_put_args(p, o->args, o->nargs);
+	return size;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scheduling records (§4.2 type 8)                                         */
+
+/*
+ * Header: [60..63] the scheduling event type (TRACEBUF_LIB_FXT_SCHED_*),
+ * [16..19] argument count, [20..35] CPU; a context switch adds [36..39]
+ * the outgoing thread's state (TRACEBUF_LIB_FXT_THREAD_*).  Body: the
+ * timestamp; a context switch's outgoing then incoming thread koid, or a
+ * wakeup's woken thread koid; the arguments (readers such as Perfetto's
+ * take int32 "outgoing_weight" and "incoming_weight", or "weight").
+ */
+struct tracebuf_fxt_sched {
+	unsigned int type;		/* _CONTEXT_SWITCH or _THREAD_WAKEUP */
+	uint64_t ticks;
+	unsigned int cpu;		/* 0..TRACEBUF_LIB_FXT_SCHED_CPU_MAX */
+	unsigned int outgoing_state;	/* context switch only */
+	uint64_t outgoing_koid;		/* context switch only */
+	uint64_t incoming_koid;		/* switched to, or woken */
+	const struct tracebuf_fxt_arg *args;
+	unsigned int nargs;		/* 0..15 */
+};
+
+static inline int tracebuf_fxt_sched_size(const struct tracebuf_fxt_sched *s)
+{
+	bool sw = s->type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH;
+	int args;
+	size_t size;
+
+	if ((!sw && s->type != TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP) ||
+	    s->cpu > TRACEBUF_LIB_FXT_SCHED_CPU_MAX || (sw && s->outgoing_state > 15))
+		return -EINVAL;
+	args = tracebuf_fxt_args_size(s->args, s->nargs);
+	if (args < 0)
+		return args;
+	size = (sw ? 32 : 24) + (size_t)args;
+	return size > TRACEBUF_LIB_FXT_RECORD_MAX ? -E2BIG : (int)size;
+}
+
+static inline int tracebuf_fxt_sched_write(uint64_t *dst, size_t cap,
+					   const struct tracebuf_fxt_sched *s)
+{
+	int size = tracebuf_fxt_sched_size(s);
+	bool sw = s->type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH;
+	uint64_t *p;
+
+	if (size < 0)
+		return size;
+	if (cap < (size_t)size)
+		return -ENOSPC;
+	p = tracebuf_fxt_put(dst, tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_SCHEDULING,
+						      (size_t)size) |
+			     tracebuf_fxt_field(s->nargs, 16, 19) |
+			     tracebuf_fxt_field(s->cpu, 20, 35) |
+			     (sw ? tracebuf_fxt_field(s->outgoing_state, 36, 39) : 0) |
+			     tracebuf_fxt_field(s->type, 60, 63));
+	p = tracebuf_fxt_put(p, s->ticks);
+	if (sw)
+		p = tracebuf_fxt_put(p, s->outgoing_koid);
+	p = tracebuf_fxt_put(p, s->incoming_koid);
+	tracebuf_fxt_put_args(p, s->args, s->nargs);
 	return size;
 }
 

@@ -117,7 +117,7 @@ struct tracebuf_reader_record {
 	 */
 	uint32_t provider_id;
 	struct tracebuf_reader_str provider_name;
-	/* Arguments of events, kernel and userspace objects. */
+	/* Arguments of events, scheduling records, kernel and userspace objects. */
 	unsigned int nargs;
 	struct tracebuf_reader_arg args[TRACEBUF_LIB_FXT_ARGS_MAX];
 	union {
@@ -175,6 +175,23 @@ struct tracebuf_reader_record {
 			uint64_t koid;
 			struct tracebuf_reader_str name;
 		} kobj;
+		struct {			/* SCHEDULING */
+			unsigned int type;	/* TRACEBUF_LIB_FXT_SCHED_*; others
+						 * are not decoded further
+						 */
+			uint64_t ticks;
+			uint64_t ns;
+			unsigned int cpu;
+			/* context switches */
+			unsigned int outgoing_state;	/* TRACEBUF_LIB_FXT_THREAD_* */
+			uint64_t outgoing_koid;
+			uint64_t outgoing_process_koid;	/* legacy: 0 by index */
+			int outgoing_priority;		/* legacy only */
+			/* the thread switched to, or woken */
+			uint64_t incoming_koid;
+			uint64_t incoming_process_koid;	/* legacy: 0 by index */
+			int incoming_priority;		/* legacy only */
+		} sched;
 		struct {			/* LOG */
 			uint64_t ticks;
 			uint64_t ns;

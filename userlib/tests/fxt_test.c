@@ -454,6 +454,84 @@ static void roundtrip_kobj_thread(void)
 	T_EXPECT_EQ(rec.args[0].koid, 77);
 }
 
+/*
+ * Scheduling records: the bits Perfetto's FXT importer reads (a context
+ * switch: cpu [20..35], outgoing state [36..39], event type 1 in
+ * [60..63]; a wakeup: event type 2), every error, and what the reader
+ * makes of them.
+ */
+static void sched_records(void)
+{
+	static struct tracebuf_reader_record rec;
+	struct tracebuf_fxt_arg args[2] = {
+		tracebuf_fxt_arg_int32(t_lit("outgoing_weight"), -3),
+		tracebuf_fxt_arg_int32(t_lit("incoming_weight"), 7),
+	};
+	struct tracebuf_fxt_sched s = {
+		.type = TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH,
+		.ticks = 5000, .cpu = 0xffff,
+		.outgoing_state = TRACEBUF_LIB_FXT_THREAD_BLOCKED,
+		.outgoing_koid = 41, .incoming_koid = 0x8000000000000042ULL,
+	};
+	uint64_t w[16];
+
+	memset(w, 0, sizeof(w));
+	T_ASSERT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), 32);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[0]), 0x1000003ffff00048ULL);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[1]), 5000);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[2]), 41);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[3]), 0x8000000000000042ULL);
+	T_ASSERT_EQ(decode_one(w, 32, &rec), 1);
+	T_EXPECT_EQ(rec.type, TRACEBUF_LIB_FXT_RECORD_SCHEDULING);
+	T_EXPECT_EQ(rec.sched.type, TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH);
+	T_EXPECT_EQ(rec.sched.ticks, 5000);
+	T_EXPECT_EQ(rec.sched.ns, 5000);
+	T_EXPECT_EQ(rec.sched.cpu, 0xffff);
+	T_EXPECT_EQ(rec.sched.outgoing_state, TRACEBUF_LIB_FXT_THREAD_BLOCKED);
+	T_EXPECT_EQ(rec.sched.outgoing_koid, 41);
+	T_EXPECT_EQ(rec.sched.incoming_koid, 0x8000000000000042ULL);
+	T_EXPECT_EQ(rec.nargs, 0);
+
+	/* with the two weights: 3 words each, names inline */
+	s.args = args;
+	s.nargs = 2;
+	s.cpu = 3;
+	T_ASSERT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), 80);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[0]), 0x10000030003200a8ULL);
+	T_ASSERT_EQ(decode_one(w, 80, &rec), 1);
+	T_EXPECT_EQ(rec.sched.cpu, 3);
+	T_ASSERT_EQ(rec.nargs, 2);
+	T_EXPECT_STR(rec.args[0].name, "outgoing_weight");
+	T_EXPECT_EQ(rec.args[0].i32, -3);
+	T_EXPECT_STR(rec.args[1].name, "incoming_weight");
+	T_EXPECT_EQ(rec.args[1].i32, 7);
+
+	/* a wakeup: no outgoing thread, no state bits */
+	s.type = TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP;
+	s.nargs = 0;
+	T_ASSERT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), 24);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[0]), 0x2000000000300038ULL);
+	T_EXPECT_EQ(tracebuf_fxt_le64(w[2]), 0x8000000000000042ULL);
+	T_ASSERT_EQ(decode_one(w, 24, &rec), 1);
+	T_EXPECT_EQ(rec.sched.type, TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP);
+	T_EXPECT_EQ(rec.sched.incoming_koid, 0x8000000000000042ULL);
+	T_EXPECT_EQ(rec.sched.outgoing_koid, 0);
+
+	/* errors */
+	T_EXPECT_EQ(tracebuf_fxt_sched_write(w, 16, &s), -ENOSPC);
+	s.cpu = TRACEBUF_LIB_FXT_SCHED_CPU_MAX + 1;
+	T_EXPECT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), -EINVAL);
+	s.cpu = 0;
+	s.type = TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH;
+	T_EXPECT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), -EINVAL);
+	s.type = TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH;
+	s.outgoing_state = 16;
+	T_EXPECT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), -EINVAL);
+	s.outgoing_state = 0;
+	s.nargs = 16;
+	T_EXPECT_EQ(ENCODE(w, tracebuf_fxt_sched_write, &s), -E2BIG);
+}
+
 static void roundtrip_durable_records(void)
 {
 	static struct tracebuf_reader_record rec;
@@ -735,6 +813,7 @@ static const struct t_test tests[] = {
 	T_TEST(roundtrip_arg_types_inline_names),
 	T_TEST(roundtrip_arg_counts),
 	T_TEST(roundtrip_kobj_thread),
+	T_TEST(sched_records),
 	T_TEST(roundtrip_durable_records),
 	T_TEST(roundtrip_metadata),
 	T_TEST(roundtrip_blobs),

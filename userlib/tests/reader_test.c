@@ -309,8 +309,8 @@ static void unknown_types_skipped(void)
 		t_words(&t, w, 3);
 	}
 	{
-		/* scheduling (context switch), metadata type 9, trace info type 5 */
-		uint64_t w[] = { HDR(8, 4) | 1ULL << 60, 1, 2, 3,
+		/* scheduling event type 7, metadata type 9, trace info type 5 */
+		uint64_t w[] = { HDR(8, 4) | 7ULL << 60 | 0xffffULL << 16, 1, 2, 3,
 				 HDR(0, 2) | 9 << 16, 0,
 				 HDR(0, 1) | 4 << 16 | 5 << 20 | 0xabcdULL << 24 };
 
@@ -325,6 +325,9 @@ static void unknown_types_skipped(void)
 	}
 	NEXT_OK(r);
 	T_EXPECT_EQ(rec.type, TRACEBUF_LIB_FXT_RECORD_SCHEDULING);
+	T_EXPECT_EQ(rec.sched.type, 7);
+	T_EXPECT_EQ(rec.sched.ticks, 0);	/* not decoded */
+	T_EXPECT_EQ(rec.nargs, 0);
 	T_EXPECT_EQ(rec.size, 32);
 	NEXT_OK(r);
 	T_EXPECT_EQ(rec.type, TRACEBUF_LIB_FXT_RECORD_METADATA);
@@ -444,6 +447,87 @@ static void log_and_userspace_objects(void)
 	T_EXPECT_EQ(rec.uobj.process_koid, 40);
 	T_EXPECT_EQ(tracebuf_reader_next(r, &rec), 0);
 	tracebuf_reader_close(r);
+	t_trace_free(&t);
+}
+
+/*
+ * Scheduling records: the legacy context switch (thread refs, inline or
+ * from the table, and priorities in the header), and records cut short.
+ */
+static void scheduling_records(void)
+{
+	struct tracebuf_reader *r;
+	struct t_trace t;
+	uint64_t w[] = {
+		HDR(3, 3) | 4 << 16, 40, 41,				/* thread 4 */
+		HDR(1, 2), 2000000000,					/* 2 GHz */
+		/* legacy: cpu 5, blocked, out thread 4, in inline, prios 20, 255 */
+		HDR(8, 4) | 5 << 16 | 3 << 24 | 4ULL << 28 | 20ULL << 44 | 255ULL << 52,
+		6000, 50, 51,
+		/* a wakeup with one int32 argument "w" */
+		HDR(8, 5) | 1 << 16 | 16ULL << 20 | 2ULL << 60, 8000, 52,
+		HDR(1, 2) | 0x8001ULL << 16 | 9ULL << 32, 0x77,
+	};
+
+	t_trace_init(&t, 1024);
+	T_ASSERT(t.w);
+	t_words(&t, w, sizeof(w) / 8);
+	OPEN(&r, t.w, t.len, TRACEBUF_LIB_READER_STRICT);
+	NEXT_OK(r);
+	NEXT_OK(r);
+	NEXT_OK(r);
+	T_EXPECT_EQ(rec.type, TRACEBUF_LIB_FXT_RECORD_SCHEDULING);
+	T_EXPECT_EQ(rec.sched.type, TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH);
+	T_EXPECT_EQ(rec.sched.cpu, 5);
+	T_EXPECT_EQ(rec.sched.outgoing_state, TRACEBUF_LIB_FXT_THREAD_BLOCKED);
+	T_EXPECT_EQ(rec.sched.ticks, 6000);
+	T_EXPECT_EQ(rec.sched.ns, 3000);
+	T_EXPECT_EQ(rec.sched.outgoing_process_koid, 40);
+	T_EXPECT_EQ(rec.sched.outgoing_koid, 41);
+	T_EXPECT_EQ(rec.sched.incoming_process_koid, 50);
+	T_EXPECT_EQ(rec.sched.incoming_koid, 51);
+	T_EXPECT_EQ(rec.sched.outgoing_priority, 20);
+	T_EXPECT_EQ(rec.sched.incoming_priority, 255);
+	NEXT_OK(r);
+	T_EXPECT_EQ(rec.sched.type, TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP);
+	T_EXPECT_EQ(rec.sched.cpu, 16);
+	T_EXPECT_EQ(rec.sched.ns, 4000);
+	T_EXPECT_EQ(rec.sched.incoming_koid, 52);
+	T_ASSERT_EQ(rec.nargs, 1);
+	T_EXPECT_STR(rec.args[0].name, "w");
+	T_EXPECT_EQ(rec.args[0].i32, 9);
+	T_EXPECT_EQ(tracebuf_reader_next(r, &rec), 0);
+	tracebuf_reader_close(r);
+
+	/* a legacy switch by a thread ref nobody registered: strict fails */
+	t.len = 0;
+	{
+		uint64_t bad[] = { HDR(8, 2) | 9ULL << 28 | 9ULL << 36, 1 };
+
+		t_words(&t, bad, 2);
+	}
+	OPEN(&r, t.w, t.len, TRACEBUF_LIB_READER_STRICT);
+	T_EXPECT_EQ(tracebuf_reader_next(r, &rec), -ENOENT);
+	tracebuf_reader_close(r);
+
+	/* each body cut short by a word */
+	{
+		static const uint64_t cut[][4] = {
+			{ HDR(8, 3) | 1ULL << 60, 1, 2 },	/* switch: no incoming */
+			{ HDR(8, 2) | 2ULL << 60, 1 },		/* wakeup: no koid */
+			{ HDR(8, 1) },				/* legacy: no timestamp */
+			{ HDR(8, 3), 1, 2 },			/* legacy: half a thread */
+			{ HDR(8, 3) | 1 << 16 | 2ULL << 60, 1, 2 },	/* no argument */
+		};
+
+		for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+			t.len = 0;
+			t_words(&t, cut[i], (cut[i][0] >> 4) & 0xfff);
+			OPEN(&r, t.w, t.len, 0);
+			T_EXPECT_EQ(tracebuf_reader_next(r, &rec), -EBADMSG);
+			tracebuf_reader_close(r);
+		}
+	}
 	t_trace_free(&t);
 }
 
@@ -780,6 +864,7 @@ static const struct t_test tests[] = {
 	T_TEST(magic_flag),
 	T_TEST(unknown_types_skipped),
 	T_TEST(log_and_userspace_objects),
+	T_TEST(scheduling_records),
 	T_TEST(table_registration),
 	T_TEST(open_file),
 	T_TEST(api_misuse),

@@ -266,7 +266,11 @@ test_dump_line_count() {
 	t_run dump s.fxt
 	[ "$RC" = 0 ] || fail "dump: $RC $ERR" || return 1
 	[ "$(wc -l < "$TMP/out")" = "$RECORDS" ] ||
-		fail "$(wc -l < "$TMP/out") lines for $RECORDS records"
+		fail "$(wc -l < "$TMP/out") lines for $RECORDS records" || return 1
+	grep -q "scheduling switch provider=1 ts=16000 cpu=1 out=101 state=blocked in=0 size=32$" \
+		"$TMP/out" || fail "no context switch in: $(grep scheduling "$TMP/out")" || return 1
+	grep -q "scheduling wakeup provider=1 ts=17000 cpu=1 tid=101 size=24$" "$TMP/out" ||
+		fail "no wakeup in: $(grep scheduling "$TMP/out")"
 }
 
 test_stdin() {

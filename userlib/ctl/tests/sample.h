@@ -20,7 +20,9 @@
  *   last            instant     30000 (15000)   provider 1 again, after a
  *                                               section and an overflow record
  *
- * plus a blob record (ignored by convert).
+ * plus a blob record (ignored by convert), and for provider 1 a context
+ * switch (32000: tid 101 blocks on CPU 1, tid 0 runs) and a wakeup of tid
+ * 101 (34000), which dump prints and convert leaves out.
  */
 #ifndef TBCTL_TESTS_SAMPLE_H
 #define TBCTL_TESTS_SAMPLE_H
@@ -90,6 +92,7 @@ static inline int sample_build(struct sample *s)
 {
 	const struct tracebuf_fxt_thread t1 = tracebuf_fxt_thread_index(1);
 	struct tracebuf_fxt_arg all[10], ctr[3], proc;
+	struct tracebuf_fxt_sched sched = { 0 };
 	struct tracebuf_fxt_kobj kobj;
 	struct tracebuf_fxt_str blob_name = sample_str("blob");
 	int ret;
@@ -156,7 +159,20 @@ static inline int sample_build(struct sample *s)
 	SAMPLE_ADD(s, tracebuf_fxt_provider_event_write(dst_, cap_, 1,
 						       TRACEBUF_LIB_FXT_PROVIDER_EVENT_BUFFER_OVERFLOW));
 	ret = sample_event(s, TRACEBUF_LIB_FXT_EVENT_INSTANT, 30000, t1, "last", NULL, 0, 0);
-	return ret;
+	if (ret)
+		return ret;
+	/* what a kernel provider writes: worker blocks on CPU 1, is woken */
+	sched.type = TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH;
+	sched.ticks = 32000;
+	sched.cpu = 1;
+	sched.outgoing_state = TRACEBUF_LIB_FXT_THREAD_BLOCKED;
+	sched.outgoing_koid = 101;
+	SAMPLE_ADD(s, tracebuf_fxt_sched_write(dst_, cap_, &sched));
+	sched.type = TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP;
+	sched.ticks = 34000;
+	sched.incoming_koid = 101;
+	SAMPLE_ADD(s, tracebuf_fxt_sched_write(dst_, cap_, &sched));
+	return 0;
 }
 
 #endif /* TBCTL_TESTS_SAMPLE_H */
