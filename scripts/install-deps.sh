@@ -36,11 +36,13 @@ set -euo pipefail
 # (install-test.sh).  build-essential, dpkg-dev, debhelper, dh-dkms,
 # dkms, lintian: "make deb", the packages' lint and their installation
 # with DKMS (deb-test.sh; debian/control's Build-Depends).  zstd: compressed traces (userlib/ctl/tests/compress_test.sh; gzip is essential).
+# python3: scripts/fxt-check.py, the second FXT reader that checks the
+# traces the guest leaves (vm-results.sh).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
 	  groff-base man-db bash-completion udev kmod
-	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd)
+	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do

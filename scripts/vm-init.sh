@@ -64,6 +64,8 @@ done
 # TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK
 . /mnt/run.conf
 OUT=/mnt/out
+# a test may leave traces here, *.fxt, for vm-results.sh's second reader
+export TB_OUT=$OUT
 KO=/mnt/tracebuf.ko
 LEAKS=/sys/kernel/debug/kmemleak
 

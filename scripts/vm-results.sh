@@ -9,7 +9,9 @@
 # counts at least one failure), and adds one failure for each kernel splat
 # found in the guest's log after the tests began, for a failed insmod or
 # rmmod, for a test that left the module unloaded, for a kmemleak report
-# and for a guest that did not finish.  The last line printed is
+# and for a guest that did not finish.  Each trace a test left in the
+# output directory (*.fxt) is read by scripts/fxt-check.py too, one
+# result each (*.sched.fxt: with --sched).  The last line printed is
 # "N passed, M failed"; the exit status is 1 when M > 0.
 set -euo pipefail
 
@@ -119,6 +121,20 @@ for t in "${names[@]}"; do
 done
 passed=$tb_passed
 failed=$tb_failed
+
+# --- the traces the tests left, read by a reader of their own ----------------
+
+for f in "$RES"/*.fxt; do
+	[ -f "$f" ] || continue
+	flags=()
+	case $f in *.sched.fxt) flags=(--sched) ;; esac
+	if summary=$("$TB_ROOT/scripts/fxt-check.py" "${flags[@]}" "$f" 2>&1); then
+		printf '  PASS  %-28s %s\n' "fxt-check $(basename "$f")" "${summary#"$f": }"
+		passed=$((passed + 1))
+	else
+		problems+=("fxt-check: $summary")
+	fi
+done
 
 # --- the run itself ------------------------------------------------------------
 

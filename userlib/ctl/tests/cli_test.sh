@@ -314,6 +314,26 @@ test_zero_word_fails_both() {
 	expect_error "zero word instead of a record at offset $FIRST"
 }
 
+# scripts/fxt-check.py, the second reader vm-results.sh runs on the
+# guest's traces: it accepts the sample, with its context switch, and
+# names the first fault of a damaged copy.
+test_fxt_check() {
+	local check=$HERE/../../../scripts/fxt-check.py out
+	make_sample || return 1
+	out=$("$check" --sched "$TMP/w/s.fxt") || fail "fxt-check refused the sample" || return 1
+	case $out in
+	*": $RECORDS records, 2 providers, $EVENTS events, 1 context switches on 1 CPUs, 1 wakeups, 1 threads and 0 processes named") ;;
+	*) fail "fxt-check: $out"; return 1 ;;
+	esac
+	cp "$TMP/w/s.fxt" "$TMP/w/z.fxt"
+	printf '\0\0\0\0\0\0\0\0' | dd of="$TMP/w/z.fxt" bs=1 seek="$FIRST" conv=notrunc status=none
+	if out=$("$check" "$TMP/w/z.fxt" 2>&1); then
+		fail "fxt-check took a zero word for a record"
+		return 1
+	fi
+	[ "$out" = "$TMP/w/z.fxt: offset $FIRST: a zero word" ] || fail "fxt-check: $out"
+}
+
 test_report_usage_errors() {
 	make_sample || return 1
 	t_run report
@@ -406,6 +426,7 @@ TESTS=(
 	test_stdin
 	test_truncated_file_fails_both
 	test_zero_word_fails_both
+	test_fxt_check
 	test_report_usage_errors
 	test_report_sample
 	test_report_bad_file
