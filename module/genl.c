@@ -85,7 +85,7 @@ static int tracebuf_genl_get(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&tracebuf_lock);
 	p = xa_load(&tracebuf_providers, nla_get_u32(info->attrs[TRACEBUF_A_ID]));
-	if (!p || !pid_nr_ns(p->pid, ns)) {
+	if (!p || !tracebuf_provider_seen_in(p, ns)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TRACEBUF_A_ID],
 				    "no such provider");
 		ret = -ENOENT;
@@ -133,7 +133,7 @@ static int tracebuf_genl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	mutex_lock(&tracebuf_lock);
 	for (p = xa_find(&tracebuf_providers, &id, ULONG_MAX, XA_PRESENT); p;
 	     p = xa_find_after(&tracebuf_providers, &id, ULONG_MAX, XA_PRESENT)) {
-		if (!pid_nr_ns(p->pid, ns))
+		if (!tracebuf_provider_seen_in(p, ns))
 			continue;
 		ret = tracebuf_genl_fill(skb, p, ns, TRACEBUF_CMD_PROVIDER_GET,
 					 NETLINK_CB(cb->skb).portid,

@@ -240,7 +240,7 @@ static int tracebuf_ioctl_register(struct tracebuf_file *tf, unsigned int cmd,
 	if (strlen(name) != args.name_len)
 		return -EINVAL;
 
-	p = tracebuf_provider_create(name, args.flags, &status);
+	p = tracebuf_provider_create(name, args.flags, NULL, &status);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 	args.id = p->id;

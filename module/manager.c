@@ -66,7 +66,7 @@ u32 tracebuf_next_manager_id = 1;
 bool tracebuf_manager_sees(struct tracebuf_manager *m,
 			   struct tracebuf_provider *p)
 {
-	return pid_nr_ns(p->pid, m->pid_ns) != 0;
+	return tracebuf_provider_seen_in(p, m->pid_ns);
 }
 
 /*
@@ -118,14 +118,11 @@ void tracebuf_manager_registry_changed(struct tracebuf_provider *p)
 	}
 }
 
-/* Is @name in @names (NULL: every name is)? */
-static bool tracebuf_names_have(const struct tracebuf_cats *names,
-				const char *name)
+/* Is @name in @names? */
+bool tracebuf_cats_have(const struct tracebuf_cats *names, const char *name)
 {
 	u32 off = 0;
 
-	if (!names)
-		return true;
 	while (off < names->size) {
 		const char *n = names->data + off;
 
@@ -148,7 +145,7 @@ bool tracebuf_trace_running_for(struct tracebuf_provider *p)
 
 	list_for_each_entry(m, &tracebuf_managers, link)
 		if ((m->active || m->tracing) && tracebuf_manager_sees(m, p) &&
-		    tracebuf_names_have(m->tracing_names, p->name))
+		    (!m->tracing_names || tracebuf_cats_have(m->tracing_names, p->name)))
 			return true;
 	return false;
 }

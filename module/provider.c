@@ -121,6 +121,16 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 		tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_CHANGE);
 }
 
+/*
+ * Is @p seen from pid namespace @ns: is its process there?  The kernel
+ * provider, which has none, is seen from every namespace.
+ */
+bool tracebuf_provider_seen_in(const struct tracebuf_provider *p,
+			       struct pid_namespace *ns)
+{
+	return !p->pid || pid_nr_ns(p->pid, ns) != 0;
+}
+
 /* Queue a packet to the provider; EAGAIN when its inbox is full. */
 int tracebuf_provider_push(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt)
@@ -133,11 +143,18 @@ int tracebuf_provider_push(struct tracebuf_provider *p,
 	WRITE_ONCE(p->in_len, p->in_len + 1);
 	p->packets_received++;
 	tracebuf_notify_signal(&p->notify);
+	if (p->kwork)
+		queue_work(system_wq, p->kwork);
 	return 0;
 }
 
-struct tracebuf_provider *tracebuf_provider_create(const char *name,
-						   u32 flags, u32 *status)
+/*
+ * A provider of @name.  @kwork: the kernel provider's work item, queued
+ * whenever a packet reaches its inbox (kprovider.c); NULL for a file's,
+ * which has the pid of its caller's thread group.
+ */
+struct tracebuf_provider *tracebuf_provider_create(const char *name, u32 flags,
+						   struct work_struct *kwork, u32 *status)
 {
 	struct tracebuf_provider *p;
 	struct tracebuf_user *u;
@@ -156,7 +173,9 @@ struct tracebuf_provider *tracebuf_provider_create(const char *name,
 	kref_init(&p->refs);
 	mutex_init(&p->ctl_lock);
 	strscpy(p->name, name, sizeof(p->name));
-	p->pid = get_task_pid(current, PIDTYPE_TGID);
+	p->kwork = kwork;
+	if (!kwork)
+		p->pid = get_task_pid(current, PIDTYPE_TGID);
 	p->state = TRACEBUF_STATE_REGISTERED;
 	INIT_LIST_HEAD(&p->owner_link);
 	INIT_LIST_HEAD(&p->gone_node.link);

@@ -171,7 +171,11 @@ struct tracebuf_provider {
 	struct mutex ctl_lock;			/* manager requests */
 	u32 id;
 	struct pid *pid;			/* thread group of the caller
-						 * of REGISTER
+						 * of REGISTER; NULL for the
+						 * kernel provider
+						 */
+	struct work_struct *kwork;		/* the kernel provider's: its
+						 * inbox's reader
 						 */
 	char name[TRACEBUF_NAME_MAX + 1];
 	struct tracebuf_user *user;		/* its share, for its life */
@@ -251,12 +255,14 @@ void tracebuf_mem_unreserve(u64 size);
 /* provider.c */
 struct tracebuf_cats *tracebuf_cats_get(struct tracebuf_cats *cats);
 void tracebuf_cats_put(struct tracebuf_cats *cats);
-struct tracebuf_provider *tracebuf_provider_create(const char *name,
-						   u32 flags, u32 *status);
+struct tracebuf_provider *tracebuf_provider_create(const char *name, u32 flags,
+						   struct work_struct *kwork, u32 *status);
 void tracebuf_provider_release(struct tracebuf_provider *p);
 void tracebuf_provider_get(struct tracebuf_provider *p);
 void tracebuf_provider_put(struct tracebuf_provider *p);
 void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state);
+bool tracebuf_provider_seen_in(const struct tracebuf_provider *p,
+			       struct pid_namespace *ns);
 int tracebuf_provider_push(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt);
 void tracebuf_provider_detach(struct tracebuf_provider *p);
@@ -281,6 +287,7 @@ bool tracebuf_may_manage(void);
 bool tracebuf_may_manage_skb(const struct sk_buff *skb);
 struct tracebuf_manager *tracebuf_manager_create(u32 flags);
 void tracebuf_manager_release(struct tracebuf_manager *m);
+bool tracebuf_cats_have(const struct tracebuf_cats *names, const char *name);
 bool tracebuf_manager_sees(struct tracebuf_manager *m,
 			   struct tracebuf_provider *p);
 int tracebuf_manager_push(struct tracebuf_manager *m,
@@ -311,6 +318,10 @@ unsigned int tracebuf_manager_peek(struct tracebuf_manager *m, void *out,
 				   unsigned int max, u32 *cookie);
 void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
 				   u32 cookie);
+
+/* kprovider.c */
+void tracebuf_kprov_init(void);
+void tracebuf_kprov_exit(void);
 
 /* ioctl.c */
 long tracebuf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
