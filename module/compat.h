@@ -127,6 +127,18 @@ static inline u64 tracebuf_counter_khz(void)
 	return 0;
 }
 
+/* The counter tracebuf_counter_khz() is about, now, as user space reads it. */
+static inline u64 tracebuf_counter_read(void)
+{
+#if defined(CONFIG_X86)
+	return rdtsc_ordered();
+#elif defined(CONFIG_ARM64)
+	return __arch_counter_get_cntvct();
+#else
+	return 0;
+#endif
+}
+
 /* The feature bit saying which counter tracebuf_counter_khz() is about. */
 static inline u64 tracebuf_counter_features(void)
 {

@@ -223,6 +223,7 @@ static int __init tracebuf_init(void)
 	if (ret)
 		goto out_genl;
 	tracebuf_debugfs_init();
+	tracebuf_kprov_init();
 	return 0;
 
 out_genl:
@@ -239,6 +240,7 @@ module_init(tracebuf_init);
  */
 static void __exit tracebuf_exit(void)
 {
+	tracebuf_kprov_exit();
 	tracebuf_debugfs_exit();
 	misc_deregister(&tracebuf_misc);
 	tracebuf_genl_exit();

@@ -174,7 +174,7 @@ done
 tb_check man_pages_render $st
 
 # 8. modprobe.d names every parameter the module has, each commented
-params=$(grep -ho 'module_param_named([a-z_]*' "$SRC"/module/*.c | sed 's/.*(//' | sort)
+params=$(grep -hoE 'module_param_(named|cb)\([a-z_]*' "$SRC"/module/*.c | sed 's/.*(//' | sort)
 listed=$(sed -n 's/^#options tracebuf \([a-z_]*\)=.*/\1/p' "$DEST/etc/modprobe.d/tracebuf.conf" | sort)
 active=$(grep -c '^options' "$DEST/etc/modprobe.d/tracebuf.conf")
 [ -n "$params" ] && [ "$params" = "$listed" ] && [ "$active" = 0 ]

@@ -3,7 +3,8 @@
 #
 # Load and unload tracebuf.ko many times with /dev/tracebuf used in
 # between (tb_churn), and check that rmmod fails while a file, a buffer
-# handle or a mapping is still alive.  Leaves the module loaded.
+# handle or a mapping is still alive, and that it succeeds with the kernel
+# provider registered.  Leaves the module loaded.
 #
 #   TRACEBUF_KO=/path/to/tracebuf.ko ./insmod_test.sh
 #   TRACEBUF_CYCLES=50 (default)
@@ -14,7 +15,7 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 CHURN="$DIR/tb_churn"
 CYCLES=${TRACEBUF_CYCLES:-50}
 DEV=/dev/tracebuf
-NTESTS=6
+NTESTS=7
 n=0
 nfail=0
 
@@ -161,7 +162,21 @@ hold() {
 hold hold-buffer rmmod_busy_with_buffer_handle
 hold hold-map rmmod_busy_with_mapping
 
-# 6: leave it loaded and working
+# 6: with the kernel provider registered, unloading removes it
+err=""
+loaded && unload
+if ! insmod "$TRACEBUF_KO" kernel_provider=Y || ! wait_dev; then
+	err="insmod kernel_provider=Y failed"
+elif [ "$(cat /sys/module/tracebuf/parameters/kernel_provider)" != Y ]; then
+	err="kernel_provider reads $(cat /sys/module/tracebuf/parameters/kernel_provider)"
+elif ! "$CHURN" >/dev/null; then
+	err="tb_churn failed with the kernel provider"
+elif ! unload; then
+	err="rmmod failed with the kernel provider registered"
+fi
+result rmmod_with_kernel_provider "$err"
+
+# 7: leave it loaded and working
 err=""
 if ! loaded && ! load; then
 	err="final insmod failed"

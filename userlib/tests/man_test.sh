@@ -12,7 +12,7 @@
 #    row "NAME<TAB>VALUE", and each limit as a row "NAME<TAB>VALUE<TAB>..."
 #    of its LIMITS table, VALUE as the header defines it;
 #  - its MODULE PARAMETERS entries (".TP" then ".B name") are exactly the
-#    module_param_named() of module/*.c;
+#    module_param_named() and module_param_cb() of module/*.c;
 #  - tracebufctl.1 has a ".SS COMMAND" under COMMANDS for exactly the
 #    commands "tracebufctl --help" lists, and each command's subsection
 #    writes every option its "--help" lists ("-x, --word" as
@@ -315,16 +315,16 @@ result tracebufctl1_options $st
 # 9: the module parameters of tracebuf.4 are those of the module
 
 st=0
-sed -n 's/.*module_param_named([[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*,.*/\1/p' \
+sed -n 's/.*module_param_\(named\|cb\)([[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*,.*/\2/p' \
 	"$MODDIR"/*.c 2> /dev/null | sort -u > "$TMP/params"
 section "$T4" ".SH MODULE PARAMETERS" 2> /dev/null |
 	awk 'prev == ".TP" && $1 == ".B" && NF == 2 { print $2 } { prev = $0 }' |
 	sort > "$TMP/documented"
 if [ ! -s "$TMP/params" ]; then
-	echo "no module_param_named() in $MODDIR/*.c" | say
+	echo "no module_param_named() or _cb() in $MODDIR/*.c" | say
 	st=1
 elif ! diff -u "$TMP/params" "$TMP/documented" > "$TMP/diff"; then
-	echo "module_param_named() (-) against tracebuf.4 MODULE PARAMETERS (+):" | say
+	echo "module_param_named() and _cb() (-) against tracebuf.4 MODULE PARAMETERS (+):" | say
 	tail -n +3 "$TMP/diff" | grep '^[-+]' | say
 	st=1
 elif [ "$(sort -u "$TMP/documented" | wc -l)" != "$(wc -l < "$TMP/documented")" ]; then
