@@ -258,6 +258,24 @@ static unsigned int tracebuf_kstate(bool preempt, unsigned int state)
 	return TRACEBUF_FXT_THREAD_BLOCKED;
 }
 
+/*
+ * A scheduling record of @size bytes in this CPU's chunk (interrupts
+ * off): its header, with @bits of the event type's own, and its
+ * timestamp; the caller writes the rest.  NULL when the buffer is full.
+ */
+static __le64 *tracebuf_ksched(struct tracebuf_kprov *k, u32 size, unsigned int type,
+			       unsigned int nargs, unsigned int cpu, u64 bits)
+{
+	__le64 *p = tracebuf_kreserve(k, size);
+
+	if (!p)
+		return NULL;
+	p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_SCHED, size) |
+			 tracebuf_fxt_field(nargs, 16, 19) | tracebuf_fxt_field(cpu, 20, 35) |
+			 bits | tracebuf_fxt_field(type, 60, 63));
+	return tracebuf_put(p, tracebuf_kticks(k));
+}
+
 static void tracebuf_kprobe_switch(void *data, bool preempt, struct task_struct *prev,
 				   struct task_struct *next, unsigned int prev_state)
 {
@@ -266,14 +284,9 @@ static void tracebuf_kprobe_switch(void *data, bool preempt, struct task_struct 
 	__le64 *p;
 
 	local_irq_save(flags);
-	p = tracebuf_kreserve(k, 48);
+	p = tracebuf_ksched(k, 48, TRACEBUF_FXT_SCHED_SWITCH, 2, smp_processor_id(),
+			    tracebuf_fxt_field(tracebuf_kstate(preempt, prev_state), 36, 39));
 	if (p) {
-		p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_SCHED, 48) |
-				 tracebuf_fxt_field(2, 16, 19) |
-				 tracebuf_fxt_field(smp_processor_id(), 20, 35) |
-				 tracebuf_fxt_field(tracebuf_kstate(preempt, prev_state), 36, 39) |
-				 tracebuf_fxt_field(TRACEBUF_FXT_SCHED_SWITCH, 60, 63));
-		p = tracebuf_put(p, tracebuf_kticks(k));
 		p = tracebuf_put(p, tracebuf_ktid(k, prev));
 		p = tracebuf_put(p, tracebuf_ktid(k, next));
 		p = tracebuf_put_int32(p, TRACEBUF_KSTR_OUT_WEIGHT, tracebuf_kweight(prev));
@@ -289,13 +302,8 @@ static void tracebuf_kprobe_wakeup(void *data, struct task_struct *t)
 	__le64 *p;
 
 	local_irq_save(flags);
-	p = tracebuf_kreserve(k, 32);
+	p = tracebuf_ksched(k, 32, TRACEBUF_FXT_SCHED_WAKEUP, 1, task_cpu(t), 0);
 	if (p) {
-		p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_SCHED, 32) |
-				 tracebuf_fxt_field(1, 16, 19) |
-				 tracebuf_fxt_field(task_cpu(t), 20, 35) |
-				 tracebuf_fxt_field(TRACEBUF_FXT_SCHED_WAKEUP, 60, 63));
-		p = tracebuf_put(p, tracebuf_kticks(k));
 		p = tracebuf_put(p, tracebuf_ktid(k, t));
 		tracebuf_put_int32(p, TRACEBUF_KSTR_WEIGHT, tracebuf_kweight(t));
 	}
@@ -457,14 +465,18 @@ static void tracebuf_kread_cats(struct tracebuf_kprov *k)
 	tracebuf_cats_put(extra);
 }
 
-/* The initialization record and the string table, at the buffer's start. */
-static void tracebuf_kprelude(struct tracebuf_kprov *k)
+/*
+ * The timebase (@khz: the CPU counter's rate, 0 for CLOCK_MONOTONIC), its
+ * initialization record and the string table, at the buffer's start.
+ */
+static void tracebuf_kprelude(struct tracebuf_kprov *k, u64 khz)
 {
 	__le64 *p = k->buf->data + k->rolling;
 	unsigned int i;
 
 	p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_INIT, 16));
-	p = tracebuf_put(p, k->counter ? tracebuf_counter_khz() * 1000 : NSEC_PER_SEC);
+	k->counter = khz != 0;
+	p = tracebuf_put(p, khz ? khz * 1000 : NSEC_PER_SEC);
 	for (i = 1; i < ARRAY_SIZE(tracebuf_kstrings); i++) {
 		size_t len = strlen(tracebuf_kstrings[i]), words = DIV_ROUND_UP(len, 8);
 
@@ -529,9 +541,8 @@ static void tracebuf_kstart(struct tracebuf_kprov *k)
 		memset(per_cpu_ptr(k->cpus, cpu), 0, sizeof(struct tracebuf_kcpu));
 	/* RETAIN goes on after what the last run wrote (its prelude too) */
 	if (disposition != TRACEBUF_START_RETAIN || !atomic64_read(&k->next)) {
-		k->counter = tracebuf_counter_khz() != 0;
 		atomic64_set(&k->dropped, 0);
-		tracebuf_kprelude(k);
+		tracebuf_kprelude(k, tracebuf_counter_khz());
 		k->full = false;
 	}
 	/* the data ends are no longer final (RETAIN keeps the last run's) */
