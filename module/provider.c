@@ -253,7 +253,7 @@ static int tracebuf_pkt_check(const struct tracebuf_pkt *pkt)
 
 	switch (pkt->request) {
 	case TRACEBUF_PKT_STARTED:
-		if (pkt->data16 || pkt->data64)
+		if ((pkt->data16 & ~TRACEBUF_STARTED_LATE) || pkt->data64)
 			return -EINVAL;
 		if (pkt->data32 != TRACEBUF_FIFO_PROTOCOL_VERSION)
 			return -EPROTONOSUPPORT;

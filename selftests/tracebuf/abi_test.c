@@ -236,7 +236,7 @@ static void tb_check_version(struct __test_metadata *_metadata,
 			    TRACEBUF_FEAT_KNOWN_CATEGORIES | TRACEBUF_FEAT_TSC_RATE |
 			    TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
 			    TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
-			    TRACEBUF_FEAT_UPDATE_CATEGORIES;
+			    TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE;
 	size_t page = tb_page_size();
 	long long val;
 

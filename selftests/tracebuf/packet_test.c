@@ -101,9 +101,9 @@ TEST_F(pkt, started_version_2_eprotonosupport)
 	tb_expect_pkt_refused(_metadata, &self->p, &pkt, EPROTONOSUPPORT);
 }
 
-TEST_F(pkt, started_data16_einval)
+TEST_F(pkt, started_data16_unknown_einval)
 {
-	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_STARTED, 1, 1, 0);
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_STARTED, TRACEBUF_STARTED_LATE << 1, 1, 0);
 
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTING);
 	tb_expect_pkt_refused(_metadata, &self->p, &pkt, EINVAL);
@@ -120,6 +120,16 @@ TEST_F(pkt, started_data64_einval)
 TEST_F(pkt, started_version_1_accepted)
 {
 	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_STARTED, 0, 1, 0);
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTING);
+	tb_expect_pkt_delivered(_metadata, &self->p, &pkt,
+				TRACEBUF_STATE_STARTED);
+}
+
+/* A provider that had stopped waiting for its START says so; as sent. */
+TEST_F(pkt, started_late_delivered)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_STARTED, TRACEBUF_STARTED_LATE, 1, 0);
 
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTING);
 	tb_expect_pkt_delivered(_metadata, &self->p, &pkt,

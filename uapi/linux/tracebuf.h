@@ -165,7 +165,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	6
+#define TRACEBUF_ABI_MINOR	7
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -196,7 +196,7 @@
 
 struct tracebuf_pkt {
 	__u16 request;		/* TRACEBUF_PKT_* */
-	__u16 data16;		/* zero except for ALERT */
+	__u16 data16;		/* per request; zero where unused */
 	__u32 data32;
 	__aligned_u64 data64;
 };
@@ -204,7 +204,9 @@ struct tracebuf_pkt {
 #define TRACEBUF_FIFO_PROTOCOL_VERSION	1
 
 /* provider -> manager (TRACEBUF_IOC_PROVIDER_SEND) */
-#define TRACEBUF_PKT_STARTED		0x0001	/* data32 = protocol version */
+#define TRACEBUF_PKT_STARTED		0x0001	/* data32 = protocol version,
+						 * data16 = TRACEBUF_STARTED_*
+						 */
 #define TRACEBUF_PKT_SAVE_BUFFER	0x0002	/* data32 = wrapped count,
 						 * data64 = durable data end
 						 */
@@ -220,6 +222,13 @@ struct tracebuf_pkt {
 #define TRACEBUF_PKT_CATEGORIES_APPLIED	0x0006	/* data32 = the generation of
 						 * the CATEGORIES applied
 						 */
+/*
+ * STARTED's data16 (ABI 1.7, TRACEBUF_FEAT_STARTED_LATE; zero before):
+ * LATE, the provider had stopped
+ * waiting for this START (it registered while a trace ran, and gave up
+ * before it came), so what it recorded meanwhile is not in its buffer.
+ */
+#define TRACEBUF_STARTED_LATE		0x0001
 /* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
 #define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
 #define TRACEBUF_PKT_SNAPSHOT		0x0101	/* all zero */
@@ -430,6 +439,7 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_UPDATE_CATEGORIES	_BITULL(11)	/* START F_UPDATE,
 							 * CATEGORIES
 							 */
+#define TRACEBUF_FEAT_STARTED_LATE	_BITULL(12)	/* STARTED's LATE */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
