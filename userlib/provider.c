@@ -39,6 +39,7 @@ struct tracebuf_provider {
 	size_t map_size;
 	bool attached;			/* the engine uses map */
 	bool tracing;			/* started since the last stop */
+	bool late;			/* stopped waiting for the START to come */
 	/* the library's thread */
 	pthread_t thread;
 	bool has_thread;
@@ -132,11 +133,11 @@ static void tb_on_initialize(struct tracebuf_provider *p,
 		p->attached = true;
 }
 
-static void tb_send(struct tracebuf_provider *p, uint16_t request,
+static void tb_send(struct tracebuf_provider *p, uint16_t request, uint16_t data16,
 		    uint32_t data32, uint64_t data64)
 {
 	struct tracebuf_pkt pkt = {
-		.request = request, .data32 = data32, .data64 = data64,
+		.request = request, .data16 = data16, .data32 = data32, .data64 = data64,
 	};
 
 	/* refusals (the manager moved on) change nothing: nothing to do */
@@ -145,12 +146,16 @@ static void tb_send(struct tracebuf_provider *p, uint16_t request,
 
 static void tb_on_start(struct tracebuf_provider *p, const struct tracebuf_pkt *pkt)
 {
+	uint16_t late = p->late ? TRACEBUF_STARTED_LATE : 0;
+
 	/* the kernel refuses a START while started: no duplicates here */
 	if (!p->attached || tb_apply_config(p) ||
 	    tracebuf_engine_start(pkt->data16, 0))
 		return;
 	p->tracing = true;
-	tb_send(p, TRACEBUF_PKT_STARTED, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
+	/* what it wrote while not waiting is lost: the manager learns it */
+	p->late = false;
+	tb_send(p, TRACEBUF_PKT_STARTED, late, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
 }
 
 /*
@@ -163,7 +168,7 @@ static void tb_stop(struct tracebuf_provider *p)
 	if (p->attached)
 		tracebuf_engine_stop();
 	p->tracing = false;
-	tb_send(p, TRACEBUF_PKT_STOPPED, 0, 0);
+	tb_send(p, TRACEBUF_PKT_STOPPED, 0, 0, 0);
 }
 
 /*
@@ -174,7 +179,7 @@ static void tb_stop(struct tracebuf_provider *p)
 static void tb_on_categories(struct tracebuf_provider *p, const struct tracebuf_pkt *pkt)
 {
 	if (p->tracing && !tb_apply_config(p))
-		tb_send(p, TRACEBUF_PKT_CATEGORIES_APPLIED, pkt->data32, 0);
+		tb_send(p, TRACEBUF_PKT_CATEGORIES_APPLIED, 0, pkt->data32, 0);
 }
 
 /*
@@ -189,7 +194,7 @@ static void tb_snapshot(struct tracebuf_provider *p)
 
 	if (p->attached)
 		tracebuf_engine_seal(&wrap, &end);
-	tb_send(p, TRACEBUF_PKT_SNAPSHOT_TAKEN, wrap, end);
+	tb_send(p, TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, wrap, end);
 }
 
 static void tb_handle(struct tracebuf_provider *p, const struct tracebuf_pkt *pkt)
@@ -247,7 +252,7 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 		handled += (int)n;
 	}
 	while (p->attached && tracebuf_engine_service(&req) == 1) {
-		tb_send(p, TRACEBUF_PKT_SAVE_BUFFER, req.wrapped_count,
+		tb_send(p, TRACEBUF_PKT_SAVE_BUFFER, 0, req.wrapped_count,
 			req.durable_data_end);
 		handled++;
 	}
@@ -298,11 +303,11 @@ static int64_t tb_now_ms(void)
 }
 
 /*
- * A trace is running: serve messages until START arrives or time is up.
- * Dispatch before the first wait: a quick manager's INITIALIZE and START
- * may have been queued before the eventfd was bound.
+ * A trace is running: serve messages until START arrives or time is up;
+ * whether it did.  Dispatch before the first wait: a quick manager's
+ * INITIALIZE and START may have been queued before the eventfd was bound.
  */
-static void tb_wait_start(struct tracebuf_provider *p, uint32_t timeout_ms)
+static bool tb_wait_start(struct tracebuf_provider *p, uint32_t timeout_ms)
 {
 	struct pollfd pfd = { .fd = p->efd, .events = POLLIN };
 	int64_t end = tb_now_ms() + (timeout_ms ? timeout_ms : 5000);
@@ -314,8 +319,10 @@ static void tb_wait_start(struct tracebuf_provider *p, uint32_t timeout_ms)
 		tracebuf_provider_dispatch(p);
 		tracebuf_engine_stats(&st);
 		left = end - tb_now_ms();
-		if (st.state == TRACEBUF_ENGINE_STARTED || left <= 0)
-			return;
+		if (st.state == TRACEBUF_ENGINE_STARTED)
+			return true;
+		if (left <= 0)
+			return false;
 		poll(&pfd, 1, (int)left);
 	}
 }
@@ -411,8 +418,13 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 		ret = 0;
 	if (ret)
 		goto out_close_fd;
+	/*
+	 * Given up on, the START may still come: its STARTED then says that
+	 * what was written before is missing (a module that can hear it).
+	 */
 	if (status & TRACEBUF_REGISTER_STARTED)
-		tb_wait_start(p, cfg->start_timeout_ms);
+		p->late = !tb_wait_start(p, cfg->start_timeout_ms) &&
+			  (ver.features & TRACEBUF_FEAT_STARTED_LATE);
 	else
 		tracebuf_provider_dispatch(p);
 	if (cfg->flags & TRACEBUF_LIB_PROVIDER_THREAD) {

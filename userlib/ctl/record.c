@@ -163,6 +163,7 @@ static void record_usage(FILE *f)
 		"  6  a wanted provider is traced by another manager\n"
 		"  7  a provider could not be traced whole: its initialize or start was\n"
 		"     refused (e.g. out of memory), or it did not start or stop in time\n"
+		"     (by the manager's clock or by its own)\n"
 		"  4  a provider named with -p never registered\n"
 		"  3  no provider was traced at all\n"
 		"  5  a category given with -c is known by no traced provider\n"
@@ -1830,6 +1831,11 @@ static int record_outcome(const struct record_run *r)
 		if (p->error == -ETIMEDOUT) {
 			record_warn("provider '%s' (pid %u) may be incomplete: it did not "
 				    "start or stop in time", name, p->pid);
+			failed++;
+		} else if (p->error == -ETIME) {
+			record_warn("provider '%s' (pid %u) is incomplete: it had stopped "
+				    "waiting for its start when the start came, and what it "
+				    "recorded before is missing", name, p->pid);
 			failed++;
 		} else if (p->error) {
 			record_warn("provider '%s' (pid %u) may be incomplete: %s", name,

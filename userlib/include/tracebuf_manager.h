@@ -242,7 +242,10 @@ struct tracebuf_session_provider {
 					 */
 	uint32_t alerts;
 	int error;			/* FAILED: why; otherwise -ETIMEDOUT if
-					 * it did not start or stop in time
+					 * it did not start or stop in time,
+					 * -ETIME if it had stopped waiting
+					 * for its start before it came (what
+					 * it recorded before is missing)
 					 */
 	bool late;			/* joined after the session started */
 	bool crashed;			/* harvested without a final header */
