@@ -201,19 +201,14 @@ static void tracebuf_buf_reset_header(struct tracebuf_buf *buf, bool durable)
 	tracebuf_buf_write_header(buf);
 }
 
-/*
- * START's buffer disposition.  Unlike Fuchsia, clearing zeroes the
- * cleared bytes, so a reader walking records never meets stale ones.
- * Called without tracebuf_lock, under the provider's ctl_lock, while the
- * provider is INITIALIZED or STOPPED and so must not be writing.
- */
-/* Zero [from, size) of the buffer, a chunk at a time. */
-static void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from)
+/* Zero [from, to) of the buffer, a chunk at a time; it may sleep. */
+void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from, u64 to)
 {
 	const u64 chunk = (u64)TRACEBUF_RESCHED_PAGES << PAGE_SHIFT;
 
-	while (from < buf->size) {
-		u64 len = min(chunk, buf->size - from);
+	to = min_t(u64, to, buf->size);
+	while (from < to) {
+		u64 len = min(chunk, to - from);
 
 		memset(buf->data + from, 0, len);
 		from += len;
@@ -221,15 +216,21 @@ static void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from)
 	}
 }
 
+/*
+ * START's buffer disposition.  Unlike Fuchsia, clearing zeroes the
+ * cleared bytes, so a reader walking records never meets stale ones.
+ * Called without tracebuf_lock, under the provider's ctl_lock, while the
+ * provider is INITIALIZED or STOPPED and so must not be writing.
+ */
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
 {
 	switch (disposition) {
 	case TRACEBUF_START_CLEAR_ENTIRE:
-		tracebuf_buf_zero(buf, TRACEBUF_HEADER_SIZE);
+		tracebuf_buf_zero(buf, TRACEBUF_HEADER_SIZE, buf->size);
 		tracebuf_buf_reset_header(buf, true);
 		break;
 	case TRACEBUF_START_CLEAR_NONDURABLE:
-		tracebuf_buf_zero(buf, TRACEBUF_HEADER_SIZE + buf->durable_size);
+		tracebuf_buf_zero(buf, TRACEBUF_HEADER_SIZE + buf->durable_size, buf->size);
 		tracebuf_buf_reset_header(buf, false);
 		break;
 	default:	/* TRACEBUF_START_RETAIN */

@@ -2,8 +2,11 @@
 /*
  * tracebuf: debugging knobs, in debugfs (root only): where the search for
  * the next provider and manager id starts, so that tests can see ids wrap
- * around without 2^32 registrations; and "users", the per-user shares
- * held now, so that tests can see every share given back.
+ * around without 2^32 registrations; "users", the per-user shares held
+ * now, so that tests can see every share given back; and the kernel
+ * providers' "kfill_stall_us" and "kfull_found" (kprovider.c), so that
+ * tests can hold a CPU that filled a rolling buffer until another finds
+ * it full.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/seq_file.h>
 
+#include "kprovider.h"
 #include "tracebuf_priv.h"
 
 static struct dentry *tracebuf_debugfs_dir;
@@ -75,6 +79,10 @@ void tracebuf_debugfs_init(void)
 				   &tracebuf_next_manager_fops);
 	debugfs_create_file("users", 0400, tracebuf_debugfs_dir, NULL,
 			    &tracebuf_users_debugfs_fops);
+	debugfs_create_u32("kfill_stall_us", 0600, tracebuf_debugfs_dir,
+			   &tracebuf_kfill_stall_us);
+	debugfs_create_atomic_t("kfull_found", 0400, tracebuf_debugfs_dir,
+				&tracebuf_kfull_found);
 }
 
 void tracebuf_debugfs_exit(void)

@@ -1,25 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracebuf: the kernel provider.  With the module parameter
- * kernel_provider set, the module registers a provider of its own,
- * "kernel", that a manager drives like any other and that records what
- * the scheduler does, as FXT scheduling and kernel object records
- * (userlib/Documentation/trace-format.md §4.2), next to the user-space
- * providers of the same session and on their timebase.
- *
- * Categories, off unless named (a session with "every category" leaves
- * them off): "sched", context switches and wakeups, with the threads
- * named; "sched.name", the names only.
+ * tracebuf: providers in the kernel.  The module registers providers of
+ * its own, "kernel" (ksched.c: the scheduler) and those other modules
+ * register through tracebuf_kernel.h, that a manager drives like any
+ * other and that write FXT records (userlib/Documentation/trace-format.md
+ * §4.2) next to the user-space providers of the same session and on
+ * their timebase.  This file is their engine: the buffer, the modes,
+ * the control packets, and the API.
  *
  * Control.  Packets reach its inbox as any provider's (the manager side
  * is unchanged); tracebuf_provider_push() queues ->work, which answers
  * them in order through tracebuf_provider_send().  Only the work item
  * touches the fields marked [W], and the probes read them only between
- * their registration and unregistration.
+ * their registration and unregistration (ops->write()).
  *
- * Writers: per-CPU chunks of one buffer.  A probe writes with interrupts
- * off on its CPU (sched_switch has them off already; a wakeup may come
- * from an interrupt), whole records into its CPU's chunk, and takes the
+ * Writers: per-CPU chunks of one buffer.  A writer (a tracepoint probe,
+ * an API call from any context but NMI) writes with interrupts off on its
+ * CPU, whole records into its CPU's chunk, and takes the
  * next chunk from the shared cursor with one atomic add when the chunk is
  * full: no lock, and no other shared write.  Per-CPU buffers merged by
  * the manager were the other choice; they would put a provider and a
@@ -29,126 +26,74 @@
  * tail is padded by its CPU when it takes the next one; a snapshot closes
  * every CPU's chunk with an IPI, which runs between two records since a
  * record is written with interrupts off; a stop closes them once the
- * probes are gone (tracepoint_synchronize_unregister()).
+ * writers are gone (ops->write(k, false)).
  *
- * This first version fills its first rolling buffer in every mode and
- * then drops records (counted in the header); it never asks for a save.
+ * Modes (trace-format.md §1.2).  The cursor is one 64-bit word, the wrap
+ * (which rolling buffer, and how many were filled before it) << 32 | the
+ * offset of the next chunk in it; a CPU takes a chunk with a
+ * compare-and-swap, and the one that takes the last bytes of a rolling
+ * buffer marks the cursor full (TRACEBUF_KFULL) and switches: to the other
+ * rolling buffer at once when it may be entered (->allow), else records
+ * are dropped (counted) until the work item lets it.  A rolling buffer
+ * may be entered again once no CPU holds a chunk of its earlier wrap (the
+ * work item closes them with an IPI after each switch: circular mode) and,
+ * in streaming mode, once the manager saved it (SAVE_BUFFER, which the
+ * work item sends after that IPI, and BUFFER_SAVED).  In circular mode
+ * the CPU that fills a rolling buffer also looks at the others' chunks
+ * (tracebuf_kclear()) and enters the next one itself when none is left of
+ * an earlier wrap: a work item late by a whole rolling buffer then costs
+ * no record.  A CPU that finds the cursor full tries to switch as the
+ * filling one does, once, before it drops a record.  Oneshot has one
+ * rolling buffer and stays full.  The writers cannot wait or take a lock
+ * (a probe may hold the scheduler's runqueue lock), so they only queue
+ * ->irq, an irq_work, whose handler queues ->work.  The initialization
+ * record and the string table lead the durable buffer (circular,
+ * streaming) or the one rolling buffer (oneshot); what must outlive the
+ * rolling buffers' reuse (ksched.c's thread names) goes to the durable
+ * buffer too while it has room, one atomic add a record.
  *
  * Threads are numbered in the pid namespace of the manager that started
  * the provider; a thread that namespace does not see is written as
- * thread 0 and never named, so a manager in a container learns nothing
- * about the threads outside it but that the CPU was busy.
+ * thread 0, so a manager in a container learns nothing about the threads
+ * outside it.
  */
-#include <linux/atomic.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hardirq.h>
+#include <linux/irq_work.h>
+#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
-#include <linux/sysfs.h>
 #include <linux/timekeeping.h>
-#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
+#include "kprovider.h"
+#include "tracebuf_kernel.h"
 #include "tracebuf_priv.h"
 
-/* FXT (trace-format.md §4). */
-#define TRACEBUF_FXT_INIT		1
-#define TRACEBUF_FXT_STRING		2
-#define TRACEBUF_FXT_BLOB		5
-#define TRACEBUF_FXT_KOBJ		7
-#define TRACEBUF_FXT_SCHED		8
-#define TRACEBUF_FXT_ARG_INT32		1
-#define TRACEBUF_FXT_ARG_KOID		8
-#define TRACEBUF_FXT_OBJ_PROCESS	1
-#define TRACEBUF_FXT_OBJ_THREAD		2
-#define TRACEBUF_FXT_SCHED_SWITCH	1
-#define TRACEBUF_FXT_SCHED_WAKEUP	2
-#define TRACEBUF_FXT_THREAD_RUNNING	1
-#define TRACEBUF_FXT_THREAD_SUSPENDED	2
-#define TRACEBUF_FXT_THREAD_BLOCKED	3
-#define TRACEBUF_FXT_THREAD_DEAD	5
-#define TRACEBUF_FXT_INLINE		0x8000
-#define TRACEBUF_FXT_MAX_WORDS		0xfff
+/* The cursor's offset once its rolling buffer is full. */
+#define TRACEBUF_KFULL	U32_MAX
 
-/* The string table the prelude writes: the argument names. */
-enum {
-	TRACEBUF_KSTR_OUT_WEIGHT = 1,
-	TRACEBUF_KSTR_IN_WEIGHT,
-	TRACEBUF_KSTR_WEIGHT,
-	TRACEBUF_KSTR_PROCESS,
-};
-
-static const char *const tracebuf_kstrings[] = {
-	[TRACEBUF_KSTR_OUT_WEIGHT] = "outgoing_weight",
-	[TRACEBUF_KSTR_IN_WEIGHT] = "incoming_weight",
-	[TRACEBUF_KSTR_WEIGHT] = "weight",
-	[TRACEBUF_KSTR_PROCESS] = "process",
-};
-
-/* A CPU's chunk: [pos, end) is free; pos == end when it has none. */
-struct tracebuf_kcpu {
-	u64 pos;
-	u64 end;
-};
-
-struct tracebuf_kprov {
-	struct tracebuf_provider *p;		/* a reference */
-	struct work_struct work;
-
-	/* [W], and read by the probes while registered */
-	struct tracebuf_buf *buf;		/* a reference, while it has one */
-	struct pid_namespace *ns;		/* a reference, while started */
-	bool running;
-	bool sched;				/* switches and wakeups */
-	bool names;				/* thread and process names */
-	bool counter;				/* ticks: the CPU counter, else ns */
-	u64 rolling;				/* its first rolling buffer: */
-	u64 limit;				/* [rolling, limit) */
-	u32 chunk;
-	struct tracebuf_kcpu __percpu *cpus;
-	/* written by the probes */
-	atomic64_t next;			/* the next chunk's offset */
-	atomic64_t dropped;
-	bool full;				/* WRITE_ONCE, READ_ONCE */
-};
-
-/* The sched_* and task_rename tracepoints, looked up once. */
-static struct tracepoint *tracebuf_tp_switch, *tracebuf_tp_wakeup,
-	*tracebuf_tp_wakeup_new, *tracebuf_tp_fork, *tracebuf_tp_exec,
-	*tracebuf_tp_rename;
-
-/* kernel_provider: set, cleared, and the provider it made. */
-static DEFINE_MUTEX(tracebuf_kprov_lock);
-static bool tracebuf_kprov_wanted;		/* [tracebuf_kprov_lock] */
-static bool tracebuf_kprov_ready;		/* module_init done [same] */
-static struct tracebuf_kprov *tracebuf_kprov;	/* [same] */
-
-static u64 tracebuf_fxt_field(u64 value, unsigned int lo, unsigned int hi)
-{
-	return (value & GENMASK_ULL(hi - lo, 0)) << lo;
-}
-
-static u64 tracebuf_fxt_header(unsigned int type, u32 bytes)
-{
-	return type | tracebuf_fxt_field(bytes / 8, 4, 15);
-}
-
-static __le64 *tracebuf_put(__le64 *p, u64 word)
-{
-	*p = cpu_to_le64(word);
-	return p + 1;
-}
+/*
+ * For tests (debugfs): how long a CPU that fills a rolling buffer waits,
+ * interrupts off, before it tries to switch, unless another CPU finds
+ * the cursor full meanwhile (µs, at most 1 s: a lone CPU waits it all);
+ * how many times one did (circular and streaming: oneshot stays full).
+ */
+u32 tracebuf_kfill_stall_us;
+atomic_t tracebuf_kfull_found = ATOMIC_INIT(0);
 
 /* Padding records (empty data blobs) over [from, to) of the buffer. */
 static void tracebuf_kpad(struct tracebuf_kprov *k, u64 from, u64 to)
@@ -167,278 +112,223 @@ static void tracebuf_kpad(struct tracebuf_kprov *k, u64 from, u64 to)
 	}
 }
 
-static u64 tracebuf_kticks(struct tracebuf_kprov *k)
+u64 tracebuf_kticks(struct tracebuf_kprov *k)
 {
 	return k->counter ? tracebuf_counter_read() : ktime_get_mono_fast_ns();
 }
 
-/*
- * @size bytes (a multiple of 8, at most a chunk) in this CPU's chunk, or
- * NULL when the buffer is full (the record is counted as dropped).
- * Interrupts off: nothing else writes this CPU's chunk meanwhile.
- */
-static __le64 *tracebuf_kreserve(struct tracebuf_kprov *k, u32 size)
+static struct tracebuf_buffer_header *tracebuf_khdr(struct tracebuf_kprov *k)
 {
-	struct tracebuf_kcpu *c = this_cpu_ptr(k->cpus);
-	u64 start;
-
-	lockdep_assert_irqs_disabled();
-	if (c->end - c->pos < size) {
-		if (c->pos != c->end)
-			tracebuf_kpad(k, c->pos, c->end);
-		c->pos = 0;
-		c->end = 0;
-		if (READ_ONCE(k->full))
-			goto drop;
-		start = atomic64_fetch_add(k->chunk, &k->next);
-		if (start >= k->limit)
-			goto full;
-		c->pos = start;
-		c->end = min_t(u64, start + k->chunk, k->limit);
-		if (c->end - c->pos < size) {
-			tracebuf_kpad(k, c->pos, c->end);
-			c->pos = 0;
-			c->end = 0;
-			goto full;
-		}
-	}
-	c->pos += size;
-	return k->buf->data + c->pos - size;
-
-full:
-	WRITE_ONCE(k->full, true);
-drop:
-	atomic64_inc(&k->dropped);
-	return NULL;
+	return k->buf->data;
 }
 
-/* Close this CPU's chunk (an IPI's, or with no writer left). */
+/* Close @c: pad what is left of its chunk. */
 static void tracebuf_kclose_cpu(struct tracebuf_kprov *k, struct tracebuf_kcpu *c)
 {
 	if (c->pos != c->end)
 		tracebuf_kpad(k, c->pos, c->end);
 	c->pos = 0;
-	c->end = 0;
+	/* the padding before; tracebuf_kclear() */
+	smp_store_release(&c->end, 0);
 }
 
+/*
+ * Circular mode: may the rolling buffer after the full one of @wrap be
+ * entered (interrupts off)?  Yes when every other CPU's chunk is closed
+ * or of @wrap, and none is taking one: a chunk taken from now on is of a
+ * later wrap.  Chunks of wraps before @wrap - 1 were closed before @wrap
+ * was entered (->allow, or this).
+ */
+static bool tracebuf_kclear(struct tracebuf_kprov *k, u32 wrap)
+{
+	struct tracebuf_kcpu *c;
+	int cpu, self = smp_processor_id();
+
+	for_each_possible_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		c = per_cpu_ptr(k->cpus, cpu);
+		/* tracebuf_kreserve() sets it, then reads the cursor */
+		if (smp_load_acquire(&c->taking))
+			return false;
+		/* closed (its padding written), or of @wrap */
+		if (smp_load_acquire(&c->end) && READ_ONCE(c->wrap) < wrap)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Move the cursor from the full rolling buffer of @wrap - 1 to @wrap,
+ * which its caller found may be entered (probe or work item: the
+ * compare-and-swap picks one).  In circular mode the header says which
+ * wrap is written, before any record of it (trace-format.md §1.7).
+ */
+static void tracebuf_kenter(struct tracebuf_kprov *k, u32 wrap)
+{
+	s64 full = (s64)((u64)(wrap - 1) << 32 | TRACEBUF_KFULL);
+
+	if (atomic64_read(&k->cursor) != full)
+		return;
+	if (k->mode == TRACEBUF_MODE_CIRCULAR)
+		WRITE_ONCE(tracebuf_khdr(k)->wrapped_count, wrap);
+	atomic64_try_cmpxchg(&k->cursor, &full, (s64)((u64)wrap << 32));
+}
+
+/*
+ * The rolling buffer of @wrap is full: enter the next one if it may be
+ * entered.  The caller has no chunk it took and did not publish, and a
+ * full barrier orders that before this.
+ */
+static void tracebuf_ktry_enter(struct tracebuf_kprov *k, u32 wrap)
+{
+	/* the look first, so that every circular trace tries it */
+	if ((k->mode == TRACEBUF_MODE_CIRCULAR && tracebuf_kclear(k, wrap)) ||
+	    (u32)atomic_read(&k->allow) >= wrap + 1)
+		tracebuf_kenter(k, wrap + 1);
+}
+
+/*
+ * The calling CPU took the last bytes of the rolling buffer of @wrap:
+ * enter the next one if it may be, and have the work item close this
+ * one's chunks (and save it).  Pairs with tracebuf_kallow().
+ */
+static void tracebuf_kfilled(struct tracebuf_kprov *k, u32 wrap)
+{
+	u32 us, stall;
+	int found;
+
+	if (k->mode == TRACEBUF_MODE_ONESHOT)
+		return;
+	stall = min_t(u32, READ_ONCE(tracebuf_kfill_stall_us), USEC_PER_SEC);
+	found = atomic_read(&tracebuf_kfull_found);
+	for (us = 0; us < stall && atomic_read(&tracebuf_kfull_found) == found; us++)
+		udelay(1);
+	WRITE_ONCE(k->want, wrap + 1);
+	/* want before allow, tracebuf_kallow() the reverse; ->taking too */
+	smp_mb();
+	tracebuf_ktry_enter(k, wrap);
+	irq_work_queue(&k->irq);
+}
+
+/*
+ * Take the next chunk for this CPU's closed @c: true when taken (the
+ * tail of a rolling buffer may be shorter than @size), false when no
+ * rolling buffer has room.  A CPU that finds the cursor full first tries
+ * to enter the next rolling buffer itself, once: the CPU that filled it
+ * may not have got that far yet (its hypervisor may have preempted it
+ * there), or may have found this one taking a chunk.
+ */
+static bool tracebuf_ktake(struct tracebuf_kprov *k, struct tracebuf_kcpu *c, u32 size)
+{
+	bool again = k->mode != TRACEBUF_MODE_ONESHOT;
+	u32 wrap, off, len = 0;
+	s64 cur, next;
+
+retry:
+	WRITE_ONCE(c->taking, 1);
+	smp_mb();	/* taking before the cursor; tracebuf_kclear() the reverse */
+	cur = atomic64_read(&k->cursor);
+	do {
+		wrap = (u64)cur >> 32;
+		off = (u32)cur;
+		if (off == TRACEBUF_KFULL)
+			break;
+		len = min_t(u64, max(k->chunk, size), k->half - off);
+		next = off + len < k->half ? cur + len :
+		       (s64)((u64)wrap << 32 | TRACEBUF_KFULL);
+	} while (!atomic64_try_cmpxchg(&k->cursor, &cur, next));
+	if (off != TRACEBUF_KFULL) {
+		c->pos = k->rolling + (wrap & 1) * k->half + off;
+		WRITE_ONCE(c->end, c->pos + len);
+		WRITE_ONCE(c->wrap, wrap);
+	}
+	/* its chunk, if it took one, before; tracebuf_kclear() */
+	smp_store_release(&c->taking, 0);
+	if (off != TRACEBUF_KFULL) {
+		if (off + len == k->half)
+			tracebuf_kfilled(k, wrap);
+		return true;
+	}
+	if (!again)
+		return false;
+	again = false;
+	atomic_inc(&tracebuf_kfull_found);
+	smp_mb();	/* not taking, before the look; as tracebuf_kfilled() */
+	tracebuf_ktry_enter(k, wrap);
+	goto retry;
+}
+
+/*
+ * @size bytes (a multiple of 8) in this CPU's chunk, or
+ * NULL when no rolling buffer has room (the record is counted as
+ * dropped).  Interrupts off: nothing else writes this CPU's chunk
+ * meanwhile.
+ */
+__le64 *tracebuf_kreserve(struct tracebuf_kprov *k, u32 size)
+{
+	struct tracebuf_kcpu *c = this_cpu_ptr(k->cpus);
+	unsigned int tries;
+
+	lockdep_assert_irqs_disabled();
+	if (c->end - c->pos >= size)
+		goto out;
+	tracebuf_kclose_cpu(k, c);
+	/* twice: the tail of a full rolling buffer may be too short */
+	for (tries = 0; tries < 2; tries++) {
+		if (!tracebuf_ktake(k, c, size))
+			break;
+		if (c->end - c->pos >= size)
+			goto out;
+		tracebuf_kclose_cpu(k, c);
+	}
+	atomic64_inc(&k->dropped);
+	return NULL;
+out:
+	c->pos += size;
+	return k->buf->data + c->pos - size;
+}
+
+/*
+ * @size bytes in the durable buffer while it has room (whole records
+ * there stay, whatever the rolling buffers do), else as any record.
+ */
+__le64 *tracebuf_kdurable(struct tracebuf_kprov *k, u32 size)
+{
+	u64 off;
+
+	if (k->dsize && atomic64_read(&k->dnext) < k->dsize) {
+		off = atomic64_fetch_add(size, &k->dnext);
+		if (off + size <= k->dsize)
+			return k->buf->data + TRACEBUF_HEADER_SIZE + off;
+		/* the tail is this CPU's: a padding record */
+		if (off < k->dsize)
+			tracebuf_kpad(k, TRACEBUF_HEADER_SIZE + off,
+				      TRACEBUF_HEADER_SIZE + k->dsize);
+	}
+	return tracebuf_kreserve(k, size);
+}
+
+/* Where the durable records end, once every CPU wrote what it took. */
+static u64 tracebuf_kdurable_end(struct tracebuf_kprov *k)
+{
+	return min_t(u64, atomic64_read(&k->dnext), k->dsize);
+}
+
+/* The IPI: close this CPU's chunk if its wrap is below *@below. */
 static void tracebuf_kclose_this_cpu(void *arg)
 {
 	struct tracebuf_kprov *k = arg;
+	struct tracebuf_kcpu *c = this_cpu_ptr(k->cpus);
 
-	tracebuf_kclose_cpu(k, this_cpu_ptr(k->cpus));
+	if (c->wrap < READ_ONCE(k->closed_below))
+		tracebuf_kclose_cpu(k, c);
 }
 
 /* The id of @t in the manager's namespace, 0 if it does not see it. */
-static u64 tracebuf_ktid(struct tracebuf_kprov *k, struct task_struct *t)
+u64 tracebuf_ktid(struct tracebuf_kprov *k, struct task_struct *t)
 {
 	return is_idle_task(t) ? 0 : task_pid_nr_ns(t, k->ns);
-}
-
-/* The weight Perfetto shows as a priority; INT32_MIN marks idle. */
-static u32 tracebuf_kweight(struct task_struct *t)
-{
-	return is_idle_task(t) ? (u32)S32_MIN : (u32)t->prio;
-}
-
-static __le64 *tracebuf_put_int32(__le64 *p, unsigned int name, u32 value)
-{
-	return tracebuf_put(p, TRACEBUF_FXT_ARG_INT32 | tracebuf_fxt_field(1, 4, 15) |
-			    tracebuf_fxt_field(name, 16, 31) | tracebuf_fxt_field(value, 32, 63));
-}
-
-/* sched_switch's @prev_state as an FXT thread state. */
-static unsigned int tracebuf_kstate(bool preempt, unsigned int state)
-{
-	if (preempt || state == TASK_RUNNING)
-		return TRACEBUF_FXT_THREAD_RUNNING;
-	if (state & (TASK_DEAD | EXIT_DEAD | EXIT_ZOMBIE))
-		return TRACEBUF_FXT_THREAD_DEAD;
-	if (state & (__TASK_STOPPED | __TASK_TRACED))
-		return TRACEBUF_FXT_THREAD_SUSPENDED;
-	return TRACEBUF_FXT_THREAD_BLOCKED;
-}
-
-/*
- * A scheduling record of @size bytes in this CPU's chunk (interrupts
- * off): its header, with @bits of the event type's own, and its
- * timestamp; the caller writes the rest.  NULL when the buffer is full.
- */
-static __le64 *tracebuf_ksched(struct tracebuf_kprov *k, u32 size, unsigned int type,
-			       unsigned int nargs, unsigned int cpu, u64 bits)
-{
-	__le64 *p = tracebuf_kreserve(k, size);
-
-	if (!p)
-		return NULL;
-	p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_SCHED, size) |
-			 tracebuf_fxt_field(nargs, 16, 19) | tracebuf_fxt_field(cpu, 20, 35) |
-			 bits | tracebuf_fxt_field(type, 60, 63));
-	return tracebuf_put(p, tracebuf_kticks(k));
-}
-
-static void tracebuf_kprobe_switch(void *data, bool preempt, struct task_struct *prev,
-				   struct task_struct *next, unsigned int prev_state)
-{
-	struct tracebuf_kprov *k = data;
-	unsigned long flags;
-	__le64 *p;
-
-	local_irq_save(flags);
-	p = tracebuf_ksched(k, 48, TRACEBUF_FXT_SCHED_SWITCH, 2, smp_processor_id(),
-			    tracebuf_fxt_field(tracebuf_kstate(preempt, prev_state), 36, 39));
-	if (p) {
-		p = tracebuf_put(p, tracebuf_ktid(k, prev));
-		p = tracebuf_put(p, tracebuf_ktid(k, next));
-		p = tracebuf_put_int32(p, TRACEBUF_KSTR_OUT_WEIGHT, tracebuf_kweight(prev));
-		tracebuf_put_int32(p, TRACEBUF_KSTR_IN_WEIGHT, tracebuf_kweight(next));
-	}
-	local_irq_restore(flags);
-}
-
-static void tracebuf_kprobe_wakeup(void *data, struct task_struct *t)
-{
-	struct tracebuf_kprov *k = data;
-	unsigned long flags;
-	__le64 *p;
-
-	local_irq_save(flags);
-	p = tracebuf_ksched(k, 32, TRACEBUF_FXT_SCHED_WAKEUP, 1, task_cpu(t), 0);
-	if (p) {
-		p = tracebuf_put(p, tracebuf_ktid(k, t));
-		tracebuf_put_int32(p, TRACEBUF_KSTR_WEIGHT, tracebuf_kweight(t));
-	}
-	local_irq_restore(flags);
-}
-
-/*
- * Name @t: a kernel object record for the thread (with its process), and
- * one for the process if @t leads it.  Nothing for a thread the manager
- * does not see.  @comm: its name, or NULL to read it.
- */
-static void tracebuf_kname(struct tracebuf_kprov *k, struct task_struct *t, const char *comm)
-{
-	u64 tid = tracebuf_ktid(k, t), pid = task_tgid_nr_ns(t, k->ns);
-	char name[TASK_COMM_LEN + 8] = { };
-	unsigned long flags;
-	size_t len, words;
-	__le64 *p;
-
-	if (!tid || !pid)
-		return;
-	/* t->comm as ftrace copies it, without task_lock(), which may be held */
-	if (comm)
-		strscpy(name, comm, TASK_COMM_LEN);
-	else
-		memcpy(name, t->comm, TASK_COMM_LEN - 1);
-	len = strnlen(name, TASK_COMM_LEN - 1);
-	words = DIV_ROUND_UP(len, 8);
-
-	local_irq_save(flags);
-	p = tracebuf_kreserve(k, (4 + words) * 8);
-	if (p) {
-		p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_KOBJ, (4 + words) * 8) |
-				 tracebuf_fxt_field(TRACEBUF_FXT_OBJ_THREAD, 16, 23) |
-				 tracebuf_fxt_field(TRACEBUF_FXT_INLINE | len, 24, 39) |
-				 tracebuf_fxt_field(1, 40, 43));
-		p = tracebuf_put(p, tid);
-		memcpy(p, name, words * 8);
-		p += words;
-		p = tracebuf_put(p, TRACEBUF_FXT_ARG_KOID | tracebuf_fxt_field(2, 4, 15) |
-				 tracebuf_fxt_field(TRACEBUF_KSTR_PROCESS, 16, 31));
-		tracebuf_put(p, pid);
-	}
-	if (tid == pid) {
-		p = tracebuf_kreserve(k, (2 + words) * 8);
-		if (p) {
-			p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_KOBJ,
-								(2 + words) * 8) |
-					 tracebuf_fxt_field(TRACEBUF_FXT_OBJ_PROCESS, 16, 23) |
-					 tracebuf_fxt_field(TRACEBUF_FXT_INLINE | len, 24, 39));
-			p = tracebuf_put(p, pid);
-			memcpy(p, name, words * 8);
-		}
-	}
-	local_irq_restore(flags);
-}
-
-static void tracebuf_kprobe_fork(void *data, struct task_struct *parent,
-				 struct task_struct *child)
-{
-	tracebuf_kname(data, child, NULL);
-}
-
-static void tracebuf_kprobe_exec(void *data, struct task_struct *t, pid_t old_pid,
-				 struct linux_binprm *bprm)
-{
-	tracebuf_kname(data, t, NULL);
-}
-
-static void tracebuf_kprobe_rename(void *data, struct task_struct *t, const char *comm)
-{
-	tracebuf_kname(data, t, comm);
-}
-
-static void tracebuf_tp_find(struct tracepoint *tp, void *priv)
-{
-	static const struct {
-		const char *name;
-		struct tracepoint **tp;
-	} want[] = {
-		{ "sched_switch", &tracebuf_tp_switch },
-		{ "sched_wakeup", &tracebuf_tp_wakeup },
-		{ "sched_wakeup_new", &tracebuf_tp_wakeup_new },
-		{ "sched_process_fork", &tracebuf_tp_fork },
-		{ "sched_process_exec", &tracebuf_tp_exec },
-		{ "task_rename", &tracebuf_tp_rename },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(want); i++)
-		if (!strcmp(tp->name, want[i].name))
-			*want[i].tp = tp;
-}
-
-/* Register (or with @on false unregister) the probes @k's categories ask for. */
-static int tracebuf_kprobes(struct tracebuf_kprov *k, bool on)
-{
-	const struct {
-		struct tracepoint *tp;
-		void *probe;
-		bool want;
-	} probes[] = {
-		{ tracebuf_tp_fork, tracebuf_kprobe_fork, k->names },
-		{ tracebuf_tp_exec, tracebuf_kprobe_exec, k->names },
-		{ tracebuf_tp_rename, tracebuf_kprobe_rename, k->names },
-		{ tracebuf_tp_wakeup, tracebuf_kprobe_wakeup, k->sched },
-		{ tracebuf_tp_wakeup_new, tracebuf_kprobe_wakeup, k->sched },
-		{ tracebuf_tp_switch, tracebuf_kprobe_switch, k->sched },
-	};
-	int i = ARRAY_SIZE(probes), ret = 0;
-
-	if (on) {
-		for (i = 0; i < ARRAY_SIZE(probes); i++) {
-			if (!probes[i].want)
-				continue;
-			ret = tracepoint_probe_register(probes[i].tp, probes[i].probe, k);
-			if (ret)
-				break;
-		}
-		if (!ret)
-			return 0;
-	}
-	/* all of them, or those registered before the error */
-	while (--i >= 0)
-		if (probes[i].want)
-			tracepoint_probe_unregister(probes[i].tp, probes[i].probe, k);
-	/* no probe runs any more: the buffer may go */
-	tracepoint_synchronize_unregister();
-	return ret;
-}
-
-/* Is @name in @cats (NULL: no list, which names nothing here)? */
-static bool tracebuf_kcats_name(const struct tracebuf_cats *cats, const char *name)
-{
-	return cats && tracebuf_cats_have(cats, name);
 }
 
 static void tracebuf_ksend(struct tracebuf_kprov *k, u16 request, u32 data32, u64 data64)
@@ -451,58 +341,128 @@ static void tracebuf_ksend(struct tracebuf_kprov *k, u16 request, u32 data32, u6
 	tracebuf_provider_send(k->p, &pkt);
 }
 
-/* The categories the manager gave (INITIALIZE's and the latest START's). */
-static void tracebuf_kread_cats(struct tracebuf_kprov *k)
-{
-	struct tracebuf_config_args args;
-	struct tracebuf_cats *cats, *extra;
-
-	tracebuf_provider_get_config(k->p, &args, &cats, &extra);
-	k->sched = tracebuf_kcats_name(cats, "sched") || tracebuf_kcats_name(extra, "sched");
-	k->names = k->sched || tracebuf_kcats_name(cats, "sched.name") ||
-		   tracebuf_kcats_name(extra, "sched.name");
-	tracebuf_cats_put(cats);
-	tracebuf_cats_put(extra);
-}
-
 /*
  * The timebase (@khz: the CPU counter's rate, 0 for CLOCK_MONOTONIC), its
- * initialization record and the string table, at the buffer's start.
+ * initialization record and the string table, at the start of the
+ * durable buffer, or of the rolling one in oneshot mode.
  */
 static void tracebuf_kprelude(struct tracebuf_kprov *k, u64 khz)
 {
-	__le64 *p = k->buf->data + k->rolling;
+	__le64 *start = k->buf->data + TRACEBUF_HEADER_SIZE, *p = start;
 	unsigned int i;
 
 	p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_INIT, 16));
 	k->counter = khz != 0;
 	p = tracebuf_put(p, khz ? khz * 1000 : NSEC_PER_SEC);
-	for (i = 1; i < ARRAY_SIZE(tracebuf_kstrings); i++) {
-		size_t len = strlen(tracebuf_kstrings[i]), words = DIV_ROUND_UP(len, 8);
+	for (i = 1; i < k->ops->nstrings; i++) {
+		const char *str = k->ops->strings[i];
+		size_t len = strlen(str), words = DIV_ROUND_UP(len, 8);
 
 		p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_STRING, (1 + words) * 8) |
 				 tracebuf_fxt_field(i, 16, 30) | tracebuf_fxt_field(len, 32, 46));
 		memset(p, 0, words * 8);
-		memcpy(p, tracebuf_kstrings[i], len);
+		memcpy(p, str, len);
 		p += words;
 	}
-	atomic64_set(&k->next, (void *)p - k->buf->data);
+	if (k->dsize)
+		atomic64_set(&k->dnext, (p - start) * 8);
+	else
+		atomic64_set(&k->cursor, (p - start) * 8);
 }
 
-/* Name every thread the manager sees, as the trace starts. */
-static void tracebuf_kname_all(struct tracebuf_kprov *k)
+/*
+ * Close every CPU's chunk of a wrap below @below: by IPI on the CPUs
+ * online (it runs between two records, which are written with
+ * interrupts off), directly on the others.  Every durable record taken
+ * before is whole after it: ->dclosed.
+ */
+static void tracebuf_kclose_all(struct tracebuf_kprov *k, u32 below)
 {
-	struct task_struct *g, *t;
+	u64 dend = tracebuf_kdurable_end(k);
+	struct tracebuf_kcpu *c;
+	int cpu;
 
-	rcu_read_lock();
-	for_each_process_thread(g, t)
-		tracebuf_kname(k, t, NULL);
-	rcu_read_unlock();
+	WRITE_ONCE(k->closed_below, below);
+	cpus_read_lock();
+	on_each_cpu(tracebuf_kclose_this_cpu, k, 1);
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(k->cpus, cpu);
+		if (!cpu_online(cpu) && c->wrap < below)
+			tracebuf_kclose_cpu(k, c);
+	}
+	cpus_read_unlock();
+	k->dclosed = max(k->dclosed, dend);
+}
+
+/* Wraps up to @wrap may be entered now.  Pairs with tracebuf_kfilled(). */
+static void tracebuf_kallow(struct tracebuf_kprov *k, u32 wrap)
+{
+	u32 want;
+
+	atomic_set(&k->allow, wrap);
+	smp_mb();	/* allow before want; tracebuf_kfilled() the reverse */
+	want = READ_ONCE(k->want);
+	if (want && want <= wrap)
+		tracebuf_kenter(k, want);
+}
+
+/* Streaming: ask the manager to save the oldest full rolling buffer. */
+static void tracebuf_ksave(struct tracebuf_kprov *k)
+{
+	struct tracebuf_buffer_header *h = tracebuf_khdr(k);
+	struct tracebuf_pkt pkt = {
+		.request = TRACEBUF_PKT_SAVE_BUFFER,
+		.data32 = k->saved,
+		.data64 = k->dclosed,
+	};
+
+	if (k->mode != TRACEBUF_MODE_STREAMING || k->save_out || k->saved >= k->closed)
+		return;
+	WRITE_ONCE(h->rolling_data_end[k->saved & 1], k->half);
+	WRITE_ONCE(h->durable_data_end, k->dclosed);
+	WRITE_ONCE(h->wrapped_count, k->saved + 1);
+	WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
+	/* refused when the manager moved on: the stop reads it out then */
+	if (!tracebuf_provider_send(k->p, &pkt)) {
+		k->save_out = true;
+		k->save_dend = k->dclosed;
+	}
+}
+
+/* BUFFER_SAVED: its rolling buffer is zeroed, then may be entered again. */
+static void tracebuf_ksaved(struct tracebuf_kprov *k, const struct tracebuf_pkt *pkt)
+{
+	u64 from = k->rolling + (k->saved & 1) * k->half;
+
+	if (!k->save_out || pkt->data32 != k->saved || pkt->data64 != k->save_dend)
+		return;
+	tracebuf_buf_zero(k->buf, from, from + k->half);
+	/* zeroed, then said so: a manager walking it finds no saved record */
+	smp_store_release(&tracebuf_khdr(k)->rolling_data_end[k->saved & 1], 0);
+	k->save_out = false;
+	k->saved++;
+	tracebuf_kallow(k, k->saved + 1);
+	tracebuf_ksave(k);
+}
+
+/* After a switch: close the full rolling buffers' chunks, then save them. */
+static void tracebuf_kservice(struct tracebuf_kprov *k)
+{
+	u32 full = READ_ONCE(k->want);
+
+	if (!k->running)
+		return;
+	if (k->closed < full) {
+		tracebuf_kclose_all(k, full);
+		k->closed = full;
+		if (k->mode == TRACEBUF_MODE_CIRCULAR)
+			tracebuf_kallow(k, full + 1);
+	}
+	tracebuf_ksave(k);
 }
 
 static void tracebuf_kstart(struct tracebuf_kprov *k)
 {
-	struct tracebuf_buffer_header *h;
 	struct tracebuf_buf *buf;
 	struct pid_namespace *ns = NULL;
 	u32 disposition;
@@ -532,27 +492,43 @@ static void tracebuf_kstart(struct tracebuf_kprov *k)
 		tracebuf_buf_put(buf);
 	}
 	k->ns = ns;
-	tracebuf_kread_cats(k);
-	k->rolling = TRACEBUF_HEADER_SIZE + k->buf->durable_size;
-	k->limit = k->rolling + k->buf->rolling_size;
-	k->chunk = clamp_t(u64, k->buf->rolling_size / (4 * num_possible_cpus()), 256, SZ_4K) &
-		   ~7ull;
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(k->cpus, cpu), 0, sizeof(struct tracebuf_kcpu));
+	k->mode = k->buf->mode;
+	k->dsize = k->buf->durable_size;
+	k->rolling = TRACEBUF_HEADER_SIZE + k->dsize;
+	k->half = k->buf->rolling_size;
+	k->chunk = clamp_t(u64, k->half / (4 * num_possible_cpus()), 256, SZ_4K) & ~7ull;
+	/* oneshot keeps its prelude in the rolling buffer the kernel cleared */
+	if (disposition == TRACEBUF_START_CLEAR_NONDURABLE && k->mode == TRACEBUF_MODE_ONESHOT)
+		disposition = TRACEBUF_START_CLEAR_ENTIRE;
 	/* RETAIN goes on after what the last run wrote (its prelude too) */
-	if (disposition != TRACEBUF_START_RETAIN || !atomic64_read(&k->next)) {
+	if (disposition != TRACEBUF_START_RETAIN ||
+	    (!atomic64_read(&k->cursor) && !atomic64_read(&k->dnext))) {
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(k->cpus, cpu), 0, sizeof(struct tracebuf_kcpu));
+		atomic64_set(&k->cursor, 0);
+		atomic_set(&k->allow, 1);
+		k->want = 0;
+		k->closed = 0;
+		k->saved = 0;
+		k->save_out = false;
 		atomic64_set(&k->dropped, 0);
-		tracebuf_kprelude(k, tracebuf_counter_khz());
-		k->full = false;
+		if (disposition == TRACEBUF_START_CLEAR_NONDURABLE && atomic64_read(&k->dnext)) {
+			k->dclosed = tracebuf_kdurable_end(k);
+		} else {
+			atomic64_set(&k->dnext, 0);
+			k->dclosed = 0;
+			tracebuf_kprelude(k, tracebuf_counter_khz());
+		}
 	}
 	/* the data ends are no longer final (RETAIN keeps the last run's) */
-	h = k->buf->data;
-	WRITE_ONCE(h->stop_mark, 0);
-	if (tracebuf_kprobes(k, true))
+	WRITE_ONCE(tracebuf_khdr(k)->stop_mark, 0);
+	if (k->ops->write(k, true))
 		goto fail;
 	k->running = true;
-	if (k->names)
-		tracebuf_kname_all(k);
+	if (k->mode != TRACEBUF_MODE_ONESHOT)
+		tracebuf_kallow(k, atomic_read(&k->allow));	/* a RETAIN that was full */
+	if (k->ops->started)
+		k->ops->started(k);
 	tracebuf_ksend(k, TRACEBUF_PKT_STARTED, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
 	return;
 
@@ -565,25 +541,37 @@ fail:
 
 /*
  * Stop writing: no probe is left, every chunk is closed and the header
- * says where the records end.  With @gone the buffer is let go too.
+ * says where the records end (trace-format.md §1.6): the wrap written
+ * last, and the one before it unless it was saved.  With @gone the buffer
+ * is let go too.
  */
 static void tracebuf_kstop(struct tracebuf_kprov *k, bool gone)
 {
 	struct tracebuf_buffer_header *h;
-	u64 end;
+	u64 cur, off, dend;
+	u32 wrap;
 	int cpu;
 
 	if (k->running) {
-		tracebuf_kprobes(k, false);
+		k->ops->write(k, false);
+		irq_work_sync(&k->irq);
 		k->running = false;
 		for_each_possible_cpu(cpu)
 			tracebuf_kclose_cpu(k, per_cpu_ptr(k->cpus, cpu));
-		end = min_t(u64, atomic64_read(&k->next), k->limit);
-		h = k->buf->data;
-		WRITE_ONCE(h->wrapped_count, 0);
-		WRITE_ONCE(h->rolling_data_end[0], end - k->rolling);
+		k->closed = READ_ONCE(k->want);
+		cur = atomic64_read(&k->cursor);
+		wrap = cur >> 32;
+		off = (u32)cur == TRACEBUF_KFULL ? k->half : (u32)cur;
+		dend = tracebuf_kdurable_end(k);
+		k->dclosed = dend;
+		h = tracebuf_khdr(k);
+		WRITE_ONCE(h->wrapped_count, wrap);
+		WRITE_ONCE(h->rolling_data_end[wrap & 1], off);
+		if (wrap && (k->mode == TRACEBUF_MODE_CIRCULAR || wrap - 1 >= k->saved))
+			WRITE_ONCE(h->rolling_data_end[(wrap - 1) & 1], k->half);
+		WRITE_ONCE(h->durable_data_end, dend);
 		WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
-		WRITE_ONCE(h->bytes_recorded, end - k->rolling);
+		WRITE_ONCE(h->bytes_recorded, (u64)wrap * k->half + off + dend);
 		/* last, for a manager that trusts the data ends by it (uapi) */
 		smp_store_release(&h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
 		put_pid_ns(k->ns);
@@ -592,35 +580,45 @@ static void tracebuf_kstop(struct tracebuf_kprov *k, bool gone)
 	if (gone && k->buf) {
 		tracebuf_buf_put(k->buf);
 		k->buf = NULL;
-		atomic64_set(&k->next, 0);
+		atomic64_set(&k->cursor, 0);
+		atomic64_set(&k->dnext, 0);
 	}
 }
 
-/* SNAPSHOT: close every CPU's chunk; the records up to the cursor are whole. */
+/*
+ * SNAPSHOT (circular and oneshot; trace-format.md §1.7): close every
+ * CPU's chunk, so the records up to the cursor read before are whole, and
+ * so is the earlier rolling buffer; the header's durable end follows.
+ */
 static void tracebuf_ksnapshot(struct tracebuf_kprov *k)
 {
 	struct tracebuf_buffer_header *h;
-	u64 end = 0;
+	u64 cur, end = 0;
+	u32 wrap = 0;
 
 	if (k->running) {
-		end = atomic64_read(&k->next);
-		on_each_cpu(tracebuf_kclose_this_cpu, k, 1);
-		end = min(end, k->limit) - k->rolling;
+		h = tracebuf_khdr(k);
+		cur = atomic64_read(&k->cursor);
+		tracebuf_kclose_all(k, U32_MAX);
+		wrap = cur >> 32;
+		end = (u32)cur == TRACEBUF_KFULL ? k->half : (u32)cur;
+		WRITE_ONCE(h->durable_data_end, k->dclosed);
+		WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
 	} else if (k->buf) {
-		h = k->buf->data;
-		end = READ_ONCE(h->rolling_data_end[0]);
+		h = tracebuf_khdr(k);
+		wrap = READ_ONCE(h->wrapped_count);
+		end = READ_ONCE(h->rolling_data_end[wrap & 1]);
 	}
-	tracebuf_ksend(k, TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, end);
+	tracebuf_ksend(k, TRACEBUF_PKT_SNAPSHOT_TAKEN, wrap, end);
 }
 
-/* CATEGORIES: probes for what is enabled now. */
+/* CATEGORIES: write what is enabled now. */
 static void tracebuf_kcategories(struct tracebuf_kprov *k, u32 generation)
 {
 	if (!k->running)
 		return;
-	tracebuf_kprobes(k, false);
-	tracebuf_kread_cats(k);
-	if (tracebuf_kprobes(k, true))
+	k->ops->write(k, false);
+	if (k->ops->write(k, true))
 		return;		/* not applied: the manager times out */
 	tracebuf_ksend(k, TRACEBUF_PKT_CATEGORIES_APPLIED, generation, 0);
 }
@@ -649,9 +647,21 @@ static void tracebuf_khandle(struct tracebuf_kprov *k, const struct tracebuf_pkt
 	case TRACEBUF_PKT_CATEGORIES:
 		tracebuf_kcategories(k, pkt->data32);
 		break;
+	case TRACEBUF_PKT_BUFFER_SAVED:
+		if (k->buf)
+			tracebuf_ksaved(k, pkt);
+		break;
 	default:	/* INITIALIZE: the buffer is taken at START */
 		break;
 	}
+}
+
+/* The probes' irq_work: they cannot queue work under the runqueue lock. */
+static void tracebuf_kirq(struct irq_work *irq)
+{
+	struct tracebuf_kprov *k = container_of(irq, struct tracebuf_kprov, irq);
+
+	queue_work(system_wq, &k->work);
 }
 
 static void tracebuf_kwork(struct work_struct *work)
@@ -669,142 +679,364 @@ static void tracebuf_kwork(struct work_struct *work)
 		for (i = 0; i < n; i++)
 			tracebuf_khandle(k, &pkts[i]);
 	} while (n);
+	tracebuf_kservice(k);
 }
 
-/* Leave the registry (its manager is told, as when a file closes), then go. */
-static void tracebuf_kprov_destroy(struct tracebuf_kprov *k)
+/*
+ * Leave the registry (its manager is told, as when a file closes), stop,
+ * and let the buffer go; @k itself is its caller's.
+ */
+void tracebuf_kprov_destroy(struct tracebuf_kprov *k)
 {
 	tracebuf_provider_release(k->p);
 	flush_work(&k->work);
 	tracebuf_kstop(k, true);
+	/* the last writers' irq_work may have queued the work again */
+	irq_work_sync(&k->irq);
+	cancel_work_sync(&k->work);
 	tracebuf_provider_put(k->p);
 	free_percpu(k->cpus);
-	kfree(k);
 }
 
-/* Its categories, as PROVIDER_SET_CATEGORIES publishes a provider's. */
-static const char tracebuf_kcats[] =
-	"sched\0context switches and wakeups, every thread named\0"
-	"sched.name\0thread and process names only";
-
-static int tracebuf_kprov_publish(struct tracebuf_provider *p)
+/*
+ * Published categories: @count name and description pairs, as
+ * PROVIDER_SET_CATEGORIES takes them.  NULL when out of memory.
+ */
+struct tracebuf_cats *tracebuf_kcats_known(const char *const *pairs, unsigned int count)
 {
 	struct tracebuf_cats *known;
-	int ret;
+	unsigned int i;
+	size_t size = 0;
+	char *d;
 
-	known = kvmalloc(struct_size(known, data, sizeof(tracebuf_kcats)), GFP_KERNEL_ACCOUNT);
+	for (i = 0; i < 2 * count; i++)
+		size += strlen(pairs[i]) + 1;
+	known = kvmalloc(struct_size(known, data, size), GFP_KERNEL_ACCOUNT);
 	if (!known)
-		return -ENOMEM;
+		return NULL;
 	refcount_set(&known->refs, 1);
-	known->size = sizeof(tracebuf_kcats);
-	known->count = 2;
-	memcpy(known->data, tracebuf_kcats, sizeof(tracebuf_kcats));
-	ret = tracebuf_provider_set_known(p, known);
-	tracebuf_cats_put(known);
-	return ret;
+	known->size = size;
+	known->count = count;
+	d = known->data;
+	for (i = 0; i < 2 * count; i++)
+		d += strscpy(d, pairs[i], known->data + size - d) + 1;
+	return known;
 }
 
-static int tracebuf_kprov_create(void)
+/*
+ * Register @k as provider @name with @ops and the categories @known
+ * (taken), from process context.  On failure nothing is left to undo.
+ */
+int tracebuf_kprov_create(struct tracebuf_kprov *k, const char *name,
+			  const struct tracebuf_kprov_ops *ops, struct tracebuf_cats *known)
 {
 	struct tracebuf_provider *p;
-	struct tracebuf_kprov *k;
 	u32 status;
 	int ret;
 
-	if (!tracebuf_tp_switch || !tracebuf_tp_wakeup || !tracebuf_tp_wakeup_new ||
-	    !tracebuf_tp_fork || !tracebuf_tp_exec || !tracebuf_tp_rename)
-		return -ENOENT;
-	k = kzalloc(sizeof(*k), GFP_KERNEL_ACCOUNT);
-	if (!k)
+	if (!known)
 		return -ENOMEM;
+	k->ops = ops;
 	k->cpus = alloc_percpu_gfp(struct tracebuf_kcpu, GFP_KERNEL_ACCOUNT);
 	if (!k->cpus) {
-		kfree(k);
+		tracebuf_cats_put(known);
 		return -ENOMEM;
 	}
 	INIT_WORK(&k->work, tracebuf_kwork);
-	p = tracebuf_provider_create("kernel", 0, &k->work, &status);
+	init_irq_work(&k->irq, tracebuf_kirq);
+	p = tracebuf_provider_create(name, 0, &k->work, &status);
 	if (IS_ERR(p)) {
 		free_percpu(k->cpus);
-		kfree(k);
+		tracebuf_cats_put(known);
 		return PTR_ERR(p);
 	}
 	tracebuf_provider_get(p);
 	k->p = p;
-	ret = tracebuf_kprov_publish(p);
-	if (ret) {
+	ret = tracebuf_provider_set_known(p, known);
+	tracebuf_cats_put(known);
+	if (ret)
 		tracebuf_kprov_destroy(k);
-		return ret;
-	}
-	tracebuf_kprov = k;
-	return 0;
-}
-
-/* Make or remove the provider as kernel_provider says; its lock held. */
-static int tracebuf_kprov_apply(void)
-{
-	lockdep_assert_held(&tracebuf_kprov_lock);
-
-	if (!tracebuf_kprov_ready || tracebuf_kprov_wanted == !!tracebuf_kprov)
-		return 0;
-	if (tracebuf_kprov_wanted)
-		return tracebuf_kprov_create();
-	tracebuf_kprov_destroy(tracebuf_kprov);
-	tracebuf_kprov = NULL;
-	return 0;
-}
-
-static int tracebuf_kprov_param_set(const char *val, const struct kernel_param *kp)
-{
-	bool old, on;
-	int ret;
-
-	ret = kstrtobool(val, &on);
-	if (ret)
-		return ret;
-	mutex_lock(&tracebuf_kprov_lock);
-	old = tracebuf_kprov_wanted;
-	tracebuf_kprov_wanted = on;
-	ret = tracebuf_kprov_apply();
-	if (ret)
-		tracebuf_kprov_wanted = old;
-	mutex_unlock(&tracebuf_kprov_lock);
 	return ret;
 }
 
-static int tracebuf_kprov_param_get(char *buf, const struct kernel_param *kp)
+/* Exact, or a prefix for a pattern ending in '*' (as libtracebuf's). */
+static bool tracebuf_kpattern(const char *pat, const char *cat)
 {
-	return sysfs_emit(buf, "%c\n", READ_ONCE(tracebuf_kprov_wanted) ? 'Y' : 'N');
+	size_t len = strlen(pat);
+
+	if (len && pat[len - 1] == '*')
+		return !strncmp(cat, pat, len - 1);
+	return !strcmp(cat, pat);
 }
 
-static const struct kernel_param_ops tracebuf_kprov_param_ops = {
-	.set = tracebuf_kprov_param_set,
-	.get = tracebuf_kprov_param_get,
-};
-module_param_cb(kernel_provider, &tracebuf_kprov_param_ops, NULL, 0644);
-MODULE_PARM_DESC(kernel_provider,
-		 "Register the kernel provider, which records the scheduler (default N)");
-
-/* Called by module_init once the device works; a failure is only logged. */
-void tracebuf_kprov_init(void)
+/*
+ * Is @cat enabled by the lists @a and @b together?  An entry enables the
+ * categories it matches unless an exclusion "-PATTERN" matches too.  With
+ * @named (ksched.c's: off unless named), only an entry other than "*"
+ * does; otherwise no list, or exclusions alone, enable every category
+ * (a user-space provider's rules).
+ */
+bool tracebuf_kcat_on(const struct tracebuf_cats *a, const struct tracebuf_cats *b,
+		      const char *cat, bool named)
 {
+	const struct tracebuf_cats *lists[] = { a, b };
+	bool included = false, inclusions = false;
+	unsigned int i;
+	u32 off;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		for (off = 0; lists[i] && off < lists[i]->size;
+		     off += strlen(lists[i]->data + off) + 1) {
+			const char *n = lists[i]->data + off;
+
+			if (n[0] == '-') {
+				if (tracebuf_kpattern(n + 1, cat))
+					return false;
+				continue;
+			}
+			if (named && !strcmp(n, "*"))
+				continue;
+			inclusions = true;
+			included = included || tracebuf_kpattern(n, cat);
+		}
+	}
+	return included || (!inclusions && !named);
+}
+
+/* The categories the manager gave (INITIALIZE's and the latest START's). */
+void tracebuf_kread_config(struct tracebuf_kprov *k, struct tracebuf_cats **cats,
+			   struct tracebuf_cats **extra)
+{
+	struct tracebuf_config_args args;
+
+	tracebuf_provider_get_config(k->p, &args, cats, extra);
+}
+
+/* -------------------------------------------------------------------- */
+/* The API of tracebuf_kernel.h                                         */
+
+struct tracebuf_kprovider {
+	struct tracebuf_kprov k;
+	struct tracebuf_kcategory *const *cats;
+	unsigned int ncats;
+	bool writing;				/* [W]; writers READ_ONCE() it
+						 * with interrupts off
+						 */
+};
+
+/*
+ * Switch the categories' static keys as the session asks (@on), or all
+ * off and wait until no writer that saw one on is left: a writer checks
+ * ->writing with interrupts off, and synchronize_rcu() waits for every
+ * such section.
+ */
+static int tracebuf_kapi_write(struct tracebuf_kprov *k, bool on)
+{
+	struct tracebuf_kprovider *kp = container_of(k, struct tracebuf_kprovider, k);
+	struct tracebuf_cats *cats, *extra;
+	unsigned int i;
+
+	if (!on) {
+		WRITE_ONCE(kp->writing, false);
+		for (i = 0; i < kp->ncats; i++)
+			static_branch_disable(&kp->cats[i]->on);
+		synchronize_rcu();
+		return 0;
+	}
+	tracebuf_kread_config(k, &cats, &extra);
+	WRITE_ONCE(kp->writing, true);
+	for (i = 0; i < kp->ncats; i++)
+		if (tracebuf_kcat_on(cats, extra, kp->cats[i]->name, false))
+			static_branch_enable(&kp->cats[i]->on);
+	tracebuf_cats_put(cats);
+	tracebuf_cats_put(extra);
+	return 0;
+}
+
+static const struct tracebuf_kprov_ops tracebuf_kapi_ops = {
+	.write = tracebuf_kapi_write,
+};
+
+struct tracebuf_kprovider *tracebuf_kprovider_register(const char *name,
+						       struct tracebuf_kcategory *const *cats,
+						       unsigned int ncats)
+{
+	struct tracebuf_kprovider *kp;
+	const char **pairs;
+	unsigned int i, j;
+	size_t len;
 	int ret;
 
-	for_each_kernel_tracepoint(tracebuf_tp_find, NULL);
-	mutex_lock(&tracebuf_kprov_lock);
-	tracebuf_kprov_ready = true;
-	ret = tracebuf_kprov_apply();
-	mutex_unlock(&tracebuf_kprov_lock);
-	if (ret)
-		pr_warn("tracebuf: no kernel provider: %d\n", ret);
+	might_sleep();
+	len = name ? strnlen(name, TRACEBUF_NAME_MAX + 1) : 0;
+	if (!len || len > TRACEBUF_NAME_MAX || ncats > TRACEBUF_CATEGORIES_MAX || (ncats && !cats))
+		return ERR_PTR(-EINVAL);
+	for (i = 0; i < ncats; i++) {
+		len = cats[i] && cats[i]->name ?
+		      strnlen(cats[i]->name, TRACEBUF_CATEGORY_MAX + 1) : 0;
+		if (!len || len > TRACEBUF_CATEGORY_MAX || !cats[i]->description ||
+		    strnlen(cats[i]->description, TRACEBUF_DESCRIPTION_MAX + 1) >
+		    TRACEBUF_DESCRIPTION_MAX)
+			return ERR_PTR(-EINVAL);
+		for (j = 0; j < i; j++)
+			if (!strcmp(cats[i]->name, cats[j]->name))
+				return ERR_PTR(-EINVAL);
+	}
+	kp = kzalloc(sizeof(*kp), GFP_KERNEL_ACCOUNT);
+	pairs = kcalloc(2 * ncats + 1, sizeof(*pairs), GFP_KERNEL);
+	if (!kp || !pairs) {
+		kfree(kp);
+		kfree(pairs);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < ncats; i++) {
+		pairs[2 * i] = cats[i]->name;
+		pairs[2 * i + 1] = cats[i]->description;
+	}
+	kp->cats = cats;
+	kp->ncats = ncats;
+	ret = tracebuf_kprov_create(&kp->k, name, &tracebuf_kapi_ops,
+				    tracebuf_kcats_known(pairs, ncats));
+	kfree(pairs);
+	if (ret) {
+		kfree(kp);
+		return ERR_PTR(ret);
+	}
+	return kp;
+}
+EXPORT_SYMBOL_GPL(tracebuf_kprovider_register);
+
+void tracebuf_kprovider_unregister(struct tracebuf_kprovider *kp)
+{
+	unsigned int i;
+
+	might_sleep();
+	if (IS_ERR_OR_NULL(kp))
+		return;
+	tracebuf_kprov_destroy(&kp->k);
+	/* off even if no session ever stopped it */
+	for (i = 0; i < kp->ncats; i++)
+		static_branch_disable(&kp->cats[i]->on);
+	kfree(kp);
+}
+EXPORT_SYMBOL_GPL(tracebuf_kprovider_unregister);
+
+/* An inline string: its ref, and its length in words. */
+static size_t tracebuf_kstr_len(const char *s)
+{
+	return s ? strnlen(s, TRACEBUF_KSTRING_MAX) : 0;
 }
 
-void tracebuf_kprov_exit(void)
+static __le64 *tracebuf_kput_str(__le64 *p, const char *s, size_t len)
 {
-	mutex_lock(&tracebuf_kprov_lock);
-	tracebuf_kprov_ready = false;
-	if (tracebuf_kprov)
-		tracebuf_kprov_destroy(tracebuf_kprov);
-	tracebuf_kprov = NULL;
-	mutex_unlock(&tracebuf_kprov_lock);
+	size_t words = DIV_ROUND_UP(len, 8);
+
+	if (words) {
+		p[words - 1] = 0;
+		memcpy(p, s, len);
+	}
+	return p + words;
 }
+
+/* The size of @a in words, header, inline name and value included. */
+static size_t tracebuf_karg_words(const struct tracebuf_karg *a)
+{
+	size_t words = 1 + DIV_ROUND_UP(tracebuf_kstr_len(a->name), 8);
+
+	switch (a->type) {
+	case TRACEBUF_KARG_TYPE_I64:
+	case TRACEBUF_KARG_TYPE_U64:
+	case TRACEBUF_KARG_TYPE_PTR:
+		return words + 1;
+	case TRACEBUF_KARG_TYPE_STR:
+		return words + DIV_ROUND_UP(tracebuf_kstr_len(a->str), 8);
+	default:	/* TRACEBUF_KARG_TYPE_BOOL, and an unknown type as false */
+		return words;
+	}
+}
+
+static __le64 *tracebuf_kput_arg(__le64 *p, const struct tracebuf_karg *a)
+{
+	size_t nlen = tracebuf_kstr_len(a->name), slen = 0;
+	unsigned int type;
+	u64 hi = 0, value = 0;
+	bool word = true;
+
+	switch (a->type) {
+	case TRACEBUF_KARG_TYPE_I64:
+		type = TRACEBUF_FXT_ARG_INT64;
+		value = (u64)a->i64;
+		break;
+	case TRACEBUF_KARG_TYPE_U64:
+		type = TRACEBUF_FXT_ARG_UINT64;
+		value = a->u64;
+		break;
+	case TRACEBUF_KARG_TYPE_PTR:
+		type = TRACEBUF_FXT_ARG_POINTER;
+		value = (u64)(uintptr_t)a->ptr;
+		break;
+	case TRACEBUF_KARG_TYPE_STR:
+		type = TRACEBUF_FXT_ARG_STRING;
+		slen = tracebuf_kstr_len(a->str);
+		hi = TRACEBUF_FXT_INLINE | slen;
+		word = false;
+		break;
+	default:
+		type = TRACEBUF_FXT_ARG_BOOL;
+		hi = a->type == TRACEBUF_KARG_TYPE_BOOL && a->b;
+		word = false;
+		break;
+	}
+	p = tracebuf_put(p, type | tracebuf_fxt_field(tracebuf_karg_words(a), 4, 15) |
+			 tracebuf_fxt_field(TRACEBUF_FXT_INLINE | nlen, 16, 31) |
+			 tracebuf_fxt_field(hi, 32, 63));
+	p = tracebuf_kput_str(p, a->name, nlen);
+	if (word)
+		return tracebuf_put(p, value);
+	return tracebuf_kput_str(p, a->str, slen);
+}
+
+void tracebuf_kevent(struct tracebuf_kprovider *kp, struct tracebuf_kcategory *cat,
+		     enum tracebuf_kevent_type type, const char *name, u64 id,
+		     const struct tracebuf_karg *args, unsigned int nargs)
+{
+	struct tracebuf_kprov *k = &kp->k;
+	size_t clen = tracebuf_kstr_len(cat->name), nlen = tracebuf_kstr_len(name);
+	size_t words = 4 + DIV_ROUND_UP(clen, 8) + DIV_ROUND_UP(nlen, 8);
+	unsigned long flags;
+	unsigned int i;
+	__le64 *p;
+
+	if (!static_key_enabled(&cat->on))
+		return;
+	for (i = 0; i < nargs && i <= TRACEBUF_KARGS_MAX; i++)
+		words += tracebuf_karg_words(&args[i]);
+	words += type == TRACEBUF_KEVENT_COUNTER;
+	local_irq_save(flags);
+	/* NMIs may interrupt a writer of this CPU's chunk; a stop may be on */
+	if (!READ_ONCE(kp->writing))
+		goto out;
+	if (in_nmi() || nargs > TRACEBUF_KARGS_MAX || words * 8 > TRACEBUF_KRECORD_MAX) {
+		atomic64_inc(&k->dropped);
+		goto out;
+	}
+	p = tracebuf_kreserve(k, words * 8);
+	if (!p)
+		goto out;
+	p = tracebuf_put(p, tracebuf_fxt_header(TRACEBUF_FXT_EVENT, words * 8) |
+			 tracebuf_fxt_field(type, 16, 19) | tracebuf_fxt_field(nargs, 20, 23) |
+			 tracebuf_fxt_field(TRACEBUF_FXT_INLINE | clen, 32, 47) |
+			 tracebuf_fxt_field(TRACEBUF_FXT_INLINE | nlen, 48, 63));
+	p = tracebuf_put(p, tracebuf_kticks(k));
+	p = tracebuf_put(p, task_tgid_nr_ns(current, k->ns));
+	p = tracebuf_put(p, tracebuf_ktid(k, current));
+	p = tracebuf_kput_str(p, cat->name, clen);
+	p = tracebuf_kput_str(p, name, nlen);
+	for (i = 0; i < nargs; i++)
+		p = tracebuf_kput_arg(p, &args[i]);
+	if (type == TRACEBUF_KEVENT_COUNTER)
+		tracebuf_put(p, id);
+out:
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_GPL(tracebuf_kevent);

@@ -246,6 +246,7 @@ void tracebuf_buf_retire(struct tracebuf_buf *buf);
 void tracebuf_buf_get(struct tracebuf_buf *buf);
 void tracebuf_buf_put(struct tracebuf_buf *buf);
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
+void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from, u64 to);
 int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		      bool writable);
 struct file *tracebuf_buf_handle(struct tracebuf_buf *buf);

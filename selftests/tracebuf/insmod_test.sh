@@ -162,13 +162,15 @@ hold() {
 hold hold-buffer rmmod_busy_with_buffer_handle
 hold hold-map rmmod_busy_with_mapping
 
-# 6: with the kernel provider registered, unloading removes it
+# 6: the kernel provider is registered by default; unloading removes it
 err=""
 loaded && unload
-if ! insmod "$TRACEBUF_KO" kernel_provider=Y || ! wait_dev; then
-	err="insmod kernel_provider=Y failed"
+if ! insmod "$TRACEBUF_KO" || ! wait_dev; then
+	err="insmod failed"
 elif [ "$(cat /sys/module/tracebuf/parameters/kernel_provider)" != Y ]; then
-	err="kernel_provider reads $(cat /sys/module/tracebuf/parameters/kernel_provider)"
+	err="kernel_provider reads $(cat /sys/module/tracebuf/parameters/kernel_provider) by default"
+elif [ -x ./tracebufctl ] && ! ./tracebufctl list | grep -qw kernel; then
+	err="no provider 'kernel' in the registry by default"
 elif ! "$CHURN" >/dev/null; then
 	err="tb_churn failed with the kernel provider"
 elif ! unload; then
