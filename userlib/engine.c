@@ -981,6 +981,7 @@ int tracebuf_engine_service(struct tracebuf_save_req *req)
 		e->hdr->durable_data_end = e->durable_pos;
 		req->wrapped_count = e->save_wrap;
 		req->durable_data_end = e->save_durable_end;
+		e->save_sent_ns = __tracebuf_ticks_slow();
 		ret = 1;
 		break;
 	}
@@ -1003,6 +1004,8 @@ int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 		goto out_unlock;
 	}
 	e->save_outstanding = false;
+	e->save_us[e->saves++ % TB_SAVE_SAMPLES] =
+		(uint32_t)((__tracebuf_ticks_slow() - e->save_sent_ns) / 1000);
 	e->half[h] = TB_HALF_FREE;
 	/*
 	 * Zero it (here, off the writers' path), then say so: if this
@@ -1047,6 +1050,10 @@ void tracebuf_engine_stats(struct tracebuf_engine_stats *st)
 	st->dropped = atomic_load(&e->dropped);
 	st->state = atomic_load(&e->state);
 	st->durable_used = e->durable_pos;
+	pthread_mutex_lock(&e->lock);
+	st->saves = e->saves;
+	memcpy(st->save_us, e->save_us, sizeof(st->save_us));
+	pthread_mutex_unlock(&e->lock);
 }
 
 /* -------------------------------------------------------------------- */

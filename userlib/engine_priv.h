@@ -57,10 +57,19 @@ struct tracebuf_save_req {
 	uint64_t durable_data_end;
 };
 
+/*
+ * Streaming saves: the newest TB_SAVE_SAMPLES round trips, each from the
+ * SAVE_BUFFER this provider sent to the manager's BUFFER_SAVED, in
+ * microseconds (for the benchmark, tests/vm/sbench_vmtest.c).
+ */
+#define TB_SAVE_SAMPLES	256
+
 struct tracebuf_engine_stats {
 	uint64_t dropped;
 	uint64_t durable_used;
 	uint32_t state;
+	uint32_t saves;			/* answered since the engine loaded */
+	uint32_t save_us[TB_SAVE_SAMPLES];	/* the newest min(saves, TB_SAVE_SAMPLES) */
 };
 
 /*
@@ -137,6 +146,9 @@ struct tracebuf_engine {
 	bool switch_waiting;
 	uint32_t save_wrap;
 	uint64_t save_durable_end;
+	uint64_t save_sent_ns;		/* CLOCK_MONOTONIC */
+	uint32_t saves;
+	uint32_t save_us[TB_SAVE_SAMPLES];
 	uint32_t stop_wrap;
 	uint64_t stop_off;
 	struct tracebuf_thread *threads;

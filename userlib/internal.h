@@ -50,4 +50,11 @@ static inline bool tb_opts_valid(const void *opts, size_t size, size_t ver0, siz
 	return true;
 }
 
+struct tracebuf_reader;
+struct tracebuf_reader_record;
+
+/* reader.c: decode the record at @off of the reader's input next. */
+int tracebuf_reader_next_at(struct tracebuf_reader *r, size_t off,
+			    struct tracebuf_reader_record *rec);
+
 #endif /* TRACEBUF_INTERNAL_H */

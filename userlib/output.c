@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -30,56 +31,68 @@ void tracebuf_note(struct tracebuf_session *s, uint32_t type,
 	s->in_notify = false;
 }
 
-static int tb_write_all(int fd, const void *buf, size_t len)
+/* Write all of @iov[0..@n), whatever write() takes at a time. */
+static int tb_writev_all(int fd, struct iovec *iov, int n)
 {
-	const uint8_t *p = buf;
+	while (n) {
+		ssize_t done = writev(fd, iov, n);
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
+		if (done < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (!n)
+		if (!done)
 			return -EIO;
-		p += n;
-		len -= (size_t)n;
+		for (; n && (size_t)done >= iov->iov_len; iov++, n--)
+			done -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + done;
+			iov->iov_len -= (size_t)done;
+		}
 	}
 	return 0;
 }
 
 int tracebuf_out_flush(struct tb_out *o)
 {
+	struct iovec iov = { o->buf, o->len };
 	int ret;
 
 	if (o->err)
 		return o->err;
-	ret = tb_write_all(o->fd, o->buf, o->len);
+	ret = tb_writev_all(o->fd, &iov, o->len ? 1 : 0);
 	if (ret)
 		o->err = ret;
 	o->len = 0;
 	return ret;
 }
 
+/*
+ * Buffered, but for a write of TB_OUT_DIRECT bytes or more (a save's
+ * records): that one goes out from where it is, after what is buffered,
+ * in one writev(), and is not copied.
+ */
+#define TB_OUT_DIRECT	(64u << 10)
+
 int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
 {
+	struct iovec iov[2] = { { o->buf, o->len }, { (void *)buf, len } };
+	int ret;
+
 	if (o->err)
 		return o->err;
-	if (o->len + len > o->cap) {
-		if (tracebuf_out_flush(o))
-			return o->err;
-		if (len > o->cap) {
-			int ret = tb_write_all(o->fd, buf, len);
-
-			if (ret)
-				o->err = ret;
-			else
-				o->bytes += len;
-			return ret;
-		}
+	if (len >= TB_OUT_DIRECT || len > o->cap) {
+		ret = o->len ? tb_writev_all(o->fd, iov, 2) : tb_writev_all(o->fd, iov + 1, 1);
+		o->len = 0;
+		if (ret)
+			o->err = ret;
+		else
+			o->bytes += len;
+		return ret;
 	}
+	if (o->len + len > o->cap && tracebuf_out_flush(o))
+		return o->err;
 	memcpy(o->buf + o->len, buf, len);
 	o->len += len;
 	o->bytes += len;

@@ -720,6 +720,21 @@ TRACEBUF_API int tracebuf_reader_next(struct tracebuf_reader *r,
 	return 1;
 }
 
+/*
+ * The read-out's checks (readout.c) skip the records they vouch for and
+ * have the reader decode the others where they are: whatever the last
+ * record was, the next is the one at @off.
+ */
+int tracebuf_reader_next_at(struct tracebuf_reader *r, size_t off,
+			    struct tracebuf_reader_record *rec)
+{
+	if (!r || off > r->len)
+		return -EINVAL;
+	r->pos = off;
+	r->error = 0;
+	return tracebuf_reader_next(r, rec);
+}
+
 TRACEBUF_API int tracebuf_reader_open_mem(const void *buf, size_t len, unsigned int flags,
 					  struct tracebuf_reader **readerp)
 {

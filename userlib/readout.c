@@ -17,9 +17,8 @@
  *    (tracebuf_readout_snapshot()); a header that does not check out is
  *    not used for anything but the dropped count's hint.
  *  - Each range is copied out first and only the copy is checked and
- *    written (tracebuf_readout_range()): cut to whole records
- *    (tb_sanitize(), which also removes metadata records, which only the
- *    manager writes), then to records that decode (tb_validate()), so
+ *    written (tracebuf_readout_range()): its whole records that decode,
+ *    but metadata records, which only the manager writes (tb_keep()), so
  *    the file stays readable after them for every provider.
  */
 #define _GNU_SOURCE
@@ -31,6 +30,7 @@
 #include <tracebuf_manager.h>
 #include <tracebuf_reader.h>
 
+#include "internal.h"
 #include "session.h"
 
 /*
@@ -73,93 +73,234 @@ bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer
 	       h->rolling_data_end[1] % 8 == 0;
 }
 
-/*
- * Cut a copied chunk to whole, plausible records, in place: zero words
- * (the unwritten tail of a crashed writer's chunk) are skipped, metadata
- * records (a provider must not write them) removed, and the chunk ends at
- * the first record that runs past it.  Returns the bytes kept.
- */
-static size_t tb_sanitize(uint8_t *buf, size_t len, uint64_t *rejected)
+static uint64_t tb_word(const uint8_t *p)
 {
-	size_t off = 0, out = 0;
+	uint64_t w;
 
-	len &= ~(size_t)7;
-	while (off < len) {
-		uint64_t h, words;
-		unsigned int type;
+	memcpy(&w, p, 8);
+	return tracebuf_fxt_le64(w);
+}
 
-		memcpy(&h, buf + off, 8);
-		h = tracebuf_fxt_le64(h);
-		if (!h) {
-			off += 8;
-			*rejected += 8;
-			continue;
-		}
-		type = (unsigned int)(h & 15);
-		words = tracebuf_fxt_record_words(h);
-		if (!words || words > (len - off) / 8)
-			break;
-		if (type == TRACEBUF_LIB_FXT_RECORD_METADATA) {
-			*rejected += words * 8;
-		} else {
-			if (out != off)
-				memmove(buf + out, buf + off, (size_t)words * 8);
-			out += (size_t)words * 8;
-		}
-		off += (size_t)words * 8;
-	}
-	*rejected += len - off;
-	return out;
+/* The words of a string ref's inline stream: 0 for an index, or empty. */
+static size_t tb_str_words(unsigned int ref)
+{
+	return ref & TRACEBUF_LIB_FXT_STRING_REF_INLINE ?
+	       tracebuf_fxt_words(ref & TRACEBUF_LIB_FXT_STRING_INDEX_MAX) : 0;
 }
 
 /*
- * Keep only the records of a sanitized chunk that decode: a record whose
- * contents do not (a bad string ref, an argument running past the record,
- * an unknown type field...) is removed, so that the file stays readable
- * after it, for this provider and every other.  Returns the bytes kept.
+ * A plain event's shape: its header, and its arguments' headers but for
+ * their values, with where they are.  Whether a record is plain depends on
+ * nothing else (tb_plain()), so a record of the same shape is plain too.
  */
-static size_t tb_validate(struct tracebuf_session *s, uint8_t *buf, size_t len,
-			  uint64_t *rejected, uint32_t *drop_windows)
+#define TB_SHAPE_ARGS	4
+
+struct tb_shape {
+	uint64_t h;				/* 0: none */
+	size_t size;				/* in bytes */
+	unsigned int nargs;
+	struct tb_shape *next;			/* tb_keep()'s: the shape after
+						 * it, last time
+						 */
+	uint32_t at[TB_SHAPE_ARGS];		/* in words */
+	uint64_t arg[TB_SHAPE_ARGS];
+};
+
+/*
+ * The shapes tb_keep() remembers, by their header: a provider's hot path
+ * writes a few (a duration's begin and end, an instant with its args...)
+ * one after the other.
+ */
+#define TB_SHAPES	16
+
+/* murmur3's finalizer: every bit of @h moves the low ones */
+static unsigned int tb_shape_slot(uint64_t h)
 {
-	struct tracebuf_reader_record rec;
-	size_t off = 0, out = 0;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (unsigned int)h % TB_SHAPES;
+}
 
-	while (off < len) {
-		struct tracebuf_reader *r;
-		size_t good = 0;
-		uint64_t h;
-		int ret;
+static uint64_t tb_arg_shape(uint64_t a)
+{
+	return a & ((a & 15) == TRACEBUF_LIB_FXT_ARG_STRING ? 0xffffffffffffull : 0xffffffffull);
+}
 
-		if (tracebuf_reader_open_mem(buf + off, len - off, 0, &r)) {
-			*rejected += len - off;	/* no memory to check it */
+/*
+ * Whether the record at @p, @words words long (its header says so), is an
+ * event of the shape a provider's hot path writes, which
+ * tracebuf_reader_next() decodes by construction: a known event type, its
+ * category by index, its thread and name by index or inline, arguments of
+ * the fixed-size types and strings, every size exact.  Those are most of
+ * a buffer, and are kept without a decode.  False leaves the record to the
+ * reader: this is stricter than the reader, never looser (hostile_test
+ * checks the reader decodes whatever this accepts).  A category by index
+ * also leaves libtracebuf's own drop windows (inline) to the reader.
+ * When plain, its shape goes to @sh, if not NULL.
+ */
+static bool tb_plain(const uint8_t *p, size_t words, struct tb_shape *sh)
+{
+	uint64_t h = tb_word(p);
+	unsigned int type = (unsigned int)tracebuf_fxt_get(h, 16, 19);
+	unsigned int nargs = (unsigned int)tracebuf_fxt_get(h, 20, 23);
+	unsigned int cat = (unsigned int)tracebuf_fxt_get(h, 32, 47);
+	size_t end = words - (tracebuf_fxt_event_has_extra(type) ? 1 : 0);
+	size_t at = 2 + (tracebuf_fxt_get(h, 24, 31) ? 0 : 2) +
+		    tb_str_words((unsigned int)tracebuf_fxt_get(h, 48, 63));
+	struct tb_shape shape = {
+		.h = nargs <= TB_SHAPE_ARGS ? h : 0, .size = words * 8, .nargs = nargs,
+	};
+
+	if ((h & 15) != TRACEBUF_LIB_FXT_RECORD_EVENT || type > TRACEBUF_LIB_FXT_EVENT_TYPE_MAX ||
+	    !cat || (cat & TRACEBUF_LIB_FXT_STRING_REF_INLINE) || words < 2 ||
+	    tracebuf_fxt_record_words(h) != words)
+		return false;
+	for (unsigned int i = 0; i < nargs; i++) {
+		uint64_t a, size;
+
+		if (at >= end)
+			return false;
+		a = tb_word(p + at * 8);
+		size = 1 + tb_str_words((unsigned int)tracebuf_fxt_get(a, 16, 31));
+		switch (a & 15) {
+		case TRACEBUF_LIB_FXT_ARG_NULL:
+		case TRACEBUF_LIB_FXT_ARG_INT32:
+		case TRACEBUF_LIB_FXT_ARG_UINT32:
+		case TRACEBUF_LIB_FXT_ARG_BOOL:
 			break;
+		case TRACEBUF_LIB_FXT_ARG_INT64:
+		case TRACEBUF_LIB_FXT_ARG_UINT64:
+		case TRACEBUF_LIB_FXT_ARG_DOUBLE:
+		case TRACEBUF_LIB_FXT_ARG_POINTER:
+		case TRACEBUF_LIB_FXT_ARG_KOID:
+			size++;
+			break;
+		case TRACEBUF_LIB_FXT_ARG_STRING:
+			size += tb_str_words((unsigned int)tracebuf_fxt_get(a, 32, 47));
+			break;
+		default:
+			return false;
 		}
-		while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
-			good = rec.offset + rec.size;
-			if (s->cats_unknown && rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT)
+		if (tracebuf_fxt_get(a, 4, 15) != size || size > end - at)
+			return false;
+		if (i < TB_SHAPE_ARGS) {
+			shape.at[i] = (uint32_t)at;
+			shape.arg[i] = tb_arg_shape(a);
+		}
+		at += (size_t)size;
+	}
+	if (at != end)
+		return false;
+	if (sh)
+		*sh = shape;
+	return true;
+}
+
+bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
+{
+	return tb_plain(p, words, NULL);
+}
+
+/*
+ * Whether the record at @p, with room for @sh's size, has the shape @sh:
+ * a compare a word.
+ */
+static bool tb_shape_same(const struct tb_shape *sh, const uint8_t *p)
+{
+	if (tb_word(p) != sh->h)
+		return false;
+	for (unsigned int i = 0; i < sh->nargs; i++)
+		if (tb_arg_shape(tb_word(p + sh->at[i] * 8)) != sh->arg[i])
+			return false;
+	return true;
+}
+
+/*
+ * Write the records of a copied chunk that are whole and decode, to @o,
+ * from where they are: runs of kept records, each one write (large runs
+ * are not copied again, tracebuf_out_write()).  Left out: zero words (the
+ * unwritten tail of a crashed writer's chunk), metadata records (a
+ * provider must not write them), records whose contents do not decode (a
+ * bad string ref, an argument running past the record, an unknown type
+ * field...), so that the file stays readable after them, for this
+ * provider and every other; and from the first record that runs past the
+ * chunk, the rest.  Plain events are kept as they are
+ * (tracebuf_readout_plain_event()), the others decoded by a reader over
+ * the chunk.  Returns the bytes kept.
+ */
+static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
+		      size_t len, uint64_t *rejected, uint32_t *drop_windows)
+{
+	struct tb_shape shapes[TB_SHAPES] = { 0 }, sh;
+	struct tracebuf_reader_record rec;
+	struct tracebuf_reader *r = NULL;
+	size_t off = 0, run = 0, kept = 0;
+
+	len &= ~(size_t)7;
+	while (off < len) {
+		struct tb_shape *seen, *prev;
+		uint64_t h, words;
+		size_t size;
+		bool keep;
+
+		/*
+		 * Most records have the shape of a plain one before, and most
+		 * often the shape that followed the one before last time: the
+		 * next offset then does not wait for a header's load.
+		 */
+		for (prev = NULL; off < len; prev = seen, off += seen->size) {
+			seen = prev ? prev->next : NULL;
+			if (seen && seen->size <= len - off && tb_shape_same(seen, buf + off))
+				continue;
+			seen = &shapes[tb_shape_slot(tb_word(buf + off))];
+			if (!seen->h || seen->size > len - off || !tb_shape_same(seen, buf + off))
+				break;
+			if (prev)
+				prev->next = seen;
+		}
+		if (off >= len)
+			break;
+		h = tb_word(buf + off);
+		words = tracebuf_fxt_record_words(h);
+		size = (size_t)words * 8;
+		if (!h) {
+			size = 8;
+			keep = false;
+		} else if (!words || words > (len - off) / 8) {
+			break;
+		} else if ((h & 15) == TRACEBUF_LIB_FXT_RECORD_METADATA) {
+			keep = false;
+		} else if (!s->cats_unknown && tb_plain(buf + off, (size_t)words, &sh)) {
+			keep = true;
+			if (sh.h)
+				shapes[tb_shape_slot(sh.h)] = sh;
+		} else if (!r && tracebuf_reader_open_mem(buf, len, 0, &r)) {
+			break;		/* no memory to check it: left out */
+		} else {
+			keep = tracebuf_reader_next_at(r, off, &rec) == 1 && rec.size == size;
+			if (keep && s->cats_unknown && rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT)
 				tracebuf_category_seen(s, rec.event.category.data,
-						 rec.event.category.len);
+						       rec.event.category.len);
 			/* the engine's drop windows (event.c) */
-			if (tracebuf_reader_drop_window(&rec, NULL))
+			if (keep && tracebuf_reader_drop_window(&rec, NULL))
 				(*drop_windows)++;
 		}
-		tracebuf_reader_close(r);
-		if (out != off && good)
-			memmove(buf + out, buf + off, good);
-		out += good;
-		off += good;
-		if (!ret || off >= len)
-			break;
-		/* skip the bad record: tb_sanitize() vouched for its size */
-		memcpy(&h, buf + off, 8);
-		h = tracebuf_fxt_le64(h);
-		h = tracebuf_fxt_record_words(h) * 8;
-		if (!h || h > len - off)
-			h = len - off;
-		*rejected += h;
-		off += (size_t)h;
+		if (!keep) {
+			if (off > run)
+				tracebuf_out_write(o, buf + run, off - run);
+			kept += off - run;
+			*rejected += size;
+			run = off + size;
+		}
+		off += size;
 	}
-	return out;
+	if (off > run)
+		tracebuf_out_write(o, buf + run, off - run);
+	kept += off > run ? off - run : 0;
+	*rejected += len - off;
+	tracebuf_reader_close(r);
+	return kept;
 }
 
 /* The provider info record the first time, a section record after. */
@@ -198,8 +339,6 @@ void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 		   uint64_t off, uint64_t len)
 {
-	size_t kept;
-
 	if (!len)
 		return 0;
 	if (off > t->info.buffer_size || len > t->info.buffer_size - off)
@@ -213,11 +352,9 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 		s->scratch_cap = (size_t)len;
 	}
 	memcpy(s->scratch, t->map + off, (size_t)len);
-	kept = tb_sanitize(s->scratch, (size_t)len, &t->info.bytes_rejected);
-	kept = tb_validate(s, s->scratch, kept, &t->info.bytes_rejected,
-			   &t->info.drop_windows);
-	t->info.bytes_written += kept;
-	return tracebuf_out_write(&s->out, s->scratch, kept);
+	t->info.bytes_written += tb_keep(s, &s->out, s->scratch, (size_t)len,
+					 &t->info.bytes_rejected, &t->info.drop_windows);
+	return s->out.err;
 }
 
 /*
@@ -343,20 +480,20 @@ static void tb_snap_write(struct tracebuf_session *s, uint8_t *buf, size_t len)
 	uint64_t rejected = 0;
 	uint32_t windows = 0;
 
-	len = tb_sanitize(buf, len, &rejected);
-	len = tb_validate(s, buf, len, &rejected, &windows);
-	tracebuf_out_write(&s->snap->out, buf, len);
+	tb_keep(s, &s->snap->out, buf, len, &rejected, &windows);
 }
 
 /*
  * SNAPSHOT_TAKEN: copy what @t's buffer holds up to @end of the rolling
  * buffer of @wrap, check that none of it was reused meanwhile, and write
  * it to the snapshot's file.  Nothing of @t's read-out state changes: the
- * session's own trace is not affected.  Returns true when its data is
- * in the snapshot, whole or in part (a note says what is left out).
+ * session's own trace is not affected.  Returns 1 when its data is in
+ * the snapshot, whole or in part (a note says what is left out), 0 when
+ * none is, and -EAGAIN, writing nothing, when the provider reused what
+ * was copied and @may_retry: then the caller asks it again.
  */
-bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
-			    uint32_t wrap, uint64_t end)
+int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
+			   uint32_t wrap, uint64_t end, bool may_retry)
 {
 	const struct tracebuf_buffer_header *live = (const void *)t->map;
 	const struct tb_layout *l = &t->lay;
@@ -364,7 +501,7 @@ bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	uint64_t off[3] = { 0, 0, 0 }, len[3] = { 0, 0, 0 }, rec[1 + (TRACEBUF_NAME_MAX + 8) / 8];
 	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
 	size_t total = 0, at;
-	bool earlier = true;
+	bool earlier, twice;
 	uint32_t wc, wc2;
 	uint8_t *copy;
 	int n;
@@ -373,7 +510,7 @@ bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	    (!circular && wrap)) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
 			      "its snapshot answer or buffer header does not check out", NULL);
-		return false;
+		return 0;
 	}
 	/* durable, earlier rolling buffer, current one (§1.7) */
 	if (circular) {
@@ -392,7 +529,7 @@ bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	if (!copy) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its snapshot",
 			      NULL);
-		return false;
+		return 0;
 	}
 	/*
 	 * The earlier rolling buffer first: it is reused as soon as the
@@ -407,18 +544,21 @@ bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	memcpy(copy + len[0] + len[1], t->map + off[2], (size_t)len[2]);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	wc2 = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
-	if (circular && wc2 != wrap && wc2 != wrap + 1) {
+	earlier = !circular || wc == wrap;
+	twice = circular && wc2 != wrap && wc2 != wrap + 1;
+	/* torn by a provider writing faster than we answer: ask again */
+	if ((!earlier || twice) && may_retry)
+		return -EAGAIN;
+	if (twice) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
 			      "its buffer wrapped twice while copied: its records are left out",
 			      NULL);
-		return false;
+		return 0;
 	}
-	if (circular && wc != wrap) {
-		earlier = false;
+	if (!earlier)
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
 			      "its buffer wrapped while copied: its earlier records are left out",
 			      NULL);
-	}
 	n = tracebuf_fxt_provider_info_write(rec, sizeof(rec), t->info.id, t->info.name,
 					     strlen(t->info.name));
 	if (n > 0)
@@ -433,7 +573,7 @@ bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			tb_snap_write(s, copy + at, (size_t)len[i]);
 		at += (size_t)len[i];
 	}
-	return true;
+	return 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -447,6 +587,21 @@ static bool tb_category_matches(const char *want, const char *cat, size_t len)
 	if (wlen && want[wlen - 1] == '*')
 		return len >= wlen - 1 && !memcmp(want, cat, wlen - 1);
 	return len == wlen && !memcmp(want, cat, len);
+}
+
+/*
+ * Does an inclusion of the session's categories name @cat (@len bytes):
+ * match it, and is more than "*" alone?  (What takes a kernel provider:
+ * session.c.)
+ */
+bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat, size_t len)
+{
+	const char *want = s->cats;
+
+	for (uint32_t i = 0; i < s->cats_count; i++, want += strlen(want) + 1)
+		if (want[0] != '-' && strcmp(want, "*") && tb_category_matches(want, cat, len))
+			return true;
+	return false;
 }
 
 /*

@@ -153,6 +153,36 @@ static bool tb_wanted(const struct tracebuf_session *s, const char *name)
 	return false;
 }
 
+/*
+ * A kernel provider (pid 0: the module's scheduler provider, or another
+ * module's) records what no traced program asked for, so a session takes
+ * it only when it is named: with -p, with categories of its own, or when
+ * an inclusion of the session's categories (more than "*") names one of
+ * the categories it published.
+ */
+static bool tb_kernel_wanted(struct tracebuf_session *s, const struct tracebuf_provider_info *pi)
+{
+	uint32_t size = 0, count = 0, off = 0;
+	bool named = false;
+	char *known = NULL;
+
+	if (pi->pid || s->cfg.nproviders || tb_override(s, (const char *)pi->name))
+		return true;
+	if (!s->cats_count || tracebuf_manager_categories(s->m, pi->id, &known, &size, &count))
+		return false;
+	/* name and description pairs */
+	for (uint32_t i = 0; i < count && off < size && !named; i++) {
+		size_t len = strnlen(known + off, size - off);
+
+		named = tracebuf_categories_name(s, known + off, len);
+		off += (uint32_t)len + 1;
+		if (off < size)
+			off += (uint32_t)strnlen(known + off, size - off) + 1;
+	}
+	free(known);
+	return named;
+}
+
 static void tb_fail(struct tracebuf_session *s, struct tb_tracee *t, int err,
 		    const char *what)
 {
@@ -196,6 +226,8 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	if (!tb_wanted(s, (const char *)pi->name))
 		return;
 	t = tb_find(s, pi->id);
+	if (!t && !tb_kernel_wanted(s, pi))
+		return;
 	if (t && t->info.state != TRACEBUF_LIB_TRACEE_BUSY)
 		return;
 	if (!t) {
@@ -341,14 +373,40 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
 }
 
+/*
+ * A provider that writes a half of its buffer faster than we answer
+ * reuses the half we copy: asked again this many times in all, it gets
+ * its partial snapshot (and an error) only when every copy was torn.
+ */
+#define TB_SNAP_TRIES	4
+
+/* Ask @t for (another) SNAPSHOT_TAKEN; a refusal is noted. */
+static void tb_snap_ask(struct tracebuf_session *s, struct tb_tracee *t)
+{
+	struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
+	int ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
+
+	if (ret)
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
+			      "its snapshot request was refused", NULL);
+	t->snap_pending = !ret;
+	t->snap_tries++;
+}
+
 /* SNAPSHOT_TAKEN: @t's part of the snapshot under way, if it asked. */
 static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			      const struct tracebuf_pkt *pkt)
 {
+	int ret;
+
 	if (!s->snap || !t->snap_pending || !t->map)
 		return;		/* late: the snapshot is over */
 	t->snap_pending = false;
-	if (tracebuf_readout_taken(s, t, pkt->data32, pkt->data64))
+	ret = tracebuf_readout_taken(s, t, pkt->data32, pkt->data64,
+				     t->snap_tries < TB_SNAP_TRIES);
+	if (ret == -EAGAIN)
+		tb_snap_ask(s, t);
+	else if (ret > 0)
 		s->snap->providers++;
 }
 
@@ -365,6 +423,13 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 			t->info.error = 0;	/* late, but started */
 		tb_categories_published(s, t);
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_STARTED, t, 0, NULL, NULL);
+		/* late by its own clock: it wrote without us meanwhile */
+		if (pkt->data16 & TRACEBUF_STARTED_LATE) {
+			t->info.error = -ETIME;
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIME,
+				      "it had stopped waiting for its start: what it recorded "
+				      "before is missing", NULL);
+		}
 		/* started too late: the session moved on (Documentation/trace-format.md §3.3) */
 		if (s->state == TB_S_STOPPING || s->state == TB_S_STOPPED) {
 			if (!tracebuf_sys_stop(tracebuf_manager_fd(s->m), t->info.id))
@@ -835,16 +900,10 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 	tracebuf_session_dispatch(s);
 	s->snap = &sn;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
-		struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
-
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED || !t->map)
 			continue;
-		ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
-		if (ret)
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
-				      "its snapshot request was refused", NULL);
-		else
-			t->snap_pending = true;
+		t->snap_tries = 0;
+		tb_snap_ask(s, t);
 	}
 	ret = tb_wait(s, tb_all_answered, s->start_timeout_ms);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {

@@ -39,6 +39,7 @@ struct tb_tracee {
 	uint64_t durable_written;		/* durable bytes in the file */
 	uint64_t dropped_reported;
 	bool snap_pending;			/* a SNAPSHOT unanswered */
+	uint8_t snap_tries;			/* SNAPSHOTs sent for this one */
 	bool update_pending;			/* a categories update unanswered */
 };
 
@@ -92,6 +93,7 @@ int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len);
 int tracebuf_out_flush(struct tb_out *o);
 
 /* readout.c */
+bool tracebuf_readout_plain_event(const uint8_t *p, size_t words);
 bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h);
 int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t);
 void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
@@ -100,7 +102,8 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 			   uint64_t off, uint64_t len);
 void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
 void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
-bool tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
-			    uint32_t wrap, uint64_t end);
+bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat, size_t len);
+int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
+			   uint32_t wrap, uint64_t end, bool may_retry);
 
 #endif /* TRACEBUF_SESSION_PRIV_H */

@@ -9,11 +9,67 @@
  * buffer of exactly its size, so that under ASan any read past it fails.
  * Random inputs come from fixed seeds: a failure names the seed and the
  * iteration to replay.
+ *
+ * The manager keeps the events it finds plain without decoding them
+ * (tracebuf_readout_plain_event()): every record of every input that it
+ * finds plain, the reader must decode, to its size.
  */
 #include "ktap.h"
 #include "helpers.h"
 
+#include "../internal.h"
+#include "../session.h"
+
 #define HDR(type, words)	((uint64_t)(type) | (uint64_t)(words) << 4)
+
+static size_t plain_seen;	/* plain records checked, all inputs */
+
+/* The words of a string ref's inline stream (0 for an index). */
+static uint64_t tb_test_str_words(unsigned int ref)
+{
+	return ref & 0x8000 ? (ref & 0x7fff) / 8 + ((ref & 7) != 0) : 0;
+}
+
+/*
+ * Every whole record of @buf (@len bytes) that the manager finds plain,
+ * the reader decodes, to its size.
+ */
+static bool plain_decodes(const unsigned char *buf, size_t len, const char *what, size_t iter)
+{
+	struct tracebuf_reader_record *rec = malloc(sizeof(*rec));
+	struct tracebuf_reader *r = NULL;
+	size_t off = 0;
+	bool ok = true;
+
+	if (!rec || tracebuf_reader_open_mem(buf, len, 0, &r)) {
+		free(rec);
+		T_FAIL("out of memory");
+		return false;
+	}
+	while (ok && len - off >= 8) {
+		uint64_t h, words;
+		int ret;
+
+		memcpy(&h, buf + off, 8);
+		words = tracebuf_fxt_record_words(tracebuf_fxt_le64(h));
+		if (!words || words > (len - off) / 8)
+			break;
+		if (tracebuf_readout_plain_event(buf + off, (size_t)words)) {
+			plain_seen++;
+			ret = tracebuf_reader_next_at(r, off, rec);
+			if (ret != 1 || rec->size != words * 8) {
+				T_FAIL("%s %zu: a plain event at %zu (%llu words) reads as %d, %zu bytes",
+				       what, iter, off, (unsigned long long)words, ret,
+				       ret == 1 ? rec->size : 0);
+				ok = false;
+			}
+		}
+		off += (size_t)words * 8;
+	}
+	tracebuf_reader_close(r);
+	free(rec);
+	return ok;
+}
 
 /*
  * Read len bytes of data (copied to an exact-size buffer) with and
@@ -53,6 +109,8 @@ static bool check_input(const void *data, size_t len, const char *what, size_t i
 			ok = false;
 		}
 	}
+	if (ok)
+		ok = plain_decodes(copy, len, what, iter);
 	free(copy);
 	return ok;
 }
@@ -334,6 +392,63 @@ static void table_pressure(void)
 	t_trace_free(&t);
 }
 
+/*
+ * Events of random shapes, sizes right or off by a word: whatever the
+ * manager finds plain, the reader decodes (check_input()); the sample's
+ * events of each type are plain, and so are many of these.
+ */
+static void plain_events_decode(void)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL, w[64];
+	size_t before = plain_seen, iter;
+	struct t_trace t;
+
+	sample(&t);
+	T_ASSERT(t.w && !t.error);
+	T_ASSERT(check_input(t.w, t.len, "sample", 0));
+	T_EXPECT(plain_seen - before >= TRACEBUF_LIB_FXT_EVENT_TYPE_MAX + 1);
+	t_trace_free(&t);
+	before = plain_seen;
+	for (iter = 0; iter < 200000 && !t_failures; iter++) {
+		uint64_t r = t_rand(&seed);
+		unsigned int nargs = (unsigned int)(r % 4), at = 2, i;
+		uint64_t h = TRACEBUF_LIB_FXT_RECORD_EVENT |
+			     tracebuf_fxt_field((r >> 8) % 12, 16, 19) |
+			     tracebuf_fxt_field(nargs, 20, 23) |
+			     tracebuf_fxt_field(r >> 12 & 1, 24, 31) |
+			     tracebuf_fxt_field(r >> 13 & 3 ? 1 : 0x8003, 32, 47) |
+			     tracebuf_fxt_field(r >> 15 & 1 ? 2 : 0x8000 | (r >> 16 & 15), 48, 63);
+
+		memset(w, 0, sizeof(w));
+		at += tracebuf_fxt_get(h, 24, 31) ? 0 : 2;
+		at += (unsigned int)tb_test_str_words((unsigned int)tracebuf_fxt_get(h, 48, 63));
+		for (i = 0; i < nargs; i++) {
+			uint64_t a = t_rand(&seed), type = a % 12, words;
+			unsigned int name = a >> 4 & 1 ? 3 : 0x8000 | (a >> 5 & 15);
+			unsigned int val = a >> 9 & 1 ? 4 : 0x8000 | (a >> 10 & 31);
+
+			words = 1 + tb_test_str_words(name) +
+				(type >= 3 && type <= 8 && type != 6) +
+				(type == 6 ? tb_test_str_words(val) : 0);
+			words += (a >> 20) % 5 == 0 ? 1 : 0;	/* a word too many */
+			w[at] = type | tracebuf_fxt_field(words, 4, 15) |
+				tracebuf_fxt_field(name, 16, 31) |
+				tracebuf_fxt_field(type == 6 ? val : a >> 32, 32, 63);
+			at += (unsigned int)words;
+		}
+		at += tracebuf_fxt_event_has_extra((unsigned int)tracebuf_fxt_get(h, 16, 19));
+		at += (r >> 24) % 7 == 0 ? 1 : 0;		/* or one too few */
+		at -= (r >> 27) % 7 == 0 && at > 2 ? 1 : 0;
+		w[0] = tracebuf_fxt_le64(h | tracebuf_fxt_field(at, 4, 15));
+		for (i = 1; i < at; i++)
+			w[i] = tracebuf_fxt_le64(w[i]);
+		if (!check_input(w, at * 8, "random event", iter))
+			break;
+	}
+	printf("# %zu of 200000 random events plain\n", plain_seen - before);
+	T_EXPECT(plain_seen - before > 20000);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(truncate_every_offset),
 	T_TEST(flip_every_bit),
@@ -342,6 +457,7 @@ static const struct t_test tests[] = {
 	T_TEST(overlong_sizes),
 	T_TEST(zero_headers),
 	T_TEST(table_pressure),
+	T_TEST(plain_events_decode),
 };
 
 T_MAIN(tests)
