@@ -35,6 +35,14 @@
 #                             and CMD's output here (scripts/run.sh)
 #   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
 #                             (host only, ~1 min; scripts/bench.sh)
+#   make bench-sched          the kernel provider's cost per context switch,
+#                             sched on and off, next to ftrace's sched_switch,
+#                             in the guest (~5 min; scripts/bench-sched.sh)
+#   make bench-stream         the highest lossless streaming rate, as a fraction
+#                             of the oneshot one, for 3 buffer sizes and 1 and
+#                             4 providers, the manager's CPU per MiB and the
+#                             save round trips, in the guest (~4 min;
+#                             scripts/bench-stream.sh)
 #   make bench TARGET=arm64-6.1  the same cross-built, under qemu-aarch64: a
 #                             check that it works, the timings mean nothing
 #   make install              everything below, installed (needs KDIR): the
@@ -198,6 +206,12 @@ lint:
 bench:
 	@scripts/bench.sh $(if $(filter arm64%,$(TARGET)),--arch arm64)
 
+bench-sched:
+	@scripts/bench-sched.sh $(if $(TARGET),--target $(TARGET))
+
+bench-stream:
+	@scripts/bench-stream.sh $(if $(TARGET),--target $(TARGET))
+
 demo:
 	@VM_ARGS="$(VM_ARGS)" scripts/demo.sh --dest "$(CURDIR)"
 
@@ -275,5 +289,5 @@ uninstall-module:
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
 .PHONY: all userlib libposixtrace tracebufctl module selftests check check-all check-debug fault \
-	fuzz soak lint bench demo run clean install install-user install-module uninstall \
+	fuzz soak lint bench bench-sched bench-stream demo run clean install install-user install-module uninstall \
 	uninstall-user uninstall-module install-dkms-src install-dkms uninstall-dkms deb

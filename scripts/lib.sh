@@ -165,6 +165,11 @@ tb_build_module() {
 		tb_die "module build against $kdir failed"
 	ko=$dir/src/module/tracebuf.ko
 	[ -f "$ko" ] || tb_die "the build did not produce module/tracebuf.ko"
+	# the in-kernel API's example, a module of its own on tracebuf.ko's
+	# symbols (module/examples/tracebuf_kexample.ko, beside it in the guest)
+	make -C "$kdir" M="$dir/src/module/examples" \
+		KBUILD_EXTRA_SYMBOLS="$dir/src/Module.symvers" "$@" modules >&2 ||
+		tb_die "the example module's build against $kdir failed"
 	printf '%s\n' "$ko"
 }
 

@@ -86,7 +86,10 @@ for tree in "${trees[@]}"; do
 	if [ -f "$WORK/src/module/tracebuf.ko" ]; then
 		command -v sparse > /dev/null || tb_die "sparse not found (scripts/install-deps.sh)"
 		echo "lint: $name: sparse (C=2)"
-		make -C "$KDIR" M="$WORK/src" W=1 C=2 "${kmake[@]}" modules > "$WORK.sparse.log" 2>&1 || {
+		{ make -C "$KDIR" M="$WORK/src" W=1 C=2 "${kmake[@]}" modules &&
+		  make -C "$KDIR" M="$WORK/src/module/examples" W=1 C=2 "${kmake[@]}" \
+			KBUILD_EXTRA_SYMBOLS="$WORK/src/Module.symvers" modules
+		} > "$WORK.sparse.log" 2>&1 || {
 			cat "$WORK.sparse.log"
 			status=1
 		}

@@ -21,6 +21,7 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
   --busybox FILE       a static busybox of ARCH (default: the host's, for
                        the host's architecture)
   --module KO          tracebuf.ko built for that kernel
+  --module-args ARGS   its parameters at insmod ("name=value ...")
   --tests DIR          directory holding the built test programs
   --list FILE          programs to run, one per line, in order
                        (default: DIR/tests.list, else every executable in DIR)
@@ -37,7 +38,7 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
   --timeout-mult N     multiply every timeout, boot allowance included (default 1)
   --kmemleak           after the tests, scan with kmemleak; any report fails
   --watchdog SECS      kill QEMU after SECS in total (default: boot + every
-                       timeout, at most 600 + 300 * the multiplier)
+                       timeout, at most 500 + 400 * the multiplier)
   --append ARGS        extra kernel command line arguments
   --env NAME=VALUE     export NAME in the guest, for the programs (repeatable)
   --fail-first-boot    make the first boot fail before the module is loaded
@@ -45,11 +46,15 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
   --out DIR            output directory (default: .build/vm); the console
                        log is DIR/console.log, results are in DIR/share/out
   -v, --verbose        show the whole guest console, not only progress
+
+An x86-64 guest runs on one host thread (QEMU's -accel tcg,thread=single):
+TB_TCG_THREAD=multi gives each vCPU its own, faster but, with QEMU 7.2,
+unsafe while the guest patches its code (see below).
 EOF
 	exit 2
 }
 
-KERNEL='' KO='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU='' TIMEOUT='' MULT=1
+KERNEL='' KO='' MODULE_ARGS='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU='' TIMEOUT='' MULT=1
 ARCH=x86_64 BUSYBOX=''
 KMEMLEAK=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0
 ENVS=() FAIL_FIRST=0
@@ -59,6 +64,10 @@ while [ $# -gt 0 ]; do
 	--arch) ARCH=$2; shift ;;
 	--busybox) BUSYBOX=$2; shift ;;
 	--module) KO=$2; shift ;;
+	--module-args)
+		[[ $2 =~ ^[a-z_]+=[A-Za-z0-9_,-]*( [a-z_]+=[A-Za-z0-9_,-]*)*$ ]] ||
+			tb_die "bad --module-args '$2'"
+		MODULE_ARGS=$2; shift ;;
 	--tests) TESTS=$2; shift ;;
 	--list) LIST=$2; shift ;;
 	--scripts-dir) SCRIPTS_DIR=$2; shift ;;
@@ -102,7 +111,18 @@ trap on_exit EXIT
 # What differs between the architectures the guest can have.
 case $ARCH in
 x86_64)
-	QEMU_BIN=qemu-system-x86_64 QEMU_MACHINE=() CONSOLE=ttyS0
+	# One host thread for both vCPUs (TB_TCG_THREAD=multi: one each).
+	# Under QEMU 7.2's multi-threaded TCG, a vCPU may go on executing
+	# the int3 another one wrote while it patched a static key, after
+	# the patch is done: "Oops: int3" (6.12), or an endless int3 loop
+	# and a soft lockup (6.1), within a second of toggling ftrace's
+	# sched_switch and sched_wakeup events around a sleeping thread; so
+	# too the kernel provider's probes (ksched_vmtest).  Single-threaded,
+	# 1200 such toggles ran clean.
+	QEMU_BIN=qemu-system-x86_64 CONSOLE=ttyS0
+	[[ ${TB_TCG_THREAD:-single} =~ ^(single|multi)$ ]] ||
+		tb_die "TB_TCG_THREAD is single or multi, not '$TB_TCG_THREAD'"
+	QEMU_MACHINE=(-accel "tcg,thread=${TB_TCG_THREAD:-single}")
 	: "${CPU:=qemu64,+rdrand}"
 	# The emulated TSC drifts against the watchdog's clocksource when
 	# the host is busy; the kernel then marks it unstable in the middle
@@ -153,6 +173,10 @@ mkdir -p "$SHARE/tests" "$SHARE/out" "$STAGE"
 # --- the share: module, test programs, run.conf ------------------------------
 
 cp "$KO" "$SHARE/tracebuf.ko"
+# the in-kernel API's example module, when built beside it
+kexample=$(dirname "$KO")/examples/tracebuf_kexample.ko
+rm -f "$SHARE/tracebuf_kexample.ko"
+[ ! -f "$kexample" ] || cp "$kexample" "$SHARE/tracebuf_kexample.ko"
 cp -a "$TESTS/." "$SHARE/tests/"
 
 if [ -z "$LIST" ] && [ -f "$TESTS/tests.list" ]; then
@@ -209,6 +233,7 @@ cat > "$SHARE/run.conf" <<EOF
 TB_TESTS="${run[*]}"
 TB_TIMEOUT=$TIMEOUT
 TB_KMEMLEAK=$KMEMLEAK
+TB_MODULE_ARGS="$MODULE_ARGS"
 EOF
 for e in "${ENVS[@]}"; do
 	echo "export $e" >> "$SHARE/run.conf"
@@ -305,9 +330,10 @@ BOOT_ALLOW=$((90 * MULT))
 LEAK_ALLOW=$((KMEMLEAK ? 120 * MULT : 0))
 if [ -z "$WATCHDOG" ]; then
 	# Every program may use its whole timeout, but a run never gets more
-	# than 15 minutes (30 with --timeout-mult 4): CI has a budget.
+	# than 15 minutes (35 with --timeout-mult 4, the debug kernel's whole
+	# suite, some 25): CI has a budget.
 	WATCHDOG=$((BOOT_ALLOW + n * (TIMEOUT + 15) + LEAK_ALLOW + 60))
-	cap=$((600 + 300 * MULT))
+	cap=$((500 + 400 * MULT))
 	[ $WATCHDOG -le $cap ] || WATCHDOG=$cap
 fi
 # Also give up when the console has been silent for longer than any step
@@ -319,7 +345,8 @@ IDLE=$((IDLE + 60))
 CMDLINE="console=$CONSOLE panic=-1 printk.devkmsg=on log_buf_len=16M $ARCH_CMDLINE $APPEND"
 QEMU=("$QEMU_BIN" "${QEMU_MACHINE[@]}" -nographic -no-reboot -nic none -cpu "$CPU" -smp "$SMP" -m "$MEM"
       -kernel "$KERNEL" -initrd "$OUT/initramfs.cpio"
-      -virtfs "local,path=$SHARE,mount_tag=tbshare,security_model=none,id=tbshare")
+      -virtfs "local,path=$SHARE,mount_tag=tbshare,security_model=none,id=tbshare"
+      -virtfs "local,path=$SHARE/tests,mount_tag=tbtests,security_model=none,id=tbtests,readonly=on")
 printf '%q ' "${QEMU[@]}" -append "$CMDLINE" > "$OUT/qemu.cmdline"
 echo >> "$OUT/qemu.cmdline"
 

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make bench-stream": how fast providers may write before a streaming
+# recording loses events, for 256 KiB, 1 MiB and 4 MiB buffers and 1 and
+# 4 providers, next to the oneshot write rate, with the manager's CPU per
+# MiB and the save round trips, in the guest
+# (userlib/ctl/tests/vm/sbench_vmtest.c says what each figure is).  The
+# rates are emulated and mean little alone: read the fractions and
+# ratios, measured side by side in one run.
+#
+#   bench-stream.sh [--steps N] [--target NAME] [--debug]
+#       N bisection steps per configuration (default 5); the target as
+#       "make check" takes it (default x86_64-6.1), or the debug kernel.
+#
+# Prints the table; exit 0 when it was measured.
+set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+steps=5 args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--steps) steps=$2; shift ;;
+	--target) args+=(--target "$2"); shift ;;
+	--debug) args+=(--debug) ;;
+	*) tb_die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+[[ $steps =~ ^[0-9]+$ ]] || tb_die "--steps takes a number"
+
+# Providers and manager on two host threads at once, as on a board: no
+# tracepoint is toggled here, the code patching that single-threaded
+# TCG guards against (vm-run.sh).
+export TB_TCG_THREAD=${TB_TCG_THREAD:-multi}
+start=$(date +%s)
+log=$TB_BUILD/bench-stream.log
+mkdir -p "$TB_BUILD"
+status=0
+"$TB_ROOT/scripts/check.sh" "${args[@]}" --programs sbench_vmtest \
+	--env TB_SBENCH=1 --env TB_SBENCH_STEPS="$steps" \
+	--timeout $((600 + steps * 300)) > "$log" 2>&1 || status=$?
+# the program's output, as the guest left it in this run
+out=$(find "$TB_BUILD" -path '*/vm/share/out/sbench_vmtest.stdout' -newermt "@$start" \
+	2>/dev/null | head -n 1)
+if [ -z "$out" ]; then
+	tail -n 20 "$log" >&2
+	tb_die "the benchmark did not run (see $log)"
+fi
+sed -n 's/^# //p' "$out" | sed -n '/^full rate, oneshot/,$p' | grep -v '^streaming_accounts:\|^Totals:'
+[ $status = 0 ] || tb_die "the benchmark failed (see $log and $out)"
