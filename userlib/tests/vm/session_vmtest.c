@@ -63,6 +63,7 @@ struct child_opts {
 	const char *name;
 	uint32_t flags;		/* TRACEBUF_LIB_PROVIDER_* */
 	bool loop;		/* dispatch from our own loop, no thread */
+	uint32_t start_timeout_ms;
 };
 
 static struct tracebuf_provider *g_prov;
@@ -97,6 +98,7 @@ static void child_main(const struct child_opts *o, int cmd, int rsp)
 {
 	struct tracebuf_provider_config cfg = {
 		.size = sizeof(cfg), .name = o->name, .flags = o->flags,
+		.start_timeout_ms = o->start_timeout_ms,
 	};
 	struct pollfd pfd[2];
 	struct cmd c;
@@ -1057,7 +1059,9 @@ static void late_joiner_waits_for_start(void)
 	T_ASSERT(find_prov(s, "late", &pi));
 	T_EXPECT(pi.late);
 	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STARTED);
+	T_EXPECT_EQ(pi.error, 0);
 	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_EXPECT_EQ(g_notes.errors, 0);
 	T_EXPECT_EQ(g_notes.alerts, 1);
 	T_EXPECT_EQ(g_notes.joined, 2);
 	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
@@ -1068,6 +1072,47 @@ static void late_joiner_waits_for_start(void)
 	T_EXPECT_EQ(sh.n, 500);
 	sh = seq_shape(&tr, slot_of(&tr, "early"));
 	T_EXPECT_EQ(sh.n, 500);
+	trace_free(&tr);
+}
+
+/*
+ * A provider that gave up waiting for its start (the session was not
+ * served meanwhile) says so when the start comes: the session notes an
+ * error and the provider's error is -ETIME.  It then traces as any.
+ */
+static void late_start_is_reported(void)
+{
+	struct child_opts o = { .name = "late", .flags = TRACEBUF_LIB_PROVIDER_THREAD,
+				.start_timeout_ms = 100 };
+	struct tracebuf_session_provider pi = { 0 };
+	struct tracebuf_session *s;
+	struct pollfd pfd;
+	struct child ch;
+	struct trace tr;
+	int fd;
+
+	s = session(TRACEBUF_MODE_ONESHOT, 256 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	/* not served: its create returns after 100 ms, not started */
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	pfd = (struct pollfd){ .fd = tracebuf_session_fd(s), .events = POLLIN };
+	for (int i = 0; i < 200 && pi.state != TRACEBUF_LIB_TRACEE_STARTED; i++) {
+		tracebuf_session_dispatch(s);
+		if (!find_prov(s, "late", &pi) || pi.state != TRACEBUF_LIB_TRACEE_STARTED)
+			poll(&pfd, 1, 100);
+	}
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STARTED);
+	T_EXPECT_EQ(pi.error, -ETIME);
+	T_EXPECT_EQ(g_notes.errors, 1);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 500, false), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "late", &pi));
+	T_EXPECT_EQ(pi.error, -ETIME);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	T_EXPECT_EQ(seq_shape(&tr, slot_of(&tr, "late")).n, 500);
 	trace_free(&tr);
 }
 
@@ -1324,8 +1369,9 @@ static void circular_snapshot_then_stop(void)
  * holds each event once and a run without holes, and none makes the
  * provider drop an event.  A rolling buffer reused while it was copied
  * (2 MiB halves: rare on x86-64 here, less so in arm64's emulation) is
- * left out with a note: the earlier one, or both, and then the snapshot
- * holds nothing of the provider.
+ * asked for again; after four torn copies it is left out with a note:
+ * the earlier one, or both, and then the snapshot holds nothing of the
+ * provider.
  */
 static void circular_snapshots_while_writing(void)
 {
@@ -1456,6 +1502,7 @@ static const struct t_test tests[] = {
 	T_TEST(manager_killed_mid_save),
 	T_TEST(several_providers_one_file),
 	T_TEST(late_joiner_waits_for_start),
+	T_TEST(late_start_is_reported),
 	T_TEST(chosen_providers_and_bad_config),
 	T_TEST(categories_and_overrides),
 	T_TEST(version_timebase_and_align),

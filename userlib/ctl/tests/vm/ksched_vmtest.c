@@ -13,9 +13,17 @@
  * The trace is left in $TB_OUT as ksched.sched.fxt, for the host to read
  * again with scripts/fxt-check.py --sched.
  *
- * Run with --sleeper N, it is the workload: a child per online CPU,
- * pinned to it, each printing "sleeper CPU TID" and sleeping 1 ms N
- * times.
+ * Under a load of the module's own paths with sched on, rmmod is refused
+ * and nothing is lost (on the debug kernel: no lockdep or KASAN report).
+ *
+ * Threads that exit one after the other (their task_structs reused, their
+ * pids gone before their last switch) keep their ids to the end.
+ *
+ * Run with --sleeper N [US], it is the workload: a child per online CPU,
+ * pinned to it, each printing "sleeper CPU TID", sleeping US microseconds
+ * (default 1000) until it blocked N times, then printing "slept CPU
+ * BLOCKED".  With --threads N, N threads, one
+ * after the other, each sleeping once then exiting.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,11 +34,14 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <linux/tracebuf.h>
 #include <tracebuf_reader.h>
@@ -39,21 +50,19 @@
 
 #define PARAM		"/sys/module/tracebuf/parameters/kernel_provider"
 #define SLEEPS		20
+#define CIRCULAR_SLEEPS	6000
+#define STALL_SLEEPS	3000
+#define KFILL_STALL	"/sys/kernel/debug/tracebuf/kfill_stall_us"
+#define KFULL_FOUND	"/sys/kernel/debug/tracebuf/kfull_found"
+#define STREAMING_SLEEPS	2000
 #define MAX_CPUS	64
 
 static int set_param(const char *v)
 {
-	int fd = open(PARAM, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, v, strlen(v));
-	close(fd);
-	return n == (ssize_t)strlen(v) ? 0 : -1;
+	return write_file(PARAM, v);
 }
 
-static int sleeper(int n)
+static int sleeper(int n, long us)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int status, bad = 0;
@@ -64,7 +73,8 @@ static int sleeper(int n)
 		if (pid < 0)
 			return 1;
 		if (!pid) {
-			struct timespec ms = { 0, 1000000 };
+			struct timespec ts = { 0, us * 1000 };
+			struct rusage ru;
 			cpu_set_t set;
 
 			CPU_ZERO(&set);
@@ -73,8 +83,22 @@ static int sleeper(int n)
 				_exit(1);
 			printf("sleeper %ld %d\n", cpu, getpid());
 			fflush(stdout);
-			for (int i = 0; i < n; i++)
-				nanosleep(&ms, NULL);
+			/*
+			 * Until the kernel counted @n blocked switches (its
+			 * own count, getrusage()): a sleep whose timer fired
+			 * before its thread switched out does not block,
+			 * which an emulated CPU the host stalled makes
+			 * common.  At most 10 * @n sleeps.
+			 */
+			for (int i = 0; i < 10 * n; i++) {
+				getrusage(RUSAGE_SELF, &ru);
+				if (ru.ru_nvcsw >= n)
+					break;
+				nanosleep(&ts, NULL);
+			}
+			getrusage(RUSAGE_SELF, &ru);
+			printf("slept %ld %ld\n", cpu, ru.ru_nvcsw);
+			fflush(stdout);
 			_exit(0);
 		}
 	}
@@ -84,6 +108,27 @@ static int sleeper(int n)
 }
 
 /* "tracebufctl list" mentions the kernel provider, and its categories. */
+static void *short_lived(void *arg)
+{
+	struct timespec ts = { 0, 100 * 1000 };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	return NULL;
+}
+
+/* The --threads workload: @n threads, each joined before the next. */
+static int threads(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, short_lived, NULL) || pthread_join(t, NULL))
+			return 1;
+	}
+	return 0;
+}
+
 static void registry_follows_the_parameter(void)
 {
 	const char *list[] = { "tracebufctl", "list", NULL };
@@ -103,10 +148,19 @@ static void registry_follows_the_parameter(void)
 
 struct sched_counts {
 	unsigned int blocked[MAX_CPUS];		/* switch-outs, blocked */
+	unsigned int dead[MAX_CPUS];		/* switch-outs, dead: exit */
 	unsigned int wakeups[MAX_CPUS];
 	bool named[MAX_CPUS];
+	unsigned int dead_all;			/* switch-outs, dead, any thread */
+	unsigned int dead_anonymous;		/* the same, of thread 0 */
 	uint64_t cpus;				/* a bit per CPU with a switch */
 	unsigned int sched;			/* scheduling records */
+	uint64_t sched_bytes;
+	unsigned int overflows;			/* "buffer overflow" events */
+	unsigned int breaks;			/* a CPU's switch whose outgoing
+						 * thread is not the one its last
+						 * switch brought in: one lost
+						 */
 	uint64_t unresolved;
 };
 
@@ -115,6 +169,8 @@ static int count(const char *file, const long *tids, int n, struct sched_counts 
 {
 	struct tracebuf_reader_record rec;
 	struct tracebuf_reader *r;
+	uint64_t last_in[MAX_CPUS];
+	bool seen[MAX_CPUS] = { false };
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -134,15 +190,39 @@ static int count(const char *file, const long *tids, int n, struct sched_counts 
 			    rec.sched.outgoing_koid == (uint64_t)tids[i] &&
 			    rec.sched.outgoing_state == TRACEBUF_LIB_FXT_THREAD_BLOCKED)
 				c->blocked[i]++;
+			if (rec.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH &&
+			    rec.sched.outgoing_koid == (uint64_t)tids[i] &&
+			    rec.sched.outgoing_state == TRACEBUF_LIB_FXT_THREAD_DEAD)
+				c->dead[i]++;
 			if (rec.sched.type == TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP &&
 			    rec.sched.incoming_koid == (uint64_t)tids[i])
 				c->wakeups[i]++;
 		}
+		if (rec.type == TRACEBUF_LIB_FXT_RECORD_METADATA &&
+		    rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_EVENT)
+			c->overflows++;
 		if (rec.type == TRACEBUF_LIB_FXT_RECORD_SCHEDULING) {
 			c->sched++;
+			c->sched_bytes += rec.size;
 			if (rec.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH &&
-			    rec.sched.cpu < 64)
-				c->cpus |= 1ull << rec.sched.cpu;
+			    rec.sched.cpu < MAX_CPUS) {
+				unsigned int cpu = rec.sched.cpu;
+
+				c->cpus |= 1ull << cpu;
+				if (rec.sched.outgoing_state == TRACEBUF_LIB_FXT_THREAD_DEAD) {
+					c->dead_all++;
+					c->dead_anonymous += !rec.sched.outgoing_koid;
+				}
+				/* a CPU's records are in its order in the file */
+				if (seen[cpu] && rec.sched.outgoing_koid != last_in[cpu] &&
+				    !c->breaks++)
+					printf("# %s: the first break: CPU %u at %" PRIu64
+					       " ns switched thread %" PRIu64 " out, %" PRIu64
+					       " in\n", file, cpu, rec.sched.ns,
+					       rec.sched.outgoing_koid, last_in[cpu]);
+				seen[cpu] = true;
+				last_in[cpu] = rec.sched.incoming_koid;
+			}
 		}
 	}
 	c->unresolved = tracebuf_reader_unresolved_refs(r);
@@ -150,40 +230,51 @@ static int count(const char *file, const long *tids, int n, struct sched_counts 
 	return ret;
 }
 
-/* Leave a copy of file as TB_OUT/name, for the host's second reader. */
-static void leave(const char *file, const char *name)
+/*
+ * The values of the workload's lines "@key CPU VALUE" by CPU in @vals;
+ * how many lines.
+ */
+static int by_cpu(const char *out, const char *key, long *vals)
 {
-	const char *dir = getenv("TB_OUT");
-	char to[PATH_MAX], buf[65536];
-	int in, out;
-	ssize_t n;
+	size_t len = strlen(key);
+	long cpu, v;
+	int n = 0;
 
-	if (!dir || snprintf(to, sizeof(to), "%s/%s", dir, name) >= (int)sizeof(to))
-		return;
-	in = open(file, O_RDONLY | O_CLOEXEC);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			break;
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
+	for (const char *s = out; (s = strstr(s, key)); s++)
+		if (s[len] == ' ' && sscanf(s + len, "%ld %ld", &cpu, &v) == 2 && cpu >= 0 &&
+		    cpu < MAX_CPUS) {
+			vals[cpu] = v;
+			n++;
+		}
+	return n;
+}
+
+/*
+ * The voluntary switches each sleeper counted (getrusage()) in @nvcsw:
+ * a trace is held to that count.  The sleeper sleeps until it reaches
+ * the number of sleeps asked for, so it is at least that.
+ */
+static void slept(const char *out, long *nvcsw)
+{
+	by_cpu(out, "slept", nvcsw);
+}
+
+/*
+ * Sleeper @i's blocked switch-outs in the trace: those the kernel
+ * counted before it printed them, and perhaps its write of them.
+ */
+static void expect_blocked(const struct sched_counts *c, int i, const long *nvcsw, int sleeps)
+{
+	printf("# sleeper %d: %ld voluntary switches by getrusage(), %u blocked in the trace\n",
+	       i, nvcsw[i], c->blocked[i]);
+	T_EXPECT(nvcsw[i] >= sleeps && nvcsw[i] <= sleeps + 5);
+	T_EXPECT(c->blocked[i] >= nvcsw[i] && c->blocked[i] <= nvcsw[i] + 2);
 }
 
 /* The sleepers' tids from the workload's output, by CPU; how many. */
 static int sleepers(const char *out, long *tids)
 {
-	int n = 0;
-	long cpu, tid;
-
-	for (const char *s = out; (s = strstr(s, "sleeper ")); s++)
-		if (sscanf(s, "sleeper %ld %ld", &cpu, &tid) == 2 && cpu >= 0 &&
-		    cpu < MAX_CPUS) {
-			tids[cpu] = tid;
-			n++;
-		}
-	return n;
+	return by_cpu(out, "sleeper", tids);
 }
 
 static void sleeps_are_blocked_switches(void)
@@ -193,7 +284,7 @@ static void sleeps_are_blocked_switches(void)
 			      "-o", path("k.fxt"), "--", prog_path("ksched_vmtest"), "--sleeper", sleeps,
 			      NULL };
 	static char out[4096], err[4096];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN), tids[MAX_CPUS] = { 0 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), tids[MAX_CPUS] = { 0 }, nvcsw[MAX_CPUS] = { 0 };
 	struct sched_counts c;
 	int n;
 
@@ -201,21 +292,297 @@ static void sleeps_are_blocked_switches(void)
 	T_ASSERT_EQ(set_param("1"), 0);
 	T_EXPECT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
 	n = sleepers(out, tids);
+	slept(out, nvcsw);
 	T_ASSERT_EQ(n, cpus);
 	T_ASSERT_EQ(count(path("k.fxt"), tids, n, &c), 0);
 	leave(path("k.fxt"), "ksched.sched.fxt");
 	printf("# %u scheduling records, CPUs 0x%" PRIx64 "\n", c.sched, c.cpus);
 	T_EXPECT_EQ(c.unresolved, 0);
+	T_EXPECT_EQ(c.breaks, 0);
 	T_EXPECT_EQ(c.cpus, (1ull << cpus) - 1);
 	for (int i = 0; i < n; i++) {
 		printf("# sleeper %d (tid %ld): %u blocked, %u wakeups, named %d\n", i, tids[i],
 		       c.blocked[i], c.wakeups[i], c.named[i]);
-		/* each sleep, and perhaps a wait for a page or the pipe */
-		T_EXPECT(c.blocked[i] >= SLEEPS && c.blocked[i] <= SLEEPS + 5);
+		expect_blocked(&c, i, nvcsw, SLEEPS);
 		T_EXPECT(c.wakeups[i] >= SLEEPS);
 		T_EXPECT(c.named[i]);
 	}
 	T_EXPECT_EQ(set_param("0"), 0);
+}
+
+/*
+ * The modes, each sleeper sleeping @n_sleeps times @us µs, into @file
+ * (left as ksched.@mode.sched.fxt, or @left).  Circular keeps the newest
+ * records: each sleeper's exit and fewer than its sleeps (1M: about
+ * 940 KiB of rolling buffers, for some 1.5 MiB written), the threads
+ * named from the durable buffer; streaming keeps them all (256K: halves
+ * of 120 KiB, saved as they fill: with 30 KiB ones the debug kernel's
+ * manager falls behind).  No record is dropped and none lost: on each
+ * CPU, every switch's outgoing thread is the one the switch before
+ * brought in.
+ */
+static void record_mode(const char *mode, const char *size, int n_sleeps, const char *us,
+			const char *file, const char *left, struct sched_counts *c, long *tids,
+			long *nvcsw, int *n)
+{
+	char sleeps[16];
+	const char *rec[] = { "tracebufctl", "record", "-q", "-m", mode, "-b", size, "-c",
+			      "sched", "-p", "kernel", "-o", path(file), "--",
+			      prog_path("ksched_vmtest"), "--sleeper", sleeps, us, NULL };
+	static char out[4096], err[4096];
+	char name[64];
+
+	snprintf(sleeps, sizeof(sleeps), "%d", n_sleeps);
+	*n = 0;
+	T_ASSERT_EQ(set_param("1"), 0);
+	T_EXPECT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(set_param("0"), 0);
+	*n = sleepers(out, tids);
+	slept(out, nvcsw);
+	T_ASSERT_EQ(count(path(file), tids, *n, c), 0);
+	snprintf(name, sizeof(name), "ksched.%s.sched.fxt", mode);
+	leave(path(file), left ? left : name);
+	printf("# %s: %u scheduling records (%" PRIu64 " bytes), CPUs 0x%" PRIx64
+	       ", %u overflow events, %u breaks\n", mode, c->sched, c->sched_bytes, c->cpus,
+	       c->overflows, c->breaks);
+	for (int i = 0; i < *n; i++)
+		printf("# sleeper %d (tid %ld): %u blocked, %u dead, %u wakeups, named %d\n", i,
+		       tids[i], c->blocked[i], c->dead[i], c->wakeups[i], c->named[i]);
+	T_EXPECT_EQ(c->unresolved, 0);
+	T_EXPECT_EQ(c->overflows, 0);
+	T_EXPECT_EQ(c->breaks, 0);
+	for (int i = 0; i < *n; i++) {
+		T_EXPECT_EQ(c->dead[i], 1);
+		T_EXPECT(c->named[i]);
+	}
+}
+
+static void circular_keeps_the_newest(void)
+{
+	long tids[MAX_CPUS] = { 0 }, nvcsw[MAX_CPUS] = { 0 };
+	struct sched_counts c;
+	int n;
+
+	record_mode("circular", "1M", CIRCULAR_SLEEPS, "100", "c.fxt", NULL, &c, tids, nvcsw, &n);
+	T_ASSERT_EQ(n, sysconf(_SC_NPROCESSORS_ONLN));
+	T_EXPECT(c.sched_bytes > 1024 * 1024 / 2);
+	for (int i = 0; i < n; i++)
+		T_EXPECT(c.blocked[i] > 0 && c.blocked[i] < CIRCULAR_SLEEPS);
+}
+
+/*
+ * A CPU that finds the cursor full switches rolling buffers itself: the
+ * one that filled it is held there (debugfs) until another finds it so.
+ */
+static void any_cpu_switches_buffers(void)
+{
+	long tids[MAX_CPUS] = { 0 }, nvcsw[MAX_CPUS] = { 0 };
+	char before[32], after[32];
+	struct sched_counts c;
+	int n;
+
+	T_ASSERT_EQ(read_file(KFULL_FOUND, before, sizeof(before)), 0);
+	T_ASSERT_EQ(write_file(KFILL_STALL, "300000"), 0);
+	record_mode("circular", "256K", STALL_SLEEPS, "100", "f.fxt", "ksched.held.sched.fxt", &c,
+		    tids, nvcsw, &n);
+	T_EXPECT_EQ(write_file(KFILL_STALL, "0"), 0);
+	T_ASSERT_EQ(read_file(KFULL_FOUND, after, sizeof(after)), 0);
+	printf("# a CPU found the cursor full %ld times\n", atol(after) - atol(before));
+	T_EXPECT(atol(after) > atol(before));
+	T_ASSERT_EQ(n, sysconf(_SC_NPROCESSORS_ONLN));
+	for (int i = 0; i < n; i++)
+		T_EXPECT(c.blocked[i] > 0 && c.blocked[i] < STALL_SLEEPS);
+}
+
+static void streaming_keeps_every_switch(void)
+{
+	long tids[MAX_CPUS] = { 0 }, nvcsw[MAX_CPUS] = { 0 };
+	struct sched_counts c;
+	int n;
+
+	record_mode("streaming", "256K", STREAMING_SLEEPS, "1000", "s.fxt", NULL, &c, tids, nvcsw, &n);
+	T_ASSERT_EQ(n, sysconf(_SC_NPROCESSORS_ONLN));
+	T_EXPECT(c.sched_bytes > 256 * 1024);
+	for (int i = 0; i < n; i++) {
+		expect_blocked(&c, i, nvcsw, STREAMING_SLEEPS);
+		T_EXPECT(c.wakeups[i] >= STREAMING_SLEEPS);
+	}
+}
+
+/*
+ * A snapshot of a circular recording, taken after the workload ended,
+ * holds its newest records: each sleeper's exit.
+ */
+static void snapshot_of_circular(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-m", "circular", "-b", "1M",
+			      "-c", "sched", "-p", "kernel", "-o", path("d.fxt"), NULL };
+	const char *work[] = { "ksched_vmtest", "--sleeper", "200", NULL };
+	const char *snap[] = { "tracebufctl", "snapshot", "-o", path("snap.fxt"), NULL };
+	const char *stop[] = { "tracebufctl", "stop", NULL };
+	static char out[4096], err[4096], id[64];
+	long tids[MAX_CPUS] = { 0 };
+	struct sched_counts c;
+	int n;
+
+	T_ASSERT_EQ(set_param("1"), 0);
+	T_ASSERT_EQ(run(rec, id, sizeof(id), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(run(work, out, sizeof(out), err, sizeof(err), 0), 0);
+	n = sleepers(out, tids);
+	T_EXPECT_EQ(run(snap, NULL, 0, err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(run(stop, NULL, 0, err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(set_param("0"), 0);
+	T_ASSERT_EQ(n, sysconf(_SC_NPROCESSORS_ONLN));
+	T_ASSERT_EQ(count(path("snap.fxt"), tids, n, &c), 0);
+	leave(path("snap.fxt"), "ksched.snapshot.sched.fxt");
+	printf("# snapshot: %u scheduling records (%" PRIu64 " bytes)\n", c.sched, c.sched_bytes);
+	T_EXPECT_EQ(c.unresolved, 0);
+	T_EXPECT_EQ(c.breaks, 0);
+	for (int i = 0; i < n; i++) {
+		T_EXPECT_EQ(c.dead[i], 1);
+		T_EXPECT(c.named[i]);
+	}
+	T_ASSERT_EQ(count(path("d.fxt"), tids, n, &c), 0);
+	T_EXPECT(c.sched > 0);
+}
+
+/* 1 when @file holds a provider named "kernel", 0 when not, -1 unread. */
+static int has_kernel(const char *file)
+{
+	struct tracebuf_reader_record r;
+	struct tracebuf_reader *rd;
+	int found = 0;
+
+	if (tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd))
+		return -1;
+	while (!found && tracebuf_reader_next(rd, &r) == 1)
+		found = r.type == TRACEBUF_LIB_FXT_RECORD_METADATA &&
+			r.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO &&
+			r.meta.name.len == 6 && !memcmp(r.meta.name.data, "kernel", 6);
+	tracebuf_reader_close(rd);
+	return found;
+}
+
+/*
+ * A session takes the kernel provider when it names one of its
+ * categories, with no -p: "record -c sched" is all it takes (a pattern
+ * too: "sched*", which the provider reads as naming sched); a session of
+ * every category ("*" too), or of others only, leaves it out.
+ */
+static void taken_when_a_category_names_it(void)
+{
+#define EXAMPLE "--", prog_path("tracebuf-example"), "-t", "1", "-n", "5", "-w", "100", NULL
+	const char *all[] = { "tracebufctl", "record", "-q", "-o", path("a.fxt"), EXAMPLE };
+	const char *star[] = { "tracebufctl", "record", "-q", "-c", "*", "-o", path("t.fxt"),
+			       EXAMPLE };
+	const char *other[] = { "tracebufctl", "record", "-q", "-c", "example", "-o",
+				path("e.fxt"), EXAMPLE };
+	const char *sched[] = { "tracebufctl", "record", "-q", "-c", "sched*,example", "-o",
+				path("y.fxt"), EXAMPLE };
+#undef EXAMPLE
+	static char out[4096], err[4096];
+	long tids[MAX_CPUS] = { 0 };
+	struct sched_counts c;
+
+	T_ASSERT_EQ(set_param("1"), 0);
+	T_EXPECT_EQ(run(all, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(has_kernel(path("a.fxt")), 0);
+	T_EXPECT_EQ(run(star, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(has_kernel(path("t.fxt")), 0);
+	T_EXPECT_EQ(run(other, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(has_kernel(path("e.fxt")), 0);
+	T_EXPECT_EQ(run(sched, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(has_kernel(path("y.fxt")), 1);
+	T_ASSERT_EQ(count(path("y.fxt"), tids, 0, &c), 0);
+	T_EXPECT(c.sched > 0);
+	T_EXPECT_EQ(set_param("0"), 0);
+}
+
+/* rmmod (busybox's, on PATH) of @module: its exit status. */
+static int rmmod(const char *module)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0)
+			dup2(null, 2);
+		execlp("rmmod", "rmmod", module, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * sched on under a load of the module's own paths (tb_churn: providers,
+ * a second manager, buffers, an exit with everything open), forks and
+ * exits, and snapshots: on the debug kernel any lockdep, KASAN or
+ * kmemleak report fails the run.  rmmod is refused while the session
+ * holds the device, and the trace lost nothing.
+ */
+static void sched_on_under_load(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "circular", "-b",
+			      "1M", "-c", "sched", "-p", "kernel", "-o", path("l.fxt"), NULL };
+	const char *churn[] = { "tb_churn", NULL };
+	const char *work[] = { "ksched_vmtest", "--sleeper", "50", "200", NULL };
+	const char *snap[] = { "tracebufctl", "snapshot", "-o", path("ls.fxt"), NULL };
+	const char *stop[] = { "tracebufctl", "stop", NULL };
+	static char out[4096], err[4096];
+	long tids[MAX_CPUS] = { 0 };
+	struct sched_counts c;
+
+	T_ASSERT_EQ(set_param("1"), 0);
+	T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	for (int i = 0; i < 5; i++) {
+		T_EXPECT_EQ(run(churn, NULL, 0, err, sizeof(err), 0), 0);
+		T_EXPECT_EQ(run(work, out, sizeof(out), err, sizeof(err), 0), 0);
+		T_EXPECT_EQ(run(snap, NULL, 0, err, sizeof(err), 0), 0);
+	}
+	T_EXPECT(rmmod("tracebuf") != 0);
+	T_EXPECT_EQ(run(stop, NULL, 0, err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(set_param("0"), 0);
+	T_ASSERT_EQ(count(path("l.fxt"), tids, 0, &c), 0);
+	leave(path("l.fxt"), "ksched.load.sched.fxt");
+	printf("# under load: %u scheduling records, %u breaks, %u overflow events\n", c.sched,
+	       c.breaks, c.overflows);
+	T_EXPECT_EQ(c.overflows, 0);
+	T_EXPECT(c.sched > 0);
+	T_EXPECT_EQ(c.breaks, 0);
+	T_ASSERT_EQ(count(path("ls.fxt"), tids, 0, &c), 0);
+	T_EXPECT(c.sched > 0);
+	T_EXPECT_EQ(c.breaks, 0);
+}
+
+/*
+ * Threads reaped as they exit lose their pids before their last switch,
+ * and the next thread often gets the freed task_struct: each last switch
+ * still names its own thread, so no CPU's chain of switches breaks.
+ */
+static void exited_threads_keep_their_ids(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-c", "sched", "-p", "kernel",
+			      "-o", path("t.fxt"), "--", prog_path("ksched_vmtest"), "--threads",
+			      "500", NULL };
+	static char out[4096], err[4096];
+	struct sched_counts c;
+
+	T_ASSERT_EQ(set_param("1"), 0);
+	T_EXPECT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(set_param("0"), 0);
+	T_ASSERT_EQ(count(path("t.fxt"), NULL, 0, &c), 0);
+	printf("# %u scheduling records, %u breaks, %u overflow events, %u dead, %u of thread 0\n",
+	       c.sched, c.breaks, c.overflows, c.dead_all, c.dead_anonymous);
+	T_EXPECT_EQ(c.overflows, 0);
+	T_EXPECT_EQ(c.breaks, 0);
+	T_EXPECT(c.dead_all >= 500);
+	T_EXPECT_EQ(c.dead_anonymous, 0);
 }
 
 /* Every category of the session but sched: no scheduling record. */
@@ -298,7 +665,14 @@ static void one_timebase_with_user_space(void)
 static const struct t_test tests[] = {
 	T_TEST(registry_follows_the_parameter),
 	T_TEST(sleeps_are_blocked_switches),
+	T_TEST(circular_keeps_the_newest),
+	T_TEST(any_cpu_switches_buffers),
+	T_TEST(streaming_keeps_every_switch),
+	T_TEST(snapshot_of_circular),
 	T_TEST(off_unless_named),
+	T_TEST(taken_when_a_category_names_it),
+	T_TEST(sched_on_under_load),
+	T_TEST(exited_threads_keep_their_ids),
 	T_TEST(one_timebase_with_user_space),
 };
 
@@ -306,8 +680,10 @@ int main(int argc, char **argv)
 {
 	int ret;
 
-	if (argc == 3 && !strcmp(argv[1], "--sleeper"))
-		return sleeper(atoi(argv[2]));
+	if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "--sleeper"))
+		return sleeper(atoi(argv[2]), argc == 4 ? atol(argv[3]) : 1000);
+	if (argc == 3 && !strcmp(argv[1], "--threads"))
+		return threads(atoi(argv[2]));
 	ret = vmtest_main(argv[0], tests, sizeof(tests) / sizeof(tests[0]));
 	/* the tests after these see no kernel provider, whatever failed */
 	set_param("0");

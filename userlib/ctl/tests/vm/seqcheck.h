@@ -8,6 +8,7 @@
 #ifndef TBCTL_SEQCHECK_H
 #define TBCTL_SEQCHECK_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,8 @@ static inline int seq_index(const struct tracebuf_reader_str *s, const char *nam
 static inline int seq_check(const char *file, const char *name, unsigned int procs,
 			    unsigned int count, struct seq_result *res)
 {
-	static uint8_t seen[SEQ_PROCS_MAX][4096];
 	static struct seq_thread threads[SEQ_THREADS_MAX];
+	uint8_t *seen;			/* [provider][event]: times seen */
 	struct tracebuf_reader_record rec;
 	struct tracebuf_reader *r;
 	int by_id[SEQ_PROCS_MAX * 8];	/* provider id % size -> index + 1 */
@@ -72,13 +73,17 @@ static inline int seq_check(const char *file, const char *name, unsigned int pro
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	memset(seen, 0, sizeof(seen));
 	memset(by_id, 0, sizeof(by_id));
-	if (procs > SEQ_PROCS_MAX || count > sizeof(seen[0]))
+	if (procs > SEQ_PROCS_MAX)
 		return -EINVAL;
 	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret)
 		return ret;
+	seen = calloc((size_t)procs * count + 1, 1);
+	if (!seen) {
+		tracebuf_reader_close(r);
+		return -ENOMEM;
+	}
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
 		int idx;
 
@@ -108,7 +113,7 @@ static inline int seq_check(const char *file, const char *name, unsigned int pro
 		    rec.args[0].type == TRACEBUF_LIB_FXT_ARG_UINT32 &&
 		    rec.args[0].u32 < count) {
 			res->events++;
-			if (seen[idx][rec.args[0].u32]++)
+			if (seen[(size_t)idx * count + rec.args[0].u32]++)
 				res->duplicates++;
 			else
 				got[idx]++;
@@ -140,6 +145,7 @@ static inline int seq_check(const char *file, const char *name, unsigned int pro
 		printf("# %s: %s at %zu\n", file, tracebuf_reader_error(r),
 		       tracebuf_reader_error_offset(r));
 	tracebuf_reader_close(r);
+	free(seen);
 	for (unsigned int i = 0; i < procs; i++) {
 		if (got[i] == count) {
 			res->complete++;

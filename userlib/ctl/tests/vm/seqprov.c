@@ -3,7 +3,8 @@
  * tb-seqprov: providers whose every event can be checked, for the
  * integration tests (tests/vm/NAME_vmtest.c).
  *
- *   tb-seqprov [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s] [-x STATUS]
+ *   tb-seqprov [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s] [-r RATE] [-v]
+ *              [-x STATUS]
  *
  * Forks PROCS processes (default 1) that wait at a barrier and are then
  * released together, so that they register at the same moment.  Process
@@ -16,8 +17,20 @@
  *
  * then destroys its provider.  By default it registers the way the
  * library does by default; -W asks for TRACEBUF_LIB_PROVIDER_NO_WAIT.
- * With -s each iteration sleeps 1 ms.  The exit status is STATUS (default
- * 0) when every process registered and finished, 1 otherwise.
+ * TB_START_TIMEOUT_MS in the environment is its wait for a START
+ * (the library's default otherwise: slow emulated kernels set it).
+ * With -s each iteration sleeps 1 ms; with -r each process writes RATE
+ * iterations a second, sleeping until each batch of TB_BATCH is due.
+ * With -v each process prints, once done, one line (for the streaming
+ * benchmark, sbench_vmtest.c):
+ *
+ *   tb-seqprov NAME: COUNT in SECONDS s, cpu SECONDS s, saves N, us US...
+ *
+ * the seconds from its first iteration to its last, its CPU time in all,
+ * the streaming saves the manager answered, and the newest of their
+ * round trips (SAVE_BUFFER to BUFFER_SAVED, in microseconds).  The exit
+ * status is STATUS (default 0) when every process registered and
+ * finished, 1 otherwise.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,31 +40,83 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracebuf.h>
 
-static int child(const char *name, unsigned int count, uint32_t flags, bool slow)
+#include "../../../engine_priv.h"	/* tracebuf_engine_stats() */
+
+#define TB_BATCH	64
+
+static double mono(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep until @t0 + @done iterations at @rate a second. */
+static void pace(double t0, unsigned int done, double rate)
+{
+	double due = t0 + done / rate;
+	struct timespec ts = { .tv_sec = (time_t)due };
+
+	ts.tv_nsec = (long)((due - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void report(const char *name, unsigned int count, double secs)
+{
+	static struct tracebuf_engine_stats st;
+	struct rusage ru;
+	unsigned int n;
+
+	tracebuf_engine_stats(&st);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("tb-seqprov %s: %u in %.6f s, cpu %.6f s, saves %u, us", name, count, secs,
+	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6, st.saves);
+	n = st.saves < TB_SAVE_SAMPLES ? st.saves : TB_SAVE_SAMPLES;
+	for (unsigned int i = 0; i < n; i++)
+		printf(" %u", st.save_us[i]);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int child(const char *name, unsigned int count, uint32_t flags, bool slow,
+		 double rate, bool verbose)
+{
+	const char *wait = getenv("TB_START_TIMEOUT_MS");
 	struct tracebuf_provider_config cfg = {
 		.size = sizeof(cfg), .name = name,
 		.flags = TRACEBUF_LIB_PROVIDER_THREAD | flags,
+		.start_timeout_ms = wait ? (uint32_t)strtoul(wait, NULL, 10) : 0,
 	};
 	struct tracebuf_provider *p;
 	int ret = tracebuf_provider_create(&cfg, &p);
+	double t0;
 
 	if (ret) {
 		fprintf(stderr, "tb-seqprov: %s: %s\n", name, strerror(-ret));
 		return 1;
 	}
+	t0 = mono();
 	for (unsigned int i = 0; i < count; i++) {
 		TRACE_DURATION_BEGIN("seq", "span");
 		TRACE_INSTANT("seq", "seq", TA_U32("i", i));
 		TRACE_DURATION_END("seq", "span");
 		if (slow)
 			usleep(1000);
+		if (rate > 0 && (i + 1) % TB_BATCH == 0)
+			pace(t0, i + 1, rate);
 	}
+	if (verbose)
+		report(name, count, mono() - t0);
 	tracebuf_provider_destroy(p);
 	return 0;
 }
@@ -61,12 +126,13 @@ int main(int argc, char **argv)
 	unsigned int procs = 1, count = 100;
 	const char *name = "seq";
 	uint32_t flags = 0;
-	bool slow = false;
+	bool slow = false, verbose = false;
+	double rate = 0;
 	int barrier[2], opt, failed = 0, status = 0;
 	pid_t *pids;
 	char c;
 
-	while ((opt = getopt(argc, argv, "P:n:N:Wsx:")) != -1) {
+	while ((opt = getopt(argc, argv, "P:n:N:Wsr:vx:")) != -1) {
 		switch (opt) {
 		case 'P':
 			procs = (unsigned int)strtoul(optarg, NULL, 0);
@@ -83,16 +149,22 @@ int main(int argc, char **argv)
 		case 's':
 			slow = true;
 			break;
+		case 'r':
+			rate = strtod(optarg, NULL);
+			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'x':
 			status = atoi(optarg);
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-P PROCS] [-n COUNT] [-N NAME] [-W] [-s] "
-				"[-x STATUS]\n", argv[0]);
+				"[-r RATE] [-v] [-x STATUS]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (!procs || procs > 1024 || pipe(barrier))
+	if (!procs || procs > 1024 || rate < 0 || pipe(barrier))
 		return 2;
 	pids = calloc(procs, sizeof(*pids));
 	if (!pids)
@@ -114,7 +186,7 @@ int main(int argc, char **argv)
 				snprintf(nm, sizeof(nm), "%s", name);
 			else
 				snprintf(nm, sizeof(nm), "%s-%u", name, i);
-			_exit(child(nm, count, flags, slow));
+			_exit(child(nm, count, flags, slow, rate, verbose));
 		}
 	}
 	close(barrier[0]);

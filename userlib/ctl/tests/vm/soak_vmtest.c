@@ -103,20 +103,6 @@ static pid_t spawn(const char *const *argv, const char *err)
 	return pid;
 }
 
-static int read_file(const char *p, char *buf, size_t len)
-{
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = 0;
-	return 0;
-}
-
 /* Reap every child (we are their subreaper) until none is left or s seconds. */
 static bool reap_all(unsigned int s)
 {
@@ -349,6 +335,13 @@ static void cycle(struct soak *s, unsigned int c, const char *baseline)
 		}
 	}
 	t_idle = t_now();
+	/* a slow cycle, said now: the runner's timeout may end us early */
+	if (t_idle - t_start > 10) {
+		printf("# cycle %u, %s, action %u: record %.1f s, dump %.1f s, reap %.1f s, "
+		       "idle %.1f s\n", c, modes[c % 3], action, t_rec - t_start, t_dump - t_rec,
+		       t_reap - t_dump, t_idle - t_reap);
+		fflush(stdout);
+	}
 	if (t_idle - t_start > s->slowest) {
 		s->slowest = t_idle - t_start;
 		snprintf(s->slowest_what, sizeof(s->slowest_what),

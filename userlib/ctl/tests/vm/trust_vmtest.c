@@ -5,8 +5,9 @@
  * a trace of other providers does not hold it up, and one that does not
  * wait never leaves a duration end without its begin.  A trace that is not
  * what was asked (no provider, a -p or -c nobody matches, a provider of
- * another manager, an initialize refused for memory) exits with its own
- * status and a warning; dropped records are in the file and the JSON.
+ * another manager, an initialize refused for memory, a provider started
+ * after it gave up waiting) exits with its own status and a warning;
+ * dropped records are in the file and the JSON.
  *
  * tracebufctl and tb-seqprov are expected beside this program.
  */
@@ -277,6 +278,27 @@ static void initialize_out_of_memory(void)
 	close(fd);
 }
 
+/*
+ * A provider that gave up waiting for its start (its manager was stopped
+ * meanwhile) and was started later: what it wrote before is missing, and
+ * record says so and exits 7.
+ */
+static void late_start_is_incomplete(void)
+{
+	char cmd[512];
+	const char *argv[] = { "tracebufctl", "record", "-q", "-b", "256K", "-o", path("l.fxt"),
+			       "--", "/bin/sh", "-c", cmd, NULL };
+	struct seq_result res = { 0 };
+
+	snprintf(cmd, sizeof(cmd), "kill -STOP $PPID; TB_START_TIMEOUT_MS=100 %s -n 3000 -s & "
+		 "sleep 1; kill -CONT $PPID; wait $!", SEQ);
+	expect_incomplete(argv, 7, "is incomplete: it had stopped waiting for its start",
+			  path("l.fxt"));
+	T_ASSERT_EQ(seq_check(path("l.fxt"), "seq", 1, 3000, &res), 0);
+	printf("# %" PRIu64 " of 3000 events\n", res.events);
+	T_EXPECT(res.events > 0 && res.events < 3000);
+}
+
 /* Dropped records: a warning, and both markers in the file and the JSON. */
 static void drops_are_in_the_trace(void)
 {
@@ -320,6 +342,7 @@ static const struct t_test tests[] = {
 	T_TEST(provider_of_another_manager),
 	T_TEST(initialize_out_of_memory),
 	T_TEST(drops_are_in_the_trace),
+	T_TEST(late_start_is_incomplete),
 };
 
 VMTEST_MAIN(tests)

@@ -15,7 +15,9 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <tracebuf_provider.h>
 
@@ -46,6 +48,58 @@ static inline const char *path(const char *name)
 	return buf[i];
 }
 
+/* Write @value to @file (a module parameter, a tracefs switch); 0 or -1. */
+static inline int write_file(const char *file, const char *value)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+/* Read @file (debugfs, sysfs) into @buf, NUL-terminated; 0 or -1. */
+static inline int read_file(const char *file, char *buf, size_t len)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return 0;
+}
+
+/*
+ * Leave a copy of @file as $TB_OUT/@name, where the host reads every
+ * *.fxt again with scripts/fxt-check.py (*.sched.fxt: with --sched).
+ */
+static inline void leave(const char *file, const char *name)
+{
+	const char *dir = getenv("TB_OUT");
+	char to[PATH_MAX], buf[65536];
+	int in, out;
+	ssize_t n;
+
+	if (!dir || snprintf(to, sizeof(to), "%s/%s", dir, name) >= (int)sizeof(to))
+		return;
+	in = open(file, O_RDONLY | O_CLOEXEC);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+}
+
 /* Drop root for nobody, without capabilities; 0 or -1. */
 static inline int become(uid_t uid)
 {
@@ -57,10 +111,11 @@ static inline int become(uid_t uid)
 /*
  * Run argv (argv[0] a program beside this test) as uid; its stdout into
  * out and its stderr into err, each left to this test's own when NULL;
- * its exit status.  What it wrote to err is logged.
+ * its exit status.  What it wrote to err is logged.  With @ru, its resource
+ * usage and its waited-for children's (wait4()).
  */
-static inline int run(const char *const *argv, char *out, size_t outlen, char *err, size_t errlen,
-	       uid_t uid)
+static inline int run_ru(const char *const *argv, char *out, size_t outlen, char *err,
+			 size_t errlen, uid_t uid, struct rusage *ru)
 {
 	int ofd, efd, status;
 	pid_t pid;
@@ -84,7 +139,7 @@ static inline int run(const char *const *argv, char *out, size_t outlen, char *e
 		execv(prog_path(argv[0]), (char *const *)argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) != pid)
+	if (wait4(pid, &status, 0, ru) != pid)
 		return -1;
 	if (out) {
 		n = pread(ofd, out, outlen - 1, 0);
@@ -99,6 +154,12 @@ static inline int run(const char *const *argv, char *out, size_t outlen, char *e
 	close(ofd);
 	close(efd);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static inline int run(const char *const *argv, char *out, size_t outlen, char *err, size_t errlen,
+		      uid_t uid)
+{
+	return run_ru(argv, out, outlen, err, errlen, uid, NULL);
 }
 
 /* stderr is exactly one line "tracebufctl: ...". */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -873,10 +874,14 @@ static void *online_reader(void *arg)
 		struct timespec dl;
 		uint64_t d = 0;
 		size_t len;
-		int un = 1, ret;
+		/*
+		 * read before the call: an answer of "none" ends the run only
+		 * if the stop had returned before the call began
+		 */
+		int un = 1, ret, done = r->writers_done;
 
 		fn = (fn + 1) % 3;
-		if (fn == 0 && !r->writers_done) {
+		if (fn == 0 && !done) {
 			ret = posix_trace_getnext_event(r->trid, &info, &d, sizeof(d), &len, &un);
 		} else if (fn == 1) {
 			clock_gettime(CLOCK_REALTIME, &dl);
@@ -901,7 +906,7 @@ static void *online_reader(void *arg)
 			r->overruns++;
 		if (un) {
 			/* stopped and all read: the end */
-			if (r->writers_done == 2 && fn == 2)
+			if (done == 2 && fn == 2)
 				break;
 			continue;
 		}
@@ -1894,16 +1899,61 @@ static void flush_frees_the_stream(void)
 }
 
 /*
+ * An event of the target that stops answering: its user events, and the
+ * error events of the snapshots it did not answer.
+ */
+static void count_unanswered(const struct posix_trace_event_info *info, int err, size_t len,
+			     pid_t pid, int *errors, int *users)
+{
+	if (info->posix_event_id == POSIX_TRACE_ERROR) {
+		/*
+		 * the timeout; then, until the target answered it late, the
+		 * next snapshot requests are refused
+		 */
+		*errors += err == ETIMEDOUT;
+		T_EXPECT_EQ(len, sizeof(int));
+		T_EXPECT(err == ETIMEDOUT || err == EBUSY);
+		T_EXPECT_EQ(info->posix_pid, pid);
+	} else if (info->posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT) {
+		(*users)++;
+	}
+}
+
+/*
+ * The events of @trid's target that stops answering, until none comes in
+ * @secs seconds or @until user events were read.
+ */
+static void read_unanswered(trace_id_t trid, pid_t pid, int secs, int until, int *errors,
+			    int *users)
+{
+	struct posix_trace_event_info info;
+	struct timespec dl;
+	int err, un;
+	size_t len;
+
+	while (*users < until) {
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += secs;
+		err = 0;
+		if (posix_trace_timedgetnext_event(trid, &info, &err, sizeof(err), &len, &un,
+						   &dl) || un)
+			break;
+		count_unanswered(&info, err, len, pid, errors, users);
+	}
+}
+
+/*
  * A target that does not answer (stopped by SIGSTOP): the snapshot a
  * getnext takes times out, and the stream records POSIX_TRACE_ERROR with
- * the error number as its data.
+ * the error number as its data.  Its events are read first (a target
+ * stopped before the session saw it started is not asked at all), and
+ * it is known to be stopped before the snapshot is asked for.
  */
 static void error_event_when_the_target_does_not_answer(void)
 {
 	static const char *const names[] = { "quiet", NULL };
 	struct posix_trace_event_info info;
-	int err = 0, errors = 0, users = 0, un;
-	struct timespec dl;
+	int err = 0, errors = 0, users = 0, un, status;
 	struct target c;
 	trace_id_t trid;
 	size_t len;
@@ -1912,30 +1962,25 @@ static void error_event_when_the_target_does_not_answer(void)
 	T_ASSERT_EQ(posix_trace_create(c.pid, NULL, &trid), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
 	child_go(&c);
+	read_unanswered(trid, c.pid, 10, 10, &errors, &users);
+	T_ASSERT_EQ(users, 10);
 	T_ASSERT_EQ(kill(c.pid, SIGSTOP), 0);
-	/* its snapshot times out (libtracebuf's start timeout, 5 s) */
-	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, &err, sizeof(err), &len, &un), 0);
-	T_ASSERT_EQ(kill(c.pid, SIGCONT), 0);
-	for (;;) {
-		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_sec += 2;
+	/* stopped, every thread: kill() does not wait for it */
+	T_ASSERT_EQ(waitpid(c.pid, &status, WUNTRACED), c.pid);
+	T_ASSERT(WIFSTOPPED(status));
+	/*
+	 * what is queued, then a snapshot, which times out (libtracebuf's
+	 * start timeout, 5 s): a getnext that found nothing ready asked
+	 */
+	do {
 		err = 0;
-		if (posix_trace_timedgetnext_event(trid, &info, &err, sizeof(err), &len, &un,
-						   &dl) || un)
-			break;
-		if (info.posix_event_id == POSIX_TRACE_ERROR) {
-			/*
-			 * the timeout; then, until the target answered it
-			 * late, the next snapshot requests are refused
-			 */
-			errors += err == ETIMEDOUT;
-			T_EXPECT_EQ(len, sizeof(int));
-			T_EXPECT(err == ETIMEDOUT || err == EBUSY);
-			T_EXPECT_EQ(info.posix_pid, c.pid);
-		} else if (info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT) {
-			users++;
-		}
-	}
+		T_ASSERT_EQ(posix_trace_trygetnext_event(trid, &info, &err, sizeof(err), &len,
+							 &un), 0);
+		if (!un)
+			count_unanswered(&info, err, len, c.pid, &errors, &users);
+	} while (!un);
+	T_ASSERT_EQ(kill(c.pid, SIGCONT), 0);
+	read_unanswered(trid, c.pid, 2, INT_MAX, &errors, &users);
 	T_EXPECT_EQ(errors, 1);
 	T_EXPECT_EQ(users, 10);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);

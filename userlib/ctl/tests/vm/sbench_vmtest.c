@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streaming that keeps up, in the test VM: "tracebufctl record" around
+ * tb-seqprov providers, whose every event is checked (seqcheck.h).
+ *
+ *   - full:      each provider's write rate in oneshot mode, with a buffer
+ *                that holds every event (1 and 4 providers at once);
+ *   - lossless:  for 256 KiB, 1 MiB and 4 MiB buffers and 1 and 4
+ *                providers, the highest pacing, as a fraction of the
+ *                full rate of as many providers, at which a streaming
+ *                recording holds every event: unpaced first (its rate,
+ *                of the full one, is printed too: a streaming buffer's
+ *                pages are faulted in once, a oneshot one's as it
+ *                fills), then a bisection of TB_SBENCH_STEPS steps
+ *                (default 5), one run each;
+ *   - manager:   tracebufctl's CPU time per MiB of trace in the last
+ *                lossless run of each (its children's, the providers',
+ *                taken out, and its fixed cost: what a recording of one
+ *                iteration with the same buffer and providers takes,
+ *                printed too), next to a plain write() of as many bytes
+ *                from memory in writes of half the buffer;
+ *   - round trip: from a provider's SAVE_BUFFER to the manager's
+ *                BUFFER_SAVED, as the providers measured them (median and
+ *                99th percentile of the newest 256 of each).
+ *
+ * Emulated rates mean little alone: read the fractions and ratios,
+ * measured side by side in one run.  Nothing is asserted of them.
+ *
+ * "make check" runs it short (TB_SBENCH unset): one oneshot and one
+ * unpaced streaming recording, and checks what every run relies on: the
+ * oneshot trace holds every event, and a streaming trace that lost
+ * events says so (drop windows in it, and tracebufctl's warning; records
+ * dropped for lack of room do not change its exit status, 0).  "make
+ * bench-stream" sets TB_SBENCH=1.
+ *
+ * tracebufctl and tb-seqprov are expected beside this program.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "../../../../userlib/tests/ktap.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "vmtest.h"
+#include "seqcheck.h"
+#include "../../../engine_priv.h"	/* TB_SAVE_SAMPLES */
+
+#define MAX_PROCS	4
+#define MAX_US		(MAX_PROCS * TB_SAVE_SAMPLES)	/* as many as tb-seqprov -v prints */
+#define MIB		(1024.0 * 1024.0)
+
+struct rec_run {
+	int status;			/* tracebufctl's */
+	bool warned;			/* it warned of dropped records */
+	bool lossless;			/* every event once, no drop */
+	double mgr_cpu;			/* s: tracebufctl without the providers */
+	double bytes;			/* the trace's */
+	double rate;			/* iterations a second, all providers */
+	double prov_rate[MAX_PROCS];	/* each provider's */
+	unsigned int saves;
+	unsigned int nus;
+	uint32_t us[MAX_US];		/* save round trips */
+	struct seq_result seq;
+};
+
+static double tv(const struct timeval *t)
+{
+	return (double)t->tv_sec + (double)t->tv_usec / 1e6;
+}
+
+static double cpu_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return tv(&ru.ru_utime) + tv(&ru.ru_stime);
+}
+
+static long env_long(const char *name, long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtol(v, NULL, 10) : def;
+}
+
+/* tb-seqprov -v's lines: its rate, its CPU time, its round trips. */
+static void parse(FILE *f, struct rec_run *r, double *prov_cpu)
+{
+	char line[16384];
+	unsigned int i = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int count, saves;
+		double secs, cpu, rate;
+		char *p = strchr(line, ':');
+		int used;
+
+		if (strncmp(line, "tb-seqprov ", 11) || !p ||
+		    sscanf(p, ": %u in %lf s, cpu %lf s, saves %u, us%n", &count, &secs, &cpu,
+			   &saves, &used) != 4)
+			continue;
+		rate = secs > 0 ? count / secs : 0;
+		if (i < MAX_PROCS && rate > 0)
+			r->prov_rate[i++] = rate;
+		r->rate += rate;
+		*prov_cpu += cpu;
+		r->saves += saves;
+		for (p += used; r->nus < MAX_US;) {
+			char *end;
+			unsigned long us = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			r->us[r->nus++] = (uint32_t)us;
+			p = end;
+		}
+	}
+}
+
+/*
+ * tracebufctl record -q -m MODE -b SIZE -- tb-seqprov -P PROCS -n COUNT -v
+ * [-r RATE]: its exit status, the trace checked, the CPU times.
+ */
+static int record(const char *mode, const char *size, unsigned int procs, unsigned int count,
+		  double rate, struct rec_run *r)
+{
+	char nprocs[16], ncount[16], nrate[32];
+	const char *argv[] = { "tracebufctl", "record", "-q", "-m", mode, "-b", size, "-o",
+			       path("s.fxt"), "--", prog_path("tb-seqprov"), "-v", "-P", nprocs,
+			       "-n", ncount, rate > 0 ? "-r" : NULL, nrate, NULL };
+	static char out[1 << 16], err[4096];
+	double prov_cpu = 0;
+	struct rusage ru;
+	struct stat st;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(nprocs, sizeof(nprocs), "%u", procs);
+	snprintf(ncount, sizeof(ncount), "%u", count);
+	snprintf(nrate, sizeof(nrate), "%.0f", rate);
+	unlink(path("s.fxt"));
+	r->status = run_ru(argv, out, sizeof(out), err, sizeof(err), 0, &ru);
+	if (r->status < 0)
+		return -1;
+	r->warned = strstr(err, "records dropped") != NULL;
+	f = fmemopen(out, strlen(out) + 1, "r");
+	if (!f)
+		return -1;
+	parse(f, r, &prov_cpu);
+	fclose(f);
+	r->mgr_cpu = tv(&ru.ru_utime) + tv(&ru.ru_stime) - prov_cpu;
+	if (stat(path("s.fxt"), &st))
+		return r->status ? 0 : -1;
+	r->bytes = (double)st.st_size;
+	if (seq_check(path("s.fxt"), "seq", procs, count, &r->seq))
+		return -1;
+	r->lossless = !r->status && !r->warned && r->seq.complete == procs &&
+		      !r->seq.drop_windows && !r->seq.overflows && !r->seq.duplicates;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* CPU time of writing @bytes from memory to a file, @chunk at a time. */
+static double plain_write(double bytes, size_t chunk)
+{
+	char *buf = malloc(chunk);
+	double t0, t;
+	int fd;
+
+	if (!buf)
+		return 0;
+	memset(buf, 0x5a, chunk);
+	fd = open(path("plain.bin"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(buf);
+		return 0;
+	}
+	t0 = cpu_self();
+	for (double done = 0; done < bytes; done += (double)chunk)
+		if (write(fd, buf, chunk) != (ssize_t)chunk)
+			break;
+	t = cpu_self() - t0;
+	close(fd);
+	unlink(path("plain.bin"));
+	free(buf);
+	return t;
+}
+
+/* Iterations of tb-seqprov that hold @size bytes of trace, about. */
+#define ITER_BYTES	56
+
+static void full_rates(unsigned int procs, unsigned int count, double *per_prov)
+{
+	char size[32];
+	struct rec_run *r = calloc(1, sizeof(*r));
+	double bytes = (double)count * ITER_BYTES * 2 + (1 << 20);
+	unsigned int mib = (unsigned int)(bytes / MIB) + 1;
+
+	T_ASSERT(r != NULL);
+	snprintf(size, sizeof(size), "%uM", mib);
+	T_ASSERT_EQ(record("oneshot", size, procs, count, 0, r), 0);
+	printf("# oneshot, -b %s, %u provider(s) of %u iterations: exit %d, %u complete, "
+	       "%.0f iterations/s in all, %.1f MiB\n", size, procs, count, r->status,
+	       r->seq.complete, r->rate, r->bytes / MIB);
+	T_EXPECT_EQ(r->status, 0);
+	T_EXPECT(r->lossless);
+	qsort(r->prov_rate, procs, sizeof(double), cmp_double);
+	*per_prov = r->prov_rate[procs / 2];
+	free(r);
+}
+
+struct result {
+	const char *size;
+	unsigned int procs;
+	double lo, hi;		/* lossless at lo (of the full rate), not at hi */
+	double unpaced;		/* the unpaced run's rate, of the full rate */
+	double mgr_per_mib, write_per_mib;
+	double mgr_fixed;	/* s: a recording of one iteration */
+	uint32_t median_us, p99_us;
+	unsigned int saves;
+};
+
+static void streaming(const char *size, unsigned int procs, double full, unsigned int steps,
+		      struct result *res)
+{
+	unsigned long bsize = strtoul(size, NULL, 10) << (strchr(size, 'M') ? 20 : 10);
+	/* 8 halves of the buffer each, and 1.5 s at the full rate at least */
+	unsigned int count = (unsigned int)(4 * bsize / ITER_BYTES);
+	struct rec_run *r = calloc(1, sizeof(*r)), *best = calloc(1, sizeof(*best));
+	double f = 1.0;
+
+	T_ASSERT(r && best);
+	if (count < full * 1.5)
+		count = (unsigned int)(full * 1.5);
+	res->size = size;
+	res->procs = procs;
+	res->lo = 0;
+	res->hi = 1;
+	for (unsigned int step = 0; step <= steps; step++) {
+		T_ASSERT_EQ(record("streaming", size, procs, count, f < 1 ? f * full : 0, r), 0);
+		printf("# streaming -b %s, %u provider(s), %.3f of the full rate: exit %d, "
+		       "%u of %u complete, %" PRIu64 " drop windows, %.0f iterations/s\n", size,
+		       procs, f, r->status, r->seq.complete, procs, r->seq.drop_windows,
+		       r->rate);
+		if (!step)
+			res->unpaced = r->rate / (full * procs);
+		if (r->lossless) {
+			res->lo = f;
+			memcpy(best, r, sizeof(*r));
+			if (f == 1.0) {
+				res->hi = 1;
+				break;
+			}
+		} else {
+			res->hi = f;
+		}
+		f = (res->lo + res->hi) / 2;
+	}
+	/* the fixed cost: startup, registration, the end's read-out */
+	T_ASSERT_EQ(record("streaming", size, procs, 1, 0, r), 0);
+	res->mgr_fixed = r->mgr_cpu;
+	if (best->bytes > 0) {
+		double mib = best->bytes / MIB;
+
+		res->mgr_per_mib = best->mgr_cpu > res->mgr_fixed ?
+				   (best->mgr_cpu - res->mgr_fixed) / mib : 0;
+		res->write_per_mib = plain_write(best->bytes, bsize / 2) / mib;
+		res->saves = best->saves;
+		if (best->nus) {
+			qsort(best->us, best->nus, sizeof(best->us[0]), cmp_u32);
+			res->median_us = best->us[best->nus / 2];
+			res->p99_us = best->us[(best->nus * 99) / 100];
+		}
+	}
+	free(r);
+	free(best);
+}
+
+static void bench(void)
+{
+	static const char *const sizes[] = { "256K", "1M", "4M" };
+	static const unsigned int nprocs[] = { 1, MAX_PROCS };
+	unsigned int steps = (unsigned int)env_long("TB_SBENCH_STEPS", 5);
+	struct result res[6];
+	double full[2];
+	unsigned int n = 0;
+
+	alarm(0);	/* bench-stream.sh gives the whole run its timeout */
+	full_rates(1, 200000, &full[0]);
+	full_rates(MAX_PROCS, 100000, &full[1]);
+	for (unsigned int p = 0; p < 2; p++)
+		for (unsigned int i = 0; i < 3; i++, n++)
+			streaming(sizes[i], nprocs[p], full[p], steps, &res[n]);
+	printf("# full rate, oneshot: %.0f iterations/s (1 provider), %.0f each (%u at once); "
+	       "an iteration is 3 events, some %u bytes\n", full[0], full[1], MAX_PROCS,
+	       ITER_BYTES);
+	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-9s %-8s %-12s\n", "buffer", "procs",
+	       "unpaced", "lossless (of full)", "manager CPU/MiB", "vs write()", "fixed",
+	       "saves", "round trip median/p99");
+	for (unsigned int i = 0; i < n; i++)
+		printf("# %-6s %-5u %5.2fx   %5.3f (not at %5.3f)   %8.2f ms      %5.2fx     "
+		       "%6.1f ms %-8u %u/%u us\n", res[i].size, res[i].procs, res[i].unpaced,
+		       res[i].lo, res[i].hi, res[i].mgr_per_mib * 1e3, res[i].write_per_mib > 0 ?
+		       res[i].mgr_per_mib / res[i].write_per_mib : 0, res[i].mgr_fixed * 1e3,
+		       res[i].saves, res[i].median_us, res[i].p99_us);
+}
+
+/*
+ * What the benchmark relies on: a oneshot recording holds every event;
+ * an unpaced streaming one with a small buffer either holds every event
+ * and exits 0, or says what it lost (drop windows) and exits non-zero;
+ * it never holds an event twice.
+ */
+static void streaming_accounts(void)
+{
+	struct rec_run *r = calloc(1, sizeof(*r));
+	double full;
+
+	T_ASSERT(r != NULL);
+	if (getenv("TB_SBENCH")) {
+		bench();
+		free(r);
+		return;
+	}
+	full_rates(1, 20000, &full);
+	T_ASSERT_EQ(record("streaming", "64K", 1, 30000, 0, r), 0);
+	printf("# streaming -b 64K, unpaced: exit %d, %u complete, %" PRIu64 " drop windows, "
+	       "warned %d, %u saves, %.2f ms manager CPU\n", r->status, r->seq.complete,
+	       r->seq.drop_windows, r->warned, r->saves, r->mgr_cpu * 1e3);
+	T_EXPECT_EQ(r->seq.duplicates, 0);
+	T_EXPECT_EQ(r->seq.orphan_ends, 0);
+	T_EXPECT(r->saves > 0);
+	T_EXPECT_EQ(r->status, 0);
+	if (r->seq.complete == 1)
+		T_EXPECT(!r->seq.drop_windows && !r->warned);
+	else
+		T_EXPECT(r->seq.drop_windows > 0 && r->warned);
+	free(r);
+}
+
+static const struct t_test tests[] = {
+	T_TEST(streaming_accounts),
+};
+
+VMTEST_MAIN(tests)
