@@ -103,7 +103,8 @@ struct tb_shape {
 						 * it, last time
 						 */
 	uint32_t at[TB_SHAPE_ARGS];		/* in words */
-	uint64_t arg[TB_SHAPE_ARGS];
+	uint64_t mask[TB_SHAPE_ARGS];		/* what of the header is shape */
+	uint64_t arg[TB_SHAPE_ARGS];		/* the header, masked */
 };
 
 /*
@@ -122,9 +123,10 @@ static unsigned int tb_shape_slot(uint64_t h)
 	return (unsigned int)h % TB_SHAPES;
 }
 
-static uint64_t tb_arg_shape(uint64_t a)
+/* What of an argument's header is its shape: all but a 32-bit value. */
+static uint64_t tb_arg_mask(uint64_t a)
 {
-	return a & ((a & 15) == TRACEBUF_LIB_FXT_ARG_STRING ? 0xffffffffffffull : 0xffffffffull);
+	return (a & 15) == TRACEBUF_LIB_FXT_ARG_STRING ? 0xffffffffffffull : 0xffffffffull;
 }
 
 /*
@@ -186,7 +188,8 @@ static bool tb_plain(const uint8_t *p, size_t words, struct tb_shape *sh)
 			return false;
 		if (i < TB_SHAPE_ARGS) {
 			shape.at[i] = (uint32_t)at;
-			shape.arg[i] = tb_arg_shape(a);
+			shape.mask[i] = tb_arg_mask(a);
+			shape.arg[i] = a & shape.mask[i];
 		}
 		at += (size_t)size;
 	}
@@ -206,12 +209,12 @@ bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
  * Whether the record at @p, with room for @sh's size, has the shape @sh:
  * a compare a word.
  */
-static bool tb_shape_same(const struct tb_shape *sh, const uint8_t *p)
+static inline bool tb_shape_same(const struct tb_shape *sh, const uint8_t *p)
 {
 	if (tb_word(p) != sh->h)
 		return false;
 	for (unsigned int i = 0; i < sh->nargs; i++)
-		if (tb_arg_shape(tb_word(p + sh->at[i] * 8)) != sh->arg[i])
+		if ((tb_word(p + sh->at[i] * 8) & sh->mask[i]) != sh->arg[i])
 			return false;
 	return true;
 }
