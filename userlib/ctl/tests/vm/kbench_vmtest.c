@@ -169,6 +169,7 @@ static void switch_rates(void)
 					      "-o", path("b.fxt"), NULL };
 			const char *stop[] = { "tracebufctl", "stop", NULL };
 			double v;
+			int fd;
 
 			rate[c][r] = 0;
 			if (c == FTRACE && !ftrace)
@@ -176,7 +177,10 @@ static void switch_rates(void)
 			if (c == NAMES || c == SCHED)
 				T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
 			if (c == FTRACE) {
-				T_ASSERT_EQ(write_file(TRACING "/trace", ""), 0);
+				/* tracefs empties the buffer on an open with O_TRUNC */
+				fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+				T_ASSERT(fd >= 0);
+				close(fd);
 				T_ASSERT_EQ(write_file(TRACING "/events/sched/sched_switch/enable",
 						       "1"), 0);
 				T_ASSERT_EQ(write_file(TRACING "/events/sched/sched_wakeup/enable",
