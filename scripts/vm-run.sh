@@ -47,7 +47,7 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
                        log is DIR/console.log, results are in DIR/share/out
   -v, --verbose        show the whole guest console, not only progress
 
-An x86-64 guest runs on one host thread (QEMU's -accel tcg,thread=single):
+A guest runs on one host thread (QEMU's -accel tcg,thread=single):
 TB_TCG_THREAD=multi gives each vCPU its own, faster but, with QEMU 7.2,
 unsafe while the guest patches its code (see below).
 EOF
@@ -108,21 +108,24 @@ trap on_exit EXIT
 [ -d "$TESTS" ] || tb_die "test directory '$TESTS' not found"
 [ -z "$MODDIR" ] || [ -f "$MODDIR/modules.dep" ] || tb_die "'$MODDIR' has no modules.dep"
 [[ $MULT =~ ^[1-9][0-9]*$ ]] || tb_die "--timeout-mult must be a positive integer"
+# One host thread for both vCPUs (TB_TCG_THREAD=multi: one each).  Under
+# QEMU 7.2's multi-threaded TCG a vCPU may go on executing the code
+# another one patched, after the patch is done.  x86-64: the int3 of a
+# static key's patch, "Oops: int3" (6.12) or an endless int3 loop and a
+# soft lockup (6.1), within a second of toggling ftrace's sched_switch
+# and sched_wakeup events around a sleeping thread; single-threaded, 1200
+# such toggles ran clean.  arm64 (6.12, 16K pages), once: a kernel
+# provider session recorded every wakeup and not one context switch or
+# drop, with both probes registered, as if the sched_switch
+# tracepoint's branch, patched on as the session started, stayed off on
+# both vCPUs.
+[[ ${TB_TCG_THREAD:-single} =~ ^(single|multi)$ ]] ||
+	tb_die "TB_TCG_THREAD is single or multi, not '$TB_TCG_THREAD'"
+TCG=(-accel "tcg,thread=${TB_TCG_THREAD:-single}")
 # What differs between the architectures the guest can have.
 case $ARCH in
 x86_64)
-	# One host thread for both vCPUs (TB_TCG_THREAD=multi: one each).
-	# Under QEMU 7.2's multi-threaded TCG, a vCPU may go on executing
-	# the int3 another one wrote while it patched a static key, after
-	# the patch is done: "Oops: int3" (6.12), or an endless int3 loop
-	# and a soft lockup (6.1), within a second of toggling ftrace's
-	# sched_switch and sched_wakeup events around a sleeping thread; so
-	# too the kernel provider's probes (ksched_vmtest).  Single-threaded,
-	# 1200 such toggles ran clean.
-	QEMU_BIN=qemu-system-x86_64 CONSOLE=ttyS0
-	[[ ${TB_TCG_THREAD:-single} =~ ^(single|multi)$ ]] ||
-		tb_die "TB_TCG_THREAD is single or multi, not '$TB_TCG_THREAD'"
-	QEMU_MACHINE=(-accel "tcg,thread=${TB_TCG_THREAD:-single}")
+	QEMU_BIN=qemu-system-x86_64 QEMU_MACHINE=("${TCG[@]}") CONSOLE=ttyS0
 	: "${CPU:=qemu64,+rdrand}"
 	# The emulated TSC drifts against the watchdog's clocksource when
 	# the host is busy; the kernel then marks it unstable in the middle
@@ -133,7 +136,7 @@ x86_64)
 arm64)
 	# pauth-impdef: QEMU's own pointer-authentication hash, much faster
 	# to emulate than the architected one.
-	QEMU_BIN=qemu-system-aarch64 QEMU_MACHINE=(-M virt) CONSOLE=ttyAMA0
+	QEMU_BIN=qemu-system-aarch64 QEMU_MACHINE=(-M virt "${TCG[@]}") CONSOLE=ttyAMA0
 	: "${CPU:=max,pauth-impdef=on}"
 	ARCH_CMDLINE= ;;
 *) tb_die "unknown --arch '$ARCH' (x86_64 or arm64)" ;;
