@@ -11,9 +11,11 @@
 #include <linux/atomic.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/idr.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
@@ -138,12 +140,24 @@ void tracebuf_buf_get(struct tracebuf_buf *buf)
 	kref_get(&buf->refs);
 }
 
+/* Slots of sealable buffers (tracebuf_buf_set_sealable()). */
+static DEFINE_IDA(tracebuf_seal_ida);
+
+static void tracebuf_buf_seal_free(struct tracebuf_buf *buf)
+{
+	if (buf->seal_id <= 0)
+		return;
+	ida_free(&tracebuf_seal_ida, buf->seal_id);
+	mutex_destroy(&buf->seal_lock);
+}
+
 static void tracebuf_buf_free_work(struct work_struct *work)
 {
 	struct tracebuf_buf *buf = container_of(work, struct tracebuf_buf, free_work);
 
 	vunmap(buf->data);
 	tracebuf_buf_free_pages(buf);
+	tracebuf_buf_seal_free(buf);
 	kfree(buf);
 }
 
@@ -239,6 +253,87 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
 }
 
 /*
+ * Sealed saves (the uapi header's TRACEBUF_INIT_F_SEAL_SAVES).  The
+ * provider's mappings of a sealable buffer sit in its file's address
+ * space at pgoff seal_base + page, seal_base of a slot no other live
+ * sealable buffer has, so that unmap_mapping_range() reaches every one of
+ * them (split or moved) and nobody else's.  They are filled by faults
+ * only, never at mmap (a VMA is in the address space only after ->mmap
+ * returns), under seal_lock: sealing sets the bit and unmaps under it,
+ * so no fault maps a sealed page.  A fault in a rolling buffer maps the
+ * whole of it (in this VMA): the provider writes it through, and after
+ * each save it comes back in one fault, not one a page.  VM_IO keeps
+ * get_user_pages() off these mappings (nothing can hold a page to write
+ * it later) and fork from copying them.
+ */
+#define TRACEBUF_SEAL_SLOT_PAGES	(TRACEBUF_BUFFER_MAX >> PAGE_SHIFT)
+#define TRACEBUF_SEAL_SLOTS		BIT(20)		/* loff_t holds them all */
+
+/* INITIALIZE with TRACEBUF_INIT_F_SEAL_SAVES, before anyone maps @buf. */
+int tracebuf_buf_set_sealable(struct tracebuf_buf *buf)
+{
+	unsigned int r;
+	u64 start;
+	int id;
+
+	id = ida_alloc_range(&tracebuf_seal_ida, 1, TRACEBUF_SEAL_SLOTS - 1,
+			     GFP_KERNEL_ACCOUNT);
+	if (id < 0)
+		return id;
+	buf->seal_id = id;
+	buf->seal_base = (unsigned long)id * TRACEBUF_SEAL_SLOT_PAGES;
+	for (r = 0; r < 2; r++) {
+		start = TRACEBUF_HEADER_SIZE + buf->durable_size + r * buf->rolling_size;
+		buf->seal_first[r] = DIV_ROUND_UP(start, PAGE_SIZE);
+		buf->seal_end[r] = max_t(unsigned long, buf->seal_first[r],
+					 (start + buf->rolling_size) >> PAGE_SHIFT);
+	}
+	mutex_init(&buf->seal_lock);
+	set_bit(TRACEBUF_BUF_SEALABLE, &buf->flags);
+	return 0;
+}
+
+/*
+ * A provider's SAVE_BUFFER of rolling buffer @rolling: seal it until
+ * tracebuf_buf_unseal().  False when @buf is not sealable.
+ */
+bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int rolling)
+{
+	unsigned long first = buf->seal_first[rolling], end = buf->seal_end[rolling];
+	struct address_space *mapping;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (!test_bit(TRACEBUF_BUF_SEALABLE, &buf->flags))
+		return false;
+	mutex_lock(&buf->seal_lock);
+	set_bit(TRACEBUF_BUF_SEALED + rolling, &buf->flags);
+	mapping = READ_ONCE(buf->seal_mapping);
+	if (mapping && end > first)
+		unmap_mapping_range(mapping, (loff_t)(buf->seal_base + first) << PAGE_SHIFT,
+				    (loff_t)(end - first) << PAGE_SHIFT, 1);
+	mutex_unlock(&buf->seal_lock);
+	return true;
+}
+
+/*
+ * The save ended (BUFFER_SAVED, or the provider left the session): the
+ * next touch maps the pages again.  The provider hears of it under
+ * tracebuf_lock, after this.
+ */
+void tracebuf_buf_unseal(struct tracebuf_buf *buf)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (!test_bit(TRACEBUF_BUF_SEALABLE, &buf->flags))
+		return;
+	mutex_lock(&buf->seal_lock);
+	clear_bit(TRACEBUF_BUF_SEALED, &buf->flags);
+	clear_bit(TRACEBUF_BUF_SEALED + 1, &buf->flags);
+	mutex_unlock(&buf->seal_lock);
+}
+
+/*
  * Every VMA holds a buffer reference: mmap takes the first, and open/close
  * balance the copies the core makes on fork (after MADV_DOFORK), split
  * (partial munmap, mprotect) and mremap.
@@ -277,6 +372,51 @@ static const struct vm_operations_struct tracebuf_vm_ops = {
 };
 
 /*
+ * A provider's mapping of a sealable buffer: every page comes here, and
+ * the whole rolling buffer it is in, unless that is sealed.
+ */
+static vm_fault_t tracebuf_vm_fault_sealable(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct tracebuf_buf *buf = vma->vm_private_data;
+	unsigned long i = vmf->pgoff - buf->seal_base, first = i, end = i + 1;
+	unsigned long vfirst = vma->vm_pgoff - buf->seal_base, p;
+	vm_fault_t ret = VM_FAULT_NOPAGE;
+	unsigned int r;
+	int err;
+
+	if (vmf->pgoff < buf->seal_base || i >= buf->nr_pages)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&buf->seal_lock);
+	for (r = 0; r < 2; r++) {
+		if (i < buf->seal_first[r] || i >= buf->seal_end[r])
+			continue;
+		if (test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
+			ret = VM_FAULT_SIGBUS;
+			goto out;
+		}
+		first = max(buf->seal_first[r], vfirst);
+		end = min(buf->seal_end[r], vfirst + vma_pages(vma));
+	}
+	for (p = first; p < end; p++) {
+		/* EBUSY: mapped already */
+		err = vm_insert_page(vma, vma->vm_start + ((p - vfirst) << PAGE_SHIFT),
+				     buf->pages[p]);
+		if (err && err != -EBUSY && p == i)
+			ret = vmf_error(err);
+	}
+out:
+	mutex_unlock(&buf->seal_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct tracebuf_vm_ops_sealable = {
+	.open = tracebuf_vm_open,
+	.close = tracebuf_vm_close,
+	.fault = tracebuf_vm_fault_sealable,
+};
+
+/*
  * Map [pgoff, pgoff + len) of the buffer.  Only shared mappings: a private
  * copy would silently stop seeing the other side.  Never executable: data,
  * and a provider's at that (PROT_EXEC is EPERM, VM_MAYEXEC cleared so
@@ -307,6 +447,20 @@ int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 	}
 
 	tracebuf_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	if (writable && test_bit(TRACEBUF_BUF_SEALABLE, &buf->flags)) {
+		struct address_space *mapping = vma->vm_file->f_mapping;
+		struct address_space *old = cmpxchg(&buf->seal_mapping, NULL, mapping);
+
+		/* one provider file maps it: there is no other */
+		if (old && old != mapping)
+			return -EINVAL;
+		tracebuf_vm_flags_set(vma, VM_IO | VM_MIXEDMAP);
+		vma->vm_pgoff += buf->seal_base;
+		vma->vm_private_data = buf;
+		vma->vm_ops = &tracebuf_vm_ops_sealable;
+		tracebuf_buf_get(buf);
+		return 0;
+	}
 	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + vma->vm_pgoff,
 			      &len);
 	if (ret)

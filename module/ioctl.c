@@ -176,7 +176,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
 			TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
 			TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE |
-			tracebuf_counter_features();
+			TRACEBUF_FEAT_SEAL_SAVES | tracebuf_counter_features();
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
@@ -542,7 +542,9 @@ static int tracebuf_ioctl_initialize(struct tracebuf_manager *m,
 	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_MGR_INITIALIZE, args, uarg);
 	if (ret)
 		return ret;
-	if (args.flags || !tracebuf_mode_valid(args.mode) ||
+	if ((args.flags & ~TRACEBUF_INIT_F_ALL) || !tracebuf_mode_valid(args.mode) ||
+	    ((args.flags & TRACEBUF_INIT_F_SEAL_SAVES) &&
+	     args.mode != TRACEBUF_MODE_STREAMING) ||
 	    args.buffer_size < TRACEBUF_BUFFER_MIN ||
 	    !IS_ALIGNED(args.buffer_size, tracebuf_buffer_align()))
 		return -EINVAL;

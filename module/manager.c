@@ -424,6 +424,11 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
+	if (args->flags & TRACEBUF_INIT_F_SEAL_SAVES) {
+		ret = tracebuf_buf_set_sealable(buf);
+		if (ret)
+			goto out_put_buf;
+	}
 	file = tracebuf_buf_handle(buf);
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
@@ -694,6 +699,8 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 		ret = -EINVAL;
 		goto out_unlock;
 	}
+	/* unsealed before the provider can hear of it */
+	tracebuf_buf_unseal(p->buf);
 	ret = tracebuf_provider_push(p, pkt);
 	if (ret)
 		goto out_unlock;

@@ -103,6 +103,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
+		tracebuf_buf_unseal(p->buf);	/* the save ends here too */
 		tracebuf_buf_retire(p->buf);
 		tracebuf_buf_put(p->buf);
 		p->buf = NULL;
@@ -324,6 +325,7 @@ static int tracebuf_pkt_allowed(struct tracebuf_provider *p,
 int tracebuf_provider_send(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt)
 {
+	struct tracebuf_pkt sealed;
 	struct tracebuf_msg_node *node;
 	int ret;
 
@@ -355,6 +357,11 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 		p->save_pending = true;
 		p->save_wrapped = pkt->data32;
 		p->save_durable_end = pkt->data64;
+		if (tracebuf_buf_seal(p->buf, pkt->data32 & 1)) {
+			sealed = *pkt;
+			sealed.data16 = TRACEBUF_SAVE_SEALED;
+			pkt = &sealed;
+		}
 		break;
 	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
 		p->snapshot_pending = false;

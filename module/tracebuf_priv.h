@@ -37,6 +37,10 @@
  * touches user memory with tracebuf_lock held, and nothing under it waits
  * for user space.  Buffer contents need no lock: the kernel never parses
  * them and writes them only while the provider must not write.
+ * A buffer's seal_lock (buf.c) nests inside tracebuf_lock (sealing) and
+ * inside mmap_lock (a fault on a sealable mapping), and holds the
+ * provider file's i_mmap_rwsem (unmap_mapping_range()) and page table
+ * locks.
  */
 #ifndef _TRACEBUF_PRIV_H
 #define _TRACEBUF_PRIV_H
@@ -125,6 +129,8 @@ struct tracebuf_user {
 
 /* tracebuf_buf.flags */
 #define TRACEBUF_BUF_LIVE	0		/* counts in max_total_memory */
+#define TRACEBUF_BUF_SEALABLE	1		/* INITIALIZE_F_SEAL_SAVES */
+#define TRACEBUF_BUF_SEALED	2		/* and 3: rolling buffer 0, 1 */
 
 struct tracebuf_buf {
 	struct kref refs;
@@ -138,6 +144,15 @@ struct tracebuf_buf {
 	u32 mode;				/* TRACEBUF_MODE_* */
 	u64 durable_size;
 	u64 rolling_size;
+	/* sealable buffers (tracebuf_buf_set_sealable()) */
+	int seal_id;				/* > 0: seal_base's slot */
+	unsigned long seal_base;		/* pgoff of page 0 in the
+						 * provider's mappings
+						 */
+	unsigned long seal_first[2];		/* pages wholly inside each */
+	unsigned long seal_end[2];		/* rolling buffer */
+	struct address_space *seal_mapping;	/* of the provider's mappings */
+	struct mutex seal_lock;			/* seals, and faults in them */
 };
 
 /* One record waiting in a manager's inbox. */
@@ -247,6 +262,9 @@ void tracebuf_buf_get(struct tracebuf_buf *buf);
 void tracebuf_buf_put(struct tracebuf_buf *buf);
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
 void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from, u64 to);
+int tracebuf_buf_set_sealable(struct tracebuf_buf *buf);
+bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int rolling);
+void tracebuf_buf_unseal(struct tracebuf_buf *buf);
 int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		      bool writable);
 struct file *tracebuf_buf_handle(struct tracebuf_buf *buf);

@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "tracebuf_selftests.h"
 
+#include <sys/uio.h>
+
 static void *tb_mgr_map(int buf_fd, size_t len)
 {
 	return tb_map(buf_fd, len, PROT_READ, 0);
@@ -978,4 +980,196 @@ TEST_F(clears, kernel_fields_never_change)
 	EXPECT_EQ(0, tb_wait_child(self->reader))
 		TH_LOG("the reader saw a kernel header field change");
 	self->reader = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sealed saves (INITIALIZE's TRACEBUF_INIT_F_SEAL_SAVES)             */
+
+#define TB_SEAL_SIZE	(256 * 1024)
+
+FIXTURE(seal) {
+	struct tb_peer p;
+	char *map;		/* provider's read-write mapping */
+	const char *mgr;	/* manager's read-only one */
+	size_t off[2];		/* each rolling buffer's first sealed page */
+	size_t end[2];		/* and the end of its last */
+};
+
+FIXTURE_SETUP(seal)
+{
+	size_t page = tb_page_size();
+	__u64 durable, rolling;
+	int r;
+
+	tb_peer_init(&self->p);
+	self->map = MAP_FAILED;
+	self->mgr = MAP_FAILED;
+	TB_REQUIRE_DEV();
+	tb_peer_open(_metadata, &self->p, "seal", 0);
+	self->p.size = TB_SEAL_SIZE > 16 * page ? TB_SEAL_SIZE : 16 * page;
+	self->p.init_flags = TRACEBUF_INIT_F_SEAL_SAVES;
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	self->map = tb_provider_map(_metadata, &self->p);
+	self->mgr = tb_mgr_map(self->p.buf_fd, self->p.size);
+	ASSERT_MAPPED(self->mgr);
+	tb_buffer_sizes(TRACEBUF_MODE_STREAMING, self->p.size, &durable, &rolling);
+	for (r = 0; r < 2; r++) {
+		size_t start = TRACEBUF_HEADER_SIZE + durable + r * rolling;
+
+		self->off[r] = (start + page - 1) / page * page;
+		self->end[r] = (start + rolling) / page * page;
+		ASSERT_LT(self->off[r], self->end[r]);
+	}
+}
+
+FIXTURE_TEARDOWN(seal)
+{
+	if (self->map && self->map != MAP_FAILED)
+		munmap(self->map, self->p.size);
+	if (self->mgr && self->mgr != MAP_FAILED)
+		munmap((void *)self->mgr, self->p.size);
+	tb_peer_close(&self->p);
+}
+
+static sigjmp_buf tb_seal_jmp;
+
+static void tb_seal_sigbus(int sig)
+{
+	siglongjmp(tb_seal_jmp, sig);
+}
+
+/* Read (or write, @write) one byte at @p: 0, or the signal it raised. */
+static int tb_touch(volatile char *p, bool write)
+{
+	struct sigaction sa = { .sa_handler = tb_seal_sigbus }, old;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &old);
+	sig = sigsetjmp(tb_seal_jmp, 1);
+	if (!sig) {
+		if (write)
+			*p = (char)(*p + 1);
+		else
+			(void)*p;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return sig;
+}
+
+/* A read() of one byte from a pipe into @p: 0 or its errno. */
+static int tb_syscall_write(char *p)
+{
+	int pfd[2], ret;
+
+	if (pipe(pfd))
+		return errno;
+	ret = write(pfd[1], "s", 1) == 1 && read(pfd[0], p, 1) == 1 ? 0 : errno;
+	close(pfd[0]);
+	close(pfd[1]);
+	return ret;
+}
+
+/* SAVE_BUFFER of rolling buffer @r: the manager reads it SEALED. */
+static void tb_seal_save(struct __test_metadata *_metadata, struct tb_peer *p,
+			 __u32 wrapped)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_SAVE_BUFFER, 0, wrapped, 0);
+	struct tracebuf_mgr_msg m;
+
+	ASSERT_EQ(0, provider_send_pkt(p->prov, &pkt));
+	tb_next_msg(_metadata, p->mgr, p->id, TRACEBUF_MSG_PACKET,
+		    TRACEBUF_STATE_STARTED, &m);
+	EXPECT_EQ(TRACEBUF_PKT_SAVE_BUFFER, m.pkt.request);
+	EXPECT_EQ(TRACEBUF_SAVE_SEALED, m.pkt.data16);
+	EXPECT_EQ(wrapped, m.pkt.data32);
+}
+
+TEST_F(seal, save_is_sealed_until_buffer_saved)
+{
+	size_t page = tb_page_size(), i;
+	char *m2;
+
+	/* map every page, and mark it */
+	for (i = self->off[0]; i < self->end[0]; i += page)
+		self->map[i] = 0x5e;
+	tb_seal_save(_metadata, &self->p, 0);
+
+	/* no access from the provider: its mappings, a system call, a new mapping */
+	for (i = self->off[0]; i < self->end[0]; i += page) {
+		ASSERT_EQ(SIGBUS, tb_touch(self->map + i, true)) TH_LOG("offset %zu", i);
+		ASSERT_EQ(SIGBUS, tb_touch(self->map + i + page - 1, false));
+	}
+	EXPECT_EQ(EFAULT, tb_syscall_write(self->map + self->off[0]));
+	m2 = tb_provider_map(_metadata, &self->p);
+	EXPECT_EQ(SIGBUS, tb_touch(m2 + self->off[0], true));
+	/* the rest of the buffer is the provider's */
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0] - 1, true));
+	EXPECT_EQ(0, tb_touch(self->map + self->end[0], true));
+	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
+	EXPECT_EQ(0, tb_touch(m2 + self->off[1] + 1, true));
+	EXPECT_EQ(0, tb_touch(self->map + 64, true));
+	/* the manager reads it in place */
+	for (i = self->off[0]; i < self->end[0]; i += page)
+		ASSERT_EQ(0x5e, self->mgr[i]);
+
+	ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, 0, 0));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
+	for (i = self->off[0]; i < self->end[0]; i += page) {
+		ASSERT_EQ(0x5e, self->map[i]);
+		ASSERT_EQ(0, tb_touch(self->map + i, true));
+		ASSERT_EQ(0x5f, self->mgr[i]);
+	}
+	EXPECT_EQ(0, tb_touch(m2 + self->off[0], true));
+	EXPECT_EQ(0, tb_syscall_write(self->map + self->off[0]));
+	munmap(m2, self->p.size);
+
+	/* the other rolling buffer, the same way */
+	tb_seal_save(_metadata, &self->p, 1);
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[1], true));
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+	ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, 1, 0));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
+}
+
+TEST_F(seal, unsealed_when_the_manager_goes)
+{
+	tb_seal_save(_metadata, &self->p, 0);
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[0], true));
+	tb_close(&self->p.mgr);
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_MANAGER_GONE, NULL);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+}
+
+/* VM_IO: nothing pins a page, to write it once it is sealed */
+TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
+{
+	char c = 1;
+	struct iovec local = { .iov_base = &c, .iov_len = 1 };
+	struct iovec remote = { .iov_base = self->map + self->off[0], .iov_len = 1 };
+
+	EXPECT_EQ(-1, process_vm_writev(getpid(), &local, 1, &remote, 1, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, madvise(self->map, self->p.size, MADV_DOFORK));
+	EXPECT_EQ(EINVAL, errno);
+	/* a plain store is fine */
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+}
+
+TEST_F(seal, unsealable_modes_einval)
+{
+	struct tb_peer q;
+	int fd = -1;
+
+	tb_peer_open(_metadata, &q, "seal2", 0);
+	EXPECT_EQ(-EINVAL, mgr_initialize_flags(q.mgr, q.id, TRACEBUF_MODE_CIRCULAR,
+						64 * 1024, TRACEBUF_INIT_F_SEAL_SAVES,
+						NULL, &fd));
+	EXPECT_EQ(-EINVAL, mgr_initialize_flags(q.mgr, q.id, TRACEBUF_MODE_ONESHOT,
+						64 * 1024, TRACEBUF_INIT_F_SEAL_SAVES,
+						NULL, &fd));
+	EXPECT_EQ(-EINVAL, mgr_initialize_flags(q.mgr, q.id, TRACEBUF_MODE_STREAMING,
+						64 * 1024, TRACEBUF_INIT_F_ALL << 1,
+						NULL, &fd));
+	tb_peer_close(&q);
 }

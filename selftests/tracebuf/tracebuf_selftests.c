@@ -410,10 +410,18 @@ void tb_init_args(struct tracebuf_initialize_args *a, __u32 id,
 int mgr_initialize(int fd, __u32 id, __u32 mode, __u64 size,
 		   const struct tb_cats *cats, int *buffer_fd)
 {
+	return mgr_initialize_flags(fd, id, mode, size, 0, cats, buffer_fd);
+}
+
+int mgr_initialize_flags(int fd, __u32 id, __u32 mode, __u64 size,
+			 __u32 flags, const struct tb_cats *cats,
+			 int *buffer_fd)
+{
 	struct tracebuf_initialize_args a;
 	int ret;
 
 	tb_init_args(&a, id, mode, size, cats);
+	a.flags = flags;
 	ret = tb_ioctl(fd, TRACEBUF_IOC_MGR_INITIALIZE, &a);
 	if (!ret) {
 		if (buffer_fd)

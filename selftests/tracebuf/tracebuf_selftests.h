@@ -274,6 +274,10 @@ void tb_init_args(struct tracebuf_initialize_args *a, __u32 id,
 /* buffer_fd may be NULL: the handle is then closed. */
 int mgr_initialize(int fd, __u32 id, __u32 mode, __u64 size,
 		   const struct tb_cats *cats, int *buffer_fd);
+/* the same with INITIALIZE's flags (TRACEBUF_INIT_F_*) */
+int mgr_initialize_flags(int fd, __u32 id, __u32 mode, __u64 size,
+			 __u32 flags, const struct tb_cats *cats,
+			 int *buffer_fd);
 
 void tb_start_args(struct tracebuf_start_args *a, __u32 id,
 		   __u32 disposition, const struct tb_cats *cats);
@@ -491,6 +495,7 @@ struct tb_peer {
 	int buf_fd;		/* manager's buffer handle after INITIALIZE */
 	__u32 mode;		/* TRACEBUF_MODE_* used by tb_drive() */
 	__u64 size;		/* buffer size used by tb_drive() */
+	__u32 init_flags;	/* INITIALIZE's flags used by tb_drive() */
 	__u32 generation;	/* from the latest INITIALIZE/START packet */
 };
 
@@ -547,8 +552,8 @@ static inline void tb_drive(struct __test_metadata *_metadata,
 
 	if (state < TRACEBUF_STATE_INITIALIZED)
 		return;
-	ASSERT_EQ(0, mgr_initialize(p->mgr, p->id, p->mode, p->size, NULL,
-				    &p->buf_fd));
+	ASSERT_EQ(0, mgr_initialize_flags(p->mgr, p->id, p->mode, p->size,
+					  p->init_flags, NULL, &p->buf_fd));
 	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_INITIALIZE, &pkt);
 	p->generation = pkt.data32;
 	if (state == TRACEBUF_STATE_TERMINATING) {

@@ -165,7 +165,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	7
+#define TRACEBUF_ABI_MINOR	8
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -229,6 +229,13 @@ struct tracebuf_pkt {
  * before it came), so what it recorded meanwhile is not in its buffer.
  */
 #define TRACEBUF_STARTED_LATE		0x0001
+/*
+ * SAVE_BUFFER's data16, as the manager reads it (ABI 1.8,
+ * TRACEBUF_FEAT_SEAL_SAVES; a provider sends 0): SEALED, the kernel
+ * sealed the rolling buffer to save (INITIALIZE's
+ * TRACEBUF_INIT_F_SEAL_SAVES says what that guarantees).
+ */
+#define TRACEBUF_SAVE_SEALED		0x0001
 /* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
 #define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
 #define TRACEBUF_PKT_SNAPSHOT		0x0101	/* all zero */
@@ -440,6 +447,9 @@ struct tracebuf_version_args {
 							 * CATEGORIES
 							 */
 #define TRACEBUF_FEAT_STARTED_LATE	_BITULL(12)	/* STARTED's LATE */
+#define TRACEBUF_FEAT_SEAL_SAVES	_BITULL(13)	/* INITIALIZE
+							 * F_SEAL_SAVES
+							 */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -622,7 +632,7 @@ struct tracebuf_provider_info {
  */
 struct tracebuf_initialize_args {
 	__u32 provider_id;		/* In */
-	__u32 flags;			/* In: 0 */
+	__u32 flags;			/* In: TRACEBUF_INIT_F_* */
 	__aligned_u64 buffer_size;	/* In */
 	__aligned_u64 categories_ptr;	/* In */
 	__u32 categories_size;		/* In */
@@ -632,6 +642,24 @@ struct tracebuf_initialize_args {
 };
 
 #define TRACEBUF_INITIALIZE_SIZE_VER0	40
+
+/*
+ * TRACEBUF_INIT_F_SEAL_SAVES (ABI 1.8, TRACEBUF_FEAT_SEAL_SAVES;
+ * streaming mode only, EINVAL otherwise): from a provider's SAVE_BUFFER
+ * until the save ends (the manager's BUFFER_SAVED, or the provider
+ * leaving the session), the pages that lie wholly inside the rolling
+ * buffer to save are writable nowhere: the provider gets SIGBUS if it
+ * touches one, a system call writing there EFAULT.  So the manager may
+ * check that rolling buffer's records and write them out in place, with
+ * no copy, and know that what it wrote is what it checked; the bytes on
+ * the pages it shares with the durable or the other rolling buffer are
+ * not sealed (the manager copies them).  The provider's mappings of such
+ * a buffer are filled as they are touched, and are VM_IO: MADV_DOFORK is
+ * refused (EINVAL), and so is access from another process
+ * (process_vm_writev(), /proc/PID/mem).
+ */
+#define TRACEBUF_INIT_F_SEAL_SAVES	_BITUL(0)
+#define TRACEBUF_INIT_F_ALL		TRACEBUF_INIT_F_SEAL_SAVES
 
 /*
  * TRACEBUF_IOC_MGR_START: additional categories as for INITIALIZE.
