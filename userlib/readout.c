@@ -19,12 +19,16 @@
  *  - Each range is copied out first and only the copy is checked and
  *    written (tracebuf_readout_range()): its whole records that decode,
  *    but metadata records, which only the manager writes (tb_keep()), so
- *    the file stays readable after them for every provider.
+ *    the file stays readable after them for every provider.  A save the
+ *    kernel sealed is checked and written in place instead, but for the
+ *    bytes on pages the seal does not cover (tracebuf_readout_sealed()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <tracebuf_fxt.h>
 #include <tracebuf_manager.h>
@@ -358,6 +362,62 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 	t->info.bytes_written += tb_keep(s, &s->out, s->scratch, (size_t)len,
 					 &t->info.bytes_rejected, &t->info.drop_windows);
 	return s->out.err;
+}
+
+/*
+ * A save the kernel sealed (TRACEBUF_SAVE_SEALED): the first @len bytes of
+ * rolling buffer @half, checked and written in place.  Its pages that lie
+ * wholly inside the rolling buffer do not change until our BUFFER_SAVED
+ * (uapi header, TRACEBUF_INIT_F_SEAL_SAVES); the bytes before the first
+ * of them and after the last share a page with the durable or the other
+ * rolling buffer, which the provider may still write, so they are copied,
+ * into the private pages of a view that maps the sealed pages between
+ * them: one range to walk and write, the size of a page or two copied.
+ */
+int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
+			    unsigned int half, uint64_t len)
+{
+	struct tb_seal_view *v = &t->view[half];
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t off = t->lay.rolling_off[half], end = off + len;
+	uint64_t first = (off + page - 1) / page * page;
+	uint64_t last = (off + t->lay.rolling_size) / page * page;
+	uint8_t *p;
+
+	if (len > t->lay.rolling_size)
+		return -EINVAL;		/* a bug here, not the provider's */
+	if (last <= first || end <= first)
+		return tracebuf_readout_range(s, t, off, len);	/* nothing sealed */
+	if (!v->base) {
+		size_t vlen = (size_t)(last - first + 2 * page);
+
+		p = mmap(NULL, vlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return tracebuf_readout_range(s, t, off, len);
+		if (mmap(p + page, (size_t)(last - first), PROT_READ, MAP_SHARED | MAP_FIXED,
+			 t->buffer_fd, (off_t)first) == MAP_FAILED) {
+			munmap(p, vlen);
+			return tracebuf_readout_range(s, t, off, len);
+		}
+		v->base = p;
+		v->len = vlen;
+	}
+	p = v->base + page - (first - off);
+	memcpy(p, t->map + off, (size_t)(first - off));
+	if (end > last)
+		memcpy(v->base + page + (last - first), t->map + last, (size_t)(end - last));
+	t->info.bytes_written += tb_keep(s, &s->out, p, (size_t)len,
+					 &t->info.bytes_rejected, &t->info.drop_windows);
+	return s->out.err;
+}
+
+void tracebuf_readout_views_free(struct tb_tracee *t)
+{
+	for (unsigned int i = 0; i < 2; i++) {
+		if (t->view[i].base)
+			munmap(t->view[i].base, t->view[i].len);
+		t->view[i].base = NULL;
+	}
 }
 
 /*

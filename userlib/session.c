@@ -87,6 +87,7 @@ static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_pr
 static void tb_release_buffer(struct tb_tracee *t)
 {
 	tb_live_counts(t, &t->info);
+	tracebuf_readout_views_free(t);
 	if (t->map) {
 		munmap((void *)t->map, (size_t)t->info.buffer_size);
 		t->map = NULL;
@@ -215,6 +216,15 @@ static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
 	return 0;
 }
 
+/* Streaming saves sealed where the kernel can: no copy (readout.c). */
+static uint32_t tb_init_flags(const struct tracebuf_session *s)
+{
+	const struct tracebuf_version_args *v = tracebuf_manager_version(s->m);
+
+	return s->cfg.mode == TRACEBUF_MODE_STREAMING &&
+	       (v->features & TRACEBUF_FEAT_SEAL_SAVES) ? TRACEBUF_INIT_F_SEAL_SAVES : 0;
+}
+
 /* A provider to trace: initialize it (and start it, if the session runs). */
 static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_info *pi)
 {
@@ -278,7 +288,7 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 		return;
 	}
 	ret = tracebuf_sys_initialize(tracebuf_manager_fd(s->m), t->info.id, size, s->cfg.mode,
-				      t->cats, t->cats_size, t->cats_count,
+				      tb_init_flags(s), t->cats, t->cats_size, t->cats_count,
 				      &t->buffer_fd);
 	if (ret) {
 		/* e.g. it registered with another manager meanwhile */
@@ -355,7 +365,9 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 	if (!ret)
 		ret = tracebuf_readout_range(s, t, t->lay.durable_off + t->durable_written,
 			      dend - t->durable_written);
-	if (!ret)
+	if (!ret && pkt->data16 & TRACEBUF_SAVE_SEALED)
+		ret = tracebuf_readout_sealed(s, t, half, h.rolling_data_end[half]);
+	else if (!ret)
 		ret = tracebuf_readout_range(s, t, t->lay.rolling_off[half], h.rolling_data_end[half]);
 	t->durable_written = dend;
 	t->saved_any = true;

@@ -23,6 +23,12 @@ enum tb_session_state {
 	TB_S_TERMINATING, TB_S_TERMINATED,
 };
 
+/* A sealed save's view of a rolling buffer (tracebuf_readout_sealed()). */
+struct tb_seal_view {
+	uint8_t *base;		/* a page, the sealed pages, a page */
+	size_t len;
+};
+
 struct tb_tracee {
 	struct tb_tracee *next;
 	struct tracebuf_session_provider info;	/* what the caller sees */
@@ -41,6 +47,7 @@ struct tb_tracee {
 	bool snap_pending;			/* a SNAPSHOT unanswered */
 	uint8_t snap_tries;			/* SNAPSHOTs sent for this one */
 	bool update_pending;			/* a categories update unanswered */
+	struct tb_seal_view view[2];		/* per rolling buffer, or none */
 };
 
 struct tb_out {
@@ -100,6 +107,9 @@ void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 			      uint64_t dropped);
 int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 			   uint64_t off, uint64_t len);
+int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
+			    unsigned int half, uint64_t len);
+void tracebuf_readout_views_free(struct tb_tracee *t);
 void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
 void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
 bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat, size_t len);

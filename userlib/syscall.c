@@ -146,11 +146,11 @@ int tracebuf_sys_list(int fd, uint32_t start_id, struct tracebuf_provider_info *
 }
 
 int tracebuf_sys_initialize(int fd, uint32_t id, uint64_t size, uint32_t mode,
-			    const void *cats, uint32_t cats_size,
+			    uint32_t flags, const void *cats, uint32_t cats_size,
 			    uint32_t cats_count, int *buffer_fd)
 {
 	struct tracebuf_initialize_args a = {
-		.provider_id = id, .buffer_size = size,
+		.provider_id = id, .flags = flags, .buffer_size = size,
 		.categories_ptr = tb_ptr(cats), .categories_size = cats_size,
 		.categories_count = cats_count, .mode = mode,
 	};

@@ -39,7 +39,7 @@ int tracebuf_sys_attach(int fd, uint32_t flags, uint32_t *id);
 int tracebuf_sys_list(int fd, uint32_t start_id, struct tracebuf_provider_info *info,
 		      uint32_t capacity, uint32_t *count, uint32_t *total);
 int tracebuf_sys_initialize(int fd, uint32_t id, uint64_t size, uint32_t mode,
-			    const void *cats, uint32_t cats_size,
+			    uint32_t flags, const void *cats, uint32_t cats_size,
 			    uint32_t cats_count, int *buffer_fd);
 /* START with TRACEBUF_START_F_UPDATE: a started provider's new categories */
 int tracebuf_sys_update(int fd, uint32_t id, const void *cats, uint32_t cats_size,
