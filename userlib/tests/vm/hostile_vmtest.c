@@ -4,7 +4,8 @@
  * provider here is a child speaking the uapi directly (no libtracebuf),
  * and does one bad thing: fills its buffer and header with garbage,
  * forges metadata records that claim to be another provider, sends a
- * save request that does not check out, or never answers.  The session
+ * save request that does not check out, rewrites what it asked to save,
+ * or never answers.  The session
  * must carry on, its timeouts must hold, the output must decode from end
  * to end, and an honest provider in the same session must lose nothing.
  */
@@ -19,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <linux/tracebuf.h>
 #include <tracebuf_fxt.h>
@@ -27,7 +29,7 @@
 
 #define KIB 1024u
 
-enum evil { EVIL_GARBAGE, EVIL_FORGE, EVIL_BAD_SAVE, EVIL_SILENT };
+enum evil { EVIL_GARBAGE, EVIL_FORGE, EVIL_BAD_SAVE, EVIL_SILENT, EVIL_REWRITE };
 
 static void send_pkt(int fd, uint16_t req, uint32_t d32, uint64_t d64)
 {
@@ -79,6 +81,59 @@ static void forge(uint8_t *map, uint64_t size)
 	h->rolling_data_end[0] = off;
 }
 
+#define REWRITE_EVENTS	500
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+/*
+ * REWRITE_EVENTS honest instant events in rolling buffer 0, a save asked
+ * for, then the saved records overwritten from the first page wholly
+ * inside that rolling buffer: the kernel sealed it (the session asked
+ * INITIALIZE for it), so that store ends the provider, exit 42 from its
+ * SIGBUS handler.  If the store went through, the save had ended (the
+ * manager's BUFFER_SAVED unseals, then queues the packet, under the lock
+ * our read takes), exit 43, a run to do again; or it had not: exit 0.
+ */
+static void rewrite_after_save(int fd, uint8_t *map)
+{
+	struct tracebuf_buffer_header *h = (void *)map;
+	uint64_t off = TRACEBUF_HEADER_SIZE + h->durable_buffer_size, used = 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), first = (off + page - 1) / page * page;
+	struct tracebuf_fxt_event ev = {
+		.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = 1,
+		.thread = { .process_koid = 1, .thread_koid = 2 },
+		.category = { .data = "evil", .len = 4 },
+		.name = { .data = "honest", .len = 6 },
+	};
+
+	for (int i = 0; i < REWRITE_EVENTS; i++) {
+		int n = tracebuf_fxt_event_write((uint64_t *)(map + off + used),
+						 (size_t)(h->rolling_buffer_size - used), &ev);
+
+		if (n <= 0)
+			_exit(3);
+		used += (uint64_t)n;
+	}
+	h->rolling_data_end[0] = used;
+	send_pkt(fd, TRACEBUF_PKT_STARTED, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
+	signal(SIGBUS, on_sigbus);
+	send_pkt(fd, TRACEBUF_PKT_SAVE_BUFFER, 0, 0);
+	memset(map + first, 0xff, (size_t)(off + used - first));
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct tracebuf_pkt pkt;
+
+		if (poll(&pfd, 1, 0) != 1 || read(fd, &pkt, sizeof(pkt)) != sizeof(pkt))
+			_exit(0);
+		if (pkt.request == TRACEBUF_PKT_BUFFER_SAVED)
+			_exit(43);
+	}
+}
+
 /* The provider child: obeys the kernel, except for @evil. */
 static void evil_main(enum evil evil, int ready)
 {
@@ -108,6 +163,8 @@ static void evil_main(enum evil evil, int ready)
 				garbage(map, size);
 			if (evil == EVIL_FORGE)
 				forge(map, size);
+			if (evil == EVIL_REWRITE)
+				rewrite_after_save(fd, map);
 			send_pkt(fd, TRACEBUF_PKT_STARTED, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
 			if (evil == EVIL_BAD_SAVE)
 				send_pkt(fd, TRACEBUF_PKT_SAVE_BUFFER, 5, 64);
@@ -165,6 +222,7 @@ struct result {
 	unsigned int records, infos, forged, honest_events;
 	double seconds;
 	int reader;
+	int status;			/* the provider child's, from waitpid() */
 };
 
 /* A session in @mode with one evil provider; everything read back. */
@@ -202,8 +260,9 @@ static int run(enum evil evil, uint32_t mode, struct result *res)
 	if (tracebuf_session_destroy(s))
 		ret = -1;
 	res->seconds = t_now() - t0;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	if (evil != EVIL_REWRITE)	/* it ends by itself, and must */
+		kill(pid, SIGKILL);
+	waitpid(pid, &res->status, 0);
 
 	if (fstat(cfg.output_fd, &st))
 		return -1;
@@ -267,6 +326,27 @@ static void forged_metadata_is_removed(void)
 	T_EXPECT_EQ(res.evil.bytes_rejected, 16);	/* "forged" info: 2 words */
 }
 
+/*
+ * A provider that rewrites the records of a save before the manager
+ * wrote them cannot: the pages are sealed, it dies of SIGBUS (exit 42),
+ * and the manager, which read them in place, wrote every one of them.
+ */
+static void saved_records_are_sealed(void)
+{
+	struct result res;
+	int tries = 0;
+
+	/* its store came after the save ended: not what is tested, again */
+	do {
+		T_ASSERT_EQ(run(EVIL_REWRITE, TRACEBUF_MODE_STREAMING, &res), 0);
+	} while (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 43 && ++tries < 20);
+	printf("# %d run(s) with the store after the save\n", tries);
+	T_EXPECT_EQ(res.status, 42 << 8);	/* exit 42 */
+	T_EXPECT_EQ(res.reader, 0);
+	T_EXPECT_EQ(res.honest_events, REWRITE_EVENTS);
+	T_EXPECT_EQ(res.evil.saves, 1);
+}
+
 static void bad_save_request_terminates_it(void)
 {
 	struct result res;
@@ -295,6 +375,7 @@ static const struct t_test tests[] = {
 	T_TEST(garbage_in_buffer_and_header),
 	T_TEST(forged_metadata_is_removed),
 	T_TEST(bad_save_request_terminates_it),
+	T_TEST(saved_records_are_sealed),
 	T_TEST(silent_provider_times_out),
 };
 
