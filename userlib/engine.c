@@ -54,9 +54,11 @@
  *    before the manager's loads (uapi header, "Memory ordering").
  *    stop_mark is stored last, with release, for a manager reading the
  *    header with no packet; it loads stop_mark first, with acquire.
- *  - manager to provider: the manager copies a saved half out before its
- *    BUFFER_SAVED ioctl; the provider zeroes the half after its read() of
- *    that packet, then clears the data end (release) and refills it.
+ *  - manager to provider: the manager is done with a saved half (written
+ *    out, or copied) before its BUFFER_SAVED ioctl; the provider zeroes
+ *    the half after its read() of that packet, then clears the data end
+ *    (release) and refills it.  A sealed half (TRACEBUF_INIT_F_SEAL_SAVES)
+ *    is not touched in between: that would be SIGBUS.
  *  - hints are relaxed: bytes_recorded, num_records_dropped (read while
  *    written: a stale value is only a less accurate hint), the hot epoch
  *    (pairs begins with ends on one thread), use_counter and strong_fence

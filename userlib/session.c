@@ -377,7 +377,7 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "writing a save failed", NULL);
 		return;
 	}
-	/* the data is copied out: the provider may reuse the half */
+	/* the data is out: the provider may reuse the half */
 	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
 	if (ret)
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
