@@ -75,6 +75,7 @@ static int unload(void)
 
 struct kcounts {
 	unsigned int ticks, steps, begins, ends, counters, other;
+	unsigned int early_ends;	/* ends before the first step */
 	uint64_t first_n, last_n;	/* the ticks' "n", lowest and highest */
 	bool n_increasing;		/* by timestamp: the timer may move
 					 * between CPUs, and each CPU writes
@@ -111,6 +112,8 @@ static const struct tracebuf_reader_arg *arg(const struct tracebuf_reader_record
 static int kcount(const char *file, struct kcounts *c)
 {
 	static struct tick ticks[MAX_TICKS];
+	static uint64_t end_ns[MAX_TICKS];
+	uint64_t first_step_ns = UINT64_MAX;
 	struct tracebuf_reader_record r;
 	struct tracebuf_reader *rd;
 	const struct tracebuf_reader_arg *a;
@@ -149,6 +152,8 @@ static int kcount(const char *file, struct kcounts *c)
 					arg(&r, "delta")->i64 == -1;
 		} else if (is(&r.event.name, "step")) {
 			c->steps++;
+			if (r.event.ns < first_step_ns)
+				first_step_ns = r.event.ns;
 			a = arg(&r, "what");
 			c->named_args = c->named_args && a && is(&a->str, "a step");
 		} else if (is(&r.event.name, "work") &&
@@ -156,6 +161,8 @@ static int kcount(const char *file, struct kcounts *c)
 			c->begins++;
 		} else if (is(&r.event.name, "work") &&
 			   r.event.type == TRACEBUF_LIB_FXT_EVENT_DURATION_END) {
+			if (c->ends < MAX_TICKS)
+				end_ns[c->ends] = r.event.ns;
 			c->ends++;
 		} else if (is(&r.event.name, "steps") &&
 			   r.event.type == TRACEBUF_LIB_FXT_EVENT_COUNTER) {
@@ -163,12 +170,15 @@ static int kcount(const char *file, struct kcounts *c)
 		}
 	}
 	tracebuf_reader_close(rd);
+	for (unsigned int i = 0; i < c->ends && i < MAX_TICKS; i++)
+		c->early_ends += end_ns[i] < first_step_ns;
 	qsort(ticks, c->ticks < MAX_TICKS ? c->ticks : MAX_TICKS, sizeof(ticks[0]), cmp_tick);
 	for (unsigned int i = 1; i < c->ticks && i < MAX_TICKS; i++)
 		if (ticks[i].n <= ticks[i - 1].n)
 			c->n_increasing = false;
-	printf("# %s: %u ticks (n %" PRIu64 "..%" PRIu64 "), %u steps, %u begins, %u ends, "
-	       "%u counters\n", file, c->ticks, c->first_n, c->last_n, c->steps, c->begins, c->ends,
+	printf("# %s: %u ticks (n %" PRIu64 "..%" PRIu64 "), %u steps, %u begins, %u ends "
+	       "(%u before the first step), %u counters\n", file, c->ticks, c->first_n, c->last_n,
+	       c->steps, c->begins, c->ends, c->early_ends,
 	       c->counters);
 	return ret;
 }
@@ -225,12 +235,14 @@ static void events_with_arguments(void)
 	 * more: a tick just before the start may queue the first), with
 	 * three steps and a counter.  The stop ends every write at once,
 	 * but the start switches the two categories' static keys on one
-	 * after the other, while a work item may run: that one may be seen
-	 * in part (arm64 6.1: 126 durations, 375 steps), once.
+	 * after the other, while work items may run: those may be seen in
+	 * part (arm64 6.1: 126 durations, 375 steps; the debug kernel, whose
+	 * code patching is slow: 203 durations, 603 steps), before the
+	 * first step, and one more may have its first steps cut.
 	 */
 	T_EXPECT(c.begins >= 5 && c.begins <= c.ticks + 1);
 	T_EXPECT(c.ends + 1 >= c.begins && c.ends <= c.begins + 1);
-	T_EXPECT(c.steps + 3 >= 3 * c.ends && c.steps <= 3 * c.begins + 3);
+	T_EXPECT(c.steps + 3 >= 3 * (c.ends - c.early_ends) && c.steps <= 3 * c.begins + 3);
 	T_EXPECT(c.counters == c.ends || c.counters + 1 == c.ends);
 	T_EXPECT_EQ(c.other, 0);
 }
