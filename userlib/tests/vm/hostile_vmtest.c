@@ -5,9 +5,9 @@
  * and does one bad thing: fills its buffer and header with garbage,
  * forges metadata records that claim to be another provider, sends a
  * save request that does not check out, rewrites what it asked to save,
- * or never answers.  The session
- * must carry on, its timeouts must hold, the output must decode from end
- * to end, and an honest provider in the same session must lose nothing.
+ * or never answers.  The session must carry on, its timeouts must hold,
+ * the output must decode from end to end, and an honest provider in the
+ * same session must lose nothing.
  */
 #define _GNU_SOURCE
 #include "../ktap.h"
@@ -60,23 +60,25 @@ static void garbage(uint8_t *map, uint64_t size)
 	h->num_records_dropped = 1;
 }
 
+/* The instant event an evil provider writes honestly (run() counts them). */
+static const struct tracebuf_fxt_event honest = {
+	.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = 1,
+	.thread = { .process_koid = 1, .thread_koid = 2 },
+	.category = { .data = "evil", .len = 4 },
+	.name = { .data = "honest", .len = 6 },
+};
+
 /* A forged provider info record, then one honest instant event. */
 static void forge(uint8_t *map, uint64_t size)
 {
 	struct tracebuf_buffer_header *h = (void *)map;
 	uint64_t *p = (uint64_t *)(map + TRACEBUF_HEADER_SIZE);
-	struct tracebuf_fxt_event ev = {
-		.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = 1,
-		.thread = { .process_koid = 1, .thread_koid = 2 },
-		.category = { .data = "evil", .len = 4 },
-		.name = { .data = "honest", .len = 6 },
-	};
 	size_t cap = (size_t)(size - TRACEBUF_HEADER_SIZE), off = 0;
 	int n;
 
 	n = tracebuf_fxt_provider_info_write(p, cap, 9999, "forged", 6);
 	off += n > 0 ? (size_t)n : 0;
-	n = tracebuf_fxt_event_write(p + off / 8, cap - off, &ev);
+	n = tracebuf_fxt_event_write(p + off / 8, cap - off, &honest);
 	off += n > 0 ? (size_t)n : 0;
 	h->rolling_data_end[0] = off;
 }
@@ -103,16 +105,10 @@ static void rewrite_after_save(int fd, uint8_t *map)
 	struct tracebuf_buffer_header *h = (void *)map;
 	uint64_t off = TRACEBUF_HEADER_SIZE + h->durable_buffer_size, used = 0;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), first = (off + page - 1) / page * page;
-	struct tracebuf_fxt_event ev = {
-		.type = TRACEBUF_LIB_FXT_EVENT_INSTANT, .ticks = 1,
-		.thread = { .process_koid = 1, .thread_koid = 2 },
-		.category = { .data = "evil", .len = 4 },
-		.name = { .data = "honest", .len = 6 },
-	};
 
 	for (int i = 0; i < REWRITE_EVENTS; i++) {
 		int n = tracebuf_fxt_event_write((uint64_t *)(map + off + used),
-						 (size_t)(h->rolling_buffer_size - used), &ev);
+						 (size_t)(h->rolling_buffer_size - used), &honest);
 
 		if (n <= 0)
 			_exit(3);
