@@ -656,7 +656,8 @@ struct tracebuf_initialize_args {
  * not sealed (the manager copies them).  The provider's mappings of such
  * a buffer are filled as they are touched, and are VM_IO: MADV_DOFORK is
  * refused (EINVAL), and so is access from another process
- * (process_vm_writev(), /proc/PID/mem).
+ * (process_vm_writev(), /proc/PID/mem).  ENOSPC: 2^20 sealable buffers
+ * are alive.
  */
 #define TRACEBUF_INIT_F_SEAL_SAVES	_BITUL(0)
 #define TRACEBUF_INIT_F_ALL		TRACEBUF_INIT_F_SEAL_SAVES
