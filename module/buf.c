@@ -272,8 +272,8 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
 /* INITIALIZE with TRACEBUF_INIT_F_SEAL_SAVES, before anyone maps @buf. */
 int tracebuf_buf_set_sealable(struct tracebuf_buf *buf)
 {
+	u64 first, end;
 	unsigned int r;
-	u64 start;
 	int id;
 
 	id = ida_alloc_range(&tracebuf_seal_ida, 1, TRACEBUF_SEAL_SLOTS - 1,
@@ -283,10 +283,9 @@ int tracebuf_buf_set_sealable(struct tracebuf_buf *buf)
 	buf->seal_id = id;
 	buf->seal_base = (unsigned long)id * TRACEBUF_SEAL_SLOT_PAGES;
 	for (r = 0; r < 2; r++) {
-		start = TRACEBUF_HEADER_SIZE + buf->durable_size + r * buf->rolling_size;
-		buf->seal_first[r] = DIV_ROUND_UP(start, PAGE_SIZE);
-		buf->seal_end[r] = max_t(unsigned long, buf->seal_first[r],
-					 (start + buf->rolling_size) >> PAGE_SHIFT);
+		tracebuf_layout_sealed(buf->size, buf->mode, r, PAGE_SIZE, &first, &end);
+		buf->seal_first[r] = first >> PAGE_SHIFT;
+		buf->seal_end[r] = end >> PAGE_SHIFT;
 	}
 	mutex_init(&buf->seal_lock);
 	set_bit(TRACEBUF_BUF_SEALABLE, &buf->flags);

@@ -29,9 +29,9 @@ static inline void tb_layout_compute(struct tb_layout *l, uint64_t size, uint32_
 	l->rolling_size = tracebuf_layout_rolling_size(size, mode);
 	if (l->durable_size)
 		l->durable_off = TRACEBUF_HEADER_SIZE;
-	l->rolling_off[0] = TRACEBUF_HEADER_SIZE + l->durable_size;
+	l->rolling_off[0] = tracebuf_layout_rolling_off(size, mode, 0);
 	if (mode != TRACEBUF_MODE_ONESHOT)
-		l->rolling_off[1] = l->rolling_off[0] + l->rolling_size;
+		l->rolling_off[1] = tracebuf_layout_rolling_off(size, mode, 1);
 }
 
 #endif /* TRACEBUF_LAYOUT_H */

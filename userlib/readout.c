@@ -380,13 +380,13 @@ int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
 	struct tb_seal_view *v = &t->view[half];
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t off = t->lay.rolling_off[half], end = off + len;
-	uint64_t first = (off + page - 1) / page * page;
-	uint64_t last = (off + t->lay.rolling_size) / page * page;
+	__u64 first, last;
 	uint8_t *p;
 
 	if (len > t->lay.rolling_size)
 		return -EINVAL;		/* a bug here, not the provider's */
-	if (last <= first || end <= first)
+	tracebuf_layout_sealed(t->info.buffer_size, t->info.mode, half, page, &first, &last);
+	if (last == first || end <= first)
 		return tracebuf_readout_range(s, t, off, len);	/* nothing sealed */
 	if (!v->base) {
 		size_t vlen = (size_t)(last - first + 2 * page);

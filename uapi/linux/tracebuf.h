@@ -356,6 +356,29 @@ static inline __u64 tracebuf_layout_rolling_size(__u64 total_size, __u32 mode)
 	       (avail - tracebuf_layout_durable_size(total_size, mode)) / 2;
 }
 
+/* Where rolling buffer @rolling (0, or 1 but in oneshot mode) starts. */
+static inline __u64 tracebuf_layout_rolling_off(__u64 total_size, __u32 mode, __u32 rolling)
+{
+	return TRACEBUF_HEADER_SIZE + tracebuf_layout_durable_size(total_size, mode) +
+	       rolling * tracebuf_layout_rolling_size(total_size, mode);
+}
+
+/*
+ * What TRACEBUF_INIT_F_SEAL_SAVES seals of rolling buffer @rolling: the
+ * pages wholly inside it, [*first, *end) from the buffer's start, for a
+ * @page_size (a power of two) of the kernel's; empty (*end == *first)
+ * when no page is.
+ */
+static inline void tracebuf_layout_sealed(__u64 total_size, __u32 mode, __u32 rolling,
+					  __u64 page_size, __u64 *first, __u64 *end)
+{
+	__u64 off = tracebuf_layout_rolling_off(total_size, mode, rolling);
+	__u64 last = (off + tracebuf_layout_rolling_size(total_size, mode)) & ~(page_size - 1);
+
+	*first = (off + page_size - 1) & ~(page_size - 1);
+	*end = last > *first ? last : *first;
+}
+
 /* The header's buffering_mode (engine numbering) of TRACEBUF_MODE_* @mode. */
 static inline __u8 tracebuf_layout_header_mode(__u32 mode)
 {
