@@ -224,6 +224,70 @@ static inline bool tb_shape_same(const struct tb_shape *sh, const uint8_t *p)
 }
 
 /*
+ * A cycle of shapes that a hot path writes over and over (a duration's
+ * begin, an instant, its end...): tb_keep() learns it from the shapes'
+ * next links, and then compares a whole cycle at a time, the words of it
+ * that are shape (every header, each argument's header but for its
+ * value), with one branch.  A record that matches is as plain as one
+ * that matches its shape (tb_shape_same()): the same words, compared the
+ * same way.
+ */
+#define TB_CYCLE_SHAPES	8
+#define TB_CYCLE_WORDS	(TB_CYCLE_SHAPES * (1 + TB_SHAPE_ARGS))
+
+struct tb_cycle {
+	const struct tb_shape *first;		/* NULL: none learnt */
+	size_t size;				/* in bytes */
+	unsigned int n;
+	uint32_t at[TB_CYCLE_WORDS];		/* in bytes, from the first */
+	uint64_t mask[TB_CYCLE_WORDS];
+	uint64_t val[TB_CYCLE_WORDS];
+};
+
+/* @sh, its next, ... back to @sh, if that is a cycle short enough. */
+static void tb_cycle_learn(struct tb_cycle *c, const struct tb_shape *sh)
+{
+	const struct tb_shape *x = sh;
+	unsigned int shapes = 0, n = 0;
+	size_t words = 0;
+
+	do {
+		if (!x || !x->h || ++shapes > TB_CYCLE_SHAPES)
+			return;
+		c->at[n] = (uint32_t)words * 8;
+		c->mask[n] = ~0ull;
+		c->val[n++] = x->h;
+		for (unsigned int i = 0; i < x->nargs; i++, n++) {
+			c->at[n] = ((uint32_t)words + x->at[i]) * 8;
+			c->mask[n] = x->mask[i];
+			c->val[n] = x->arg[i];
+		}
+		words += x->size / 8;
+		x = x->next;
+	} while (x != sh);
+	c->n = n;
+	c->size = words * 8;
+	c->first = sh;
+}
+
+/* Whether the bytes at @p, at least @c's size, are a whole cycle of @c. */
+static inline bool tb_cycle_same(const struct tb_cycle *c, const uint8_t *p)
+{
+	uint64_t d = 0;
+
+	for (unsigned int i = 0; i < c->n; i++)
+		d |= (tb_word(p + c->at[i]) & c->mask[i]) ^ c->val[i];
+	return !d;
+}
+
+/*
+ * The chain's hits between attempts to learn a cycle, and the attempts
+ * per call: a hot path's cycle shows within a few of its turns.
+ */
+#define TB_CYCLE_AFTER	64
+#define TB_CYCLE_TRIES	4
+
+/*
  * Write the records of a copied chunk that are whole and decode, to @o,
  * from where they are: runs of kept records, each one write (large runs
  * are not copied again, tracebuf_out_write()).  Left out: zero words (the
@@ -243,6 +307,10 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 	struct tracebuf_reader_record rec;
 	struct tracebuf_reader *r = NULL;
 	size_t off = 0, run = 0, kept = 0;
+	unsigned int hits = 0, tries = 0;
+	struct tb_cycle cyc;
+
+	cyc.first = NULL;
 
 	len &= ~(size_t)7;
 	while (off < len) {
@@ -254,12 +322,23 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 		/*
 		 * Most records have the shape of a plain one before, and most
 		 * often the shape that followed the one before last time: the
-		 * next offset then does not wait for a header's load.
+		 * next offset then does not wait for a header's load.  Where
+		 * a cycle of those starts, whole cycles go first.
 		 */
 		for (prev = NULL; off < len; prev = seen, off += seen->size) {
 			seen = prev ? prev->next : NULL;
-			if (seen && seen->size <= len - off && tb_shape_same(seen, buf + off))
+			if (seen && seen == cyc.first) {
+				while (cyc.size <= len - off && tb_cycle_same(&cyc, buf + off))
+					off += cyc.size;
+				if (off >= len)
+					break;
+			}
+			if (seen && seen->size <= len - off && tb_shape_same(seen, buf + off)) {
+				if (!cyc.first && ++hits % TB_CYCLE_AFTER == 0 &&
+				    tries++ < TB_CYCLE_TRIES)
+					tb_cycle_learn(&cyc, seen);
 				continue;
+			}
 			seen = &shapes[tb_shape_slot(tb_word(buf + off))];
 			if (!seen->h || seen->size > len - off || !tb_shape_same(seen, buf + off))
 				break;
@@ -308,6 +387,12 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 	*rejected += len - off;
 	tracebuf_reader_close(r);
 	return kept;
+}
+
+size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
+			     size_t len, uint64_t *rejected, uint32_t *drop_windows)
+{
+	return tb_keep(s, o, buf, len, rejected, drop_windows);
 }
 
 /* The provider info record the first time, a section record after. */

@@ -17,6 +17,8 @@
 #include "ktap.h"
 #include "helpers.h"
 
+#include <unistd.h>
+
 #include "../internal.h"
 #include "../session.h"
 
@@ -449,6 +451,107 @@ static void plain_events_decode(void)
 	T_EXPECT(plain_seen - before > 20000);
 }
 
+/* An event header: by index, thread 1, category 1, name 2. */
+static uint64_t ev_hdr(unsigned int type, unsigned int words, unsigned int nargs)
+{
+	return HDR(TRACEBUF_LIB_FXT_RECORD_EVENT, words) | tracebuf_fxt_field(type, 16, 19) |
+	       tracebuf_fxt_field(nargs, 20, 23) | tracebuf_fxt_field(1, 24, 31) |
+	       tracebuf_fxt_field(1, 32, 47) | tracebuf_fxt_field(2, 48, 63);
+}
+
+/*
+ * The save walk (tracebuf_readout_keep()) over what a hot path writes
+ * most: a duration's begin, an instant with a 32-bit argument, its end,
+ * 300 times.  That is kept whole.  With any one bit of the 200th turn
+ * flipped, whatever is kept decodes to its end, kept and left out add up,
+ * the 199 turns before are kept as they are, and a timestamp's or the
+ * argument's value's bit is kept as it is: the walk compares whole turns
+ * at a time once it has learnt them, and must not let a broken one by.
+ */
+#define CYCLE_WORDS	7
+#define CYCLES		300
+#define CYCLE_BAD	200
+
+static void keep_one(const uint64_t *w, size_t len, int fd, uint8_t *out,
+		     size_t *kept, uint64_t *rejected, ssize_t *read_back)
+{
+	static uint8_t obuf[4096];
+	struct tracebuf_session *s = calloc(1, sizeof(*s));
+	struct tb_out o = { .fd = fd, .buf = obuf, .cap = sizeof(obuf) };
+	uint32_t windows = 0;
+
+	*rejected = 0;
+	*read_back = -1;
+	if (!s || ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET)) {
+		free(s);
+		return;
+	}
+	*kept = tracebuf_readout_keep(s, &o, (const uint8_t *)w, len, rejected, &windows);
+	if (!tracebuf_out_flush(&o))
+		*read_back = pread(fd, out, len, 0);
+	free(s);
+}
+
+static void walk_learns_cycles(void)
+{
+	static uint64_t w[CYCLES * CYCLE_WORDS], bad[CYCLES * CYCLE_WORDS];
+	static uint8_t out[sizeof(w)];
+	unsigned int dropped = 0, kept_as_is = 0;
+	FILE *f = tmpfile();
+	uint64_t rejected;
+	ssize_t got;
+	size_t kept;
+
+	T_ASSERT(f != NULL);
+	for (unsigned int c = 0; c < CYCLES; c++) {
+		uint64_t *p = w + c * CYCLE_WORDS;
+
+		p[0] = ev_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, 2, 0);
+		p[1] = 1000 + c * 3;
+		p[2] = ev_hdr(TRACEBUF_LIB_FXT_EVENT_INSTANT, 3, 1);
+		p[3] = 1001 + c * 3;
+		p[4] = TRACEBUF_LIB_FXT_ARG_UINT32 | tracebuf_fxt_field(1, 4, 15) |
+		       tracebuf_fxt_field(3, 16, 31) | (uint64_t)c << 32;
+		p[5] = ev_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_END, 2, 0);
+		p[6] = 1002 + c * 3;
+		for (unsigned int i = 0; i < CYCLE_WORDS; i++)
+			p[i] = tracebuf_fxt_le64(p[i]);
+	}
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
+	T_ASSERT_EQ(kept, sizeof(w));
+	T_ASSERT_EQ(rejected, 0);
+	T_ASSERT(got == (ssize_t)sizeof(w) && !memcmp(out, w, sizeof(w)));
+
+	for (unsigned int i = 0; i < CYCLE_WORDS && !t_failures; i++) {
+		for (unsigned int b = 0; b < 64 && !t_failures; b++) {
+			size_t at = CYCLE_BAD * CYCLE_WORDS + i;
+			bool value = i == 1 || i == 3 || i == 6 || (i == 4 && b >= 32);
+			struct t_result res;
+
+			memcpy(bad, w, sizeof(w));
+			bad[at] ^= tracebuf_fxt_le64(1ull << b);
+			keep_one(bad, sizeof(bad), fileno(f), out, &kept, &rejected, &got);
+			res = t_read_all(out, got > 0 ? (size_t)got : 0, 0);
+			if (got != (ssize_t)kept || kept + rejected != sizeof(bad) ||
+			    res.ret || res.end != kept || !res.bounds_ok ||
+			    memcmp(out, bad, CYCLE_BAD * CYCLE_WORDS * 8) ||
+			    (value && (kept != sizeof(bad) || memcmp(out, bad, kept)))) {
+				T_FAIL("word %u bit %u: kept %zu (read back %zd), rejected %llu, "
+				       "read %d to %zu", i, b, kept, got,
+				       (unsigned long long)rejected, res.ret, res.end);
+				break;
+			}
+			dropped += kept < sizeof(bad);
+			kept_as_is += kept == sizeof(bad) && !memcmp(out, bad, kept);
+		}
+	}
+	fclose(f);
+	printf("# of %u flips, %u left something out, %u kept all as it was\n",
+	       CYCLE_WORDS * 64, dropped, kept_as_is);
+	T_EXPECT(dropped > 0);
+	T_EXPECT(kept_as_is >= 4 * 64);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(truncate_every_offset),
 	T_TEST(flip_every_bit),
@@ -458,6 +561,7 @@ static const struct t_test tests[] = {
 	T_TEST(zero_headers),
 	T_TEST(table_pressure),
 	T_TEST(plain_events_decode),
+	T_TEST(walk_learns_cycles),
 };
 
 T_MAIN(tests)
