@@ -538,6 +538,9 @@ TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
 		for (ssize_t i = 0; i < n; i++)
 			tb_on_msg(s, &msgs[i]);
 		handled += (int)n;
+		/* fewer than asked: that was all, and poll says when more is */
+		if (n < (ssize_t)TRACEBUF_ARRAY_SIZE(msgs))
+			break;
 	}
 	if (s->out.err)
 		return -EIO;
