@@ -13,13 +13,16 @@
  *                pages are faulted in once, a oneshot one's as it
  *                fills), then a bisection of TB_SBENCH_STEPS steps
  *                (default 5), one run each;
- *   - manager:   tracebufctl's CPU time per MiB of trace in the last
- *                lossless run of each (its children's, the providers',
- *                taken out, and its fixed cost: what a recording of one
- *                iteration with the same buffer and providers takes,
+ *   - manager:   tracebufctl's CPU time per MiB of trace, the median of
+ *                the last lossless run of each and two more at its rate
+ *                (its children's, the providers', taken out, and its
+ *                fixed cost: what a recording of one iteration with the
+ *                same buffer and providers takes, the median of three,
  *                printed too), next to a plain write() of as many bytes
- *                from memory in writes of half the buffer (the median
- *                of three);
+ *                from memory in writes of half the buffer, made right
+ *                after each of the three runs, on an idle guest and
+ *                beside the same providers at the same rate
+ *                (plain_write_beside()): the medians of the ratios;
  *   - round trip: from a provider's SAVE_BUFFER to the manager's
  *                BUFFER_SAVED, as the providers measured them (median and
  *                99th percentile of the newest 256 of each).
@@ -208,6 +211,57 @@ static double plain_write(double bytes, size_t chunk)
 	return t;
 }
 
+/* The middle of three. */
+static double median3(double *v)
+{
+	qsort(v, 3, sizeof(v[0]), cmp_double);
+	return v[1];
+}
+
+/*
+ * plain_write() beside @procs providers that write at @rate iterations
+ * a second each (0: as fast as they can) into a circular recording: the
+ * providers' work of a streaming recording, without its manager's.  Under
+ * emulation a task's CPU time grows when another vCPU is busy, so this is
+ * the write() that the manager's, made beside its providers, compares
+ * with; 0 if they did not run.
+ */
+static double plain_write_beside(double bytes, size_t chunk, unsigned int procs, double rate)
+{
+	char nprocs[16], ncount[16], nrate[32];
+	const char *argv[] = { "tracebufctl", "record", "-q", "-m", "circular", "-b", "1M", "-o",
+			       path("beside.fxt"), "--", prog_path("tb-seqprov"), "-P", nprocs,
+			       "-n", ncount, rate > 0 ? "-r" : NULL, nrate, NULL };
+	/* the providers run for 3 s or more at @rate, about 2 at full speed */
+	unsigned int count = rate > 0 ? (unsigned int)(rate * 3) + 1000 : 400000;
+	struct timespec start = { 0, 500 * 1000 * 1000 };
+	double w = 0;
+	int status;
+	pid_t pid;
+
+	snprintf(nprocs, sizeof(nprocs), "%u", procs);
+	snprintf(ncount, sizeof(ncount), "%u", count);
+	snprintf(nrate, sizeof(nrate), "%.0f", rate);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(prog_path(argv[0]), (char *const *)argv);
+		_exit(127);
+	}
+	nanosleep(&start, NULL);	/* the providers started */
+	w = plain_write(bytes, chunk);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		w = 0;
+	unlink(path("beside.fxt"));
+	return w;
+}
+
 /* Iterations of tb-seqprov that hold @size bytes of trace, about. */
 #define ITER_BYTES	56
 
@@ -236,7 +290,8 @@ struct result {
 	unsigned int procs;
 	double lo, hi;		/* lossless at lo (of the full rate), not at hi */
 	double unpaced;		/* the unpaced run's rate, of the full rate */
-	double mgr_per_mib, write_per_mib;
+	double mgr_per_mib;
+	double vs_write, vs_beside;	/* of a plain write(), idle and beside */
 	double mgr_fixed;	/* s: a recording of one iteration */
 	uint32_t median_us, p99_us;
 	unsigned int saves;
@@ -278,21 +333,41 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 		}
 		f = (res->lo + res->hi) / 2;
 	}
-	/* the fixed cost: startup, registration, the end's read-out */
-	T_ASSERT_EQ(record("streaming", size, procs, 1, 0, r), 0);
-	res->mgr_fixed = r->mgr_cpu;
+	/*
+	 * The fixed cost (startup, registration, the end's read-out), the
+	 * median of three.  Then the manager's CPU per MiB in the last
+	 * lossless run and two more at its rate, each next to its own
+	 * write()s, idle and beside: medians of the three and of the
+	 * three ratios, since on this machine one CPU time alone is as
+	 * noisy as a run.
+	 */
+	double rate = res->lo < 1 ? res->lo * full : 0;
+	double fixed[3], per_mib[3], vs_write[3], vs_beside[3];
+
+	for (int i = 0; i < 3; i++) {
+		T_ASSERT_EQ(record("streaming", size, procs, 1, 0, r), 0);
+		fixed[i] = r->mgr_cpu;
+	}
+	res->mgr_fixed = median3(fixed);
 	if (best->bytes > 0) {
-		double mib = best->bytes / MIB;
+		for (int i = 0; i < 3; i++) {
+			double mib, w, b;
 
-		res->mgr_per_mib = best->mgr_cpu > res->mgr_fixed ?
-				   (best->mgr_cpu - res->mgr_fixed) / mib : 0;
-		double w[3];
-
-		/* the median of three: one write() alone is as noisy as a run */
-		for (int i = 0; i < 3; i++)
-			w[i] = plain_write(best->bytes, bsize / 2);
-		qsort(w, 3, sizeof(w[0]), cmp_double);
-		res->write_per_mib = w[1] / mib;
+			if (i)
+				T_ASSERT_EQ(record("streaming", size, procs, count, rate, r), 0);
+			else
+				memcpy(r, best, sizeof(*r));
+			mib = r->bytes / MIB;
+			per_mib[i] = mib > 0 && r->mgr_cpu > res->mgr_fixed ?
+				     (r->mgr_cpu - res->mgr_fixed) / mib : 0;
+			w = plain_write(r->bytes, bsize / 2) / mib;
+			b = plain_write_beside(r->bytes, bsize / 2, procs, rate) / mib;
+			vs_write[i] = w > 0 ? per_mib[i] / w : 0;
+			vs_beside[i] = b > 0 ? per_mib[i] / b : 0;
+		}
+		res->mgr_per_mib = median3(per_mib);
+		res->vs_write = median3(vs_write);
+		res->vs_beside = median3(vs_beside);
 		res->saves = best->saves;
 		if (best->nus) {
 			qsort(best->us, best->nus, sizeof(best->us[0]), cmp_u32);
@@ -322,15 +397,18 @@ static void bench(void)
 	printf("# full rate, oneshot: %.0f iterations/s (1 provider), %.0f each (%u at once); "
 	       "an iteration is 3 events, some %u bytes\n", full[0], full[1], MAX_PROCS,
 	       ITER_BYTES);
-	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-9s %-8s %-12s\n", "buffer", "procs",
-	       "unpaced", "lossless (of full)", "manager CPU/MiB", "vs write()", "fixed",
-	       "saves", "round trip median/p99");
+	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-9s %-8s %-12s\n", "buffer",
+	       "procs", "unpaced", "lossless (of full)", "manager CPU/MiB", "vs write()",
+	       "vs beside", "fixed", "saves", "round trip median/p99");
 	for (unsigned int i = 0; i < n; i++)
 		printf("# %-6s %-5u %5.2fx   %5.3f (not at %5.3f)   %8.2f ms      %5.2fx     "
-		       "%6.1f ms %-8u %u/%u us\n", res[i].size, res[i].procs, res[i].unpaced,
-		       res[i].lo, res[i].hi, res[i].mgr_per_mib * 1e3, res[i].write_per_mib > 0 ?
-		       res[i].mgr_per_mib / res[i].write_per_mib : 0, res[i].mgr_fixed * 1e3,
-		       res[i].saves, res[i].median_us, res[i].p99_us);
+		       "%5.2fx      %6.1f ms %-8u %u/%u us\n", res[i].size, res[i].procs,
+		       res[i].unpaced, res[i].lo, res[i].hi, res[i].mgr_per_mib * 1e3,
+		       res[i].vs_write, res[i].vs_beside,
+		       res[i].mgr_fixed * 1e3, res[i].saves, res[i].median_us, res[i].p99_us);
+	printf("# vs write(): of a plain write() of as many bytes, on an idle guest; vs beside: "
+	       "of the same write() while the providers write at the same rate into a circular "
+	       "recording; medians of three ratios, each run's to write()s right after it\n");
 }
 
 /*
