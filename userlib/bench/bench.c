@@ -73,6 +73,15 @@
  * tracebuf_ticks() alone is timed too: on x86 the TSC read is most of an
  * event's cost (on Arm the counter read and its ISB).
  *
+ * The manager's save path, without the module: 32 MiB of the begin,
+ * instant (u32) and end records tb-seqprov writes by turns, in 512 KiB
+ * halves (a 1 MiB streaming buffer's), checked and written to a memfd by
+ * tracebuf_readout_keep() as a streaming save is, next to a plain
+ * write() of the same halves to a memfd; thread CPU time per MiB, the
+ * ratio a median of the per-round ratios.  Left out: what the module
+ * adds to a save (its packets, the wake-up, BUFFER_SAVED), which only
+ * "make bench-stream" in the guest can time.
+ *
  *   tb-bench [--rounds N] [--run-ms MS] [--results FILE]
  *	measure, print the details, write "key median min max" lines to FILE
  *   tb-bench --report FILE
@@ -101,6 +110,8 @@
 
 #include "engine_priv.h"
 #include "event_priv.h"
+#include "internal.h"
+#include "session.h"
 #include "bench.h"
 
 #define NOINL			__attribute__((noinline))
@@ -855,6 +866,14 @@ static void print_line(const char *label, const double *v, unsigned int n,
 	       s[1], s[2], extra);
 }
 
+/* print_line() a figure, and put_result() it as @key. */
+static void show(const char *label, const char *key, const double *v, unsigned int n,
+		 const char *unit)
+{
+	print_line(label, v, n, unit, "");
+	put_result(key, v, n);
+}
+
 /*
  * Two threads vs one.  A round measures each loop on one worker, then on
  * two; it counts as quiet when both controls (busy loop, floor) reached
@@ -971,8 +990,7 @@ static void measure_scaling(void)
 	}
 	for (unsigned int j = 0; j < nused; j++)
 		vr[j] = rel[used[j]];
-	print_line("tracebuf scaling / floor scaling", vr, nused, "x", "");
-	put_result("ratio.scale_tb_floor", vr, nused);
+	show("tracebuf scaling / floor scaling", "ratio.scale_tb_floor", vr, nused, "x");
 	printf("  lowest CPU-time/wall share of a thread in a 2-thread run: "
 	       "tracebuf %.2f, floor %.2f, busy %.2f\n",
 	       min_share[0], min_share[1], min_share[2]);
@@ -982,6 +1000,111 @@ static void measure_scaling(void)
 	if (results)
 		fprintf(results, "dropped.scale %llu\nscale_rounds %u %u %d\n",
 			(unsigned long long)dropped, nquiet, total, noisy);
+}
+
+/* -------------------------------------------------------------------- */
+/* The manager's save path                                              */
+
+#define SAVE_DATA	(32u << 20)	/* the records saved, per run */
+#define SAVE_HALF	(512u << 10)	/* a 1 MiB streaming buffer's */
+#define SAVE_TURN	7		/* words: begin, instant + u32, end */
+
+/* An event header, by index: thread 1, category 1, name 2. */
+static uint64_t save_hdr(unsigned int type, unsigned int words, unsigned int nargs)
+{
+	return TRACEBUF_LIB_FXT_RECORD_EVENT | tracebuf_fxt_field(words, 4, 15) |
+	       tracebuf_fxt_field(type, 16, 19) | tracebuf_fxt_field(nargs, 20, 23) |
+	       tracebuf_fxt_field(1, 24, 31) | tracebuf_fxt_field(1, 32, 47) |
+	       tracebuf_fxt_field(2, 48, 63);
+}
+
+/* The bytes of a half that hold whole turns: what a save holds here. */
+#define SAVE_LEN	(SAVE_HALF / (SAVE_TURN * 8) * (SAVE_TURN * 8))
+
+/*
+ * SAVE_DATA bytes of halves, each of what tb-seqprov's loop writes, turn
+ * after turn, to SAVE_LEN.
+ */
+static uint8_t *save_records(void)
+{
+	uint8_t *data = malloc(SAVE_DATA);
+
+	if (!data)
+		die("out of memory");
+	memset(data, 0, SAVE_DATA);
+	for (size_t i = 0; i < SAVE_DATA / SAVE_HALF * (SAVE_LEN / (SAVE_TURN * 8)); i++) {
+		size_t t = i % (SAVE_LEN / (SAVE_TURN * 8)), half = i / (SAVE_LEN / (SAVE_TURN * 8));
+		uint64_t *p = (uint64_t *)(data + half * SAVE_HALF) + t * SAVE_TURN;
+
+		p[0] = save_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, 2, 0);
+		p[1] = 3 * i;
+		p[2] = save_hdr(TRACEBUF_LIB_FXT_EVENT_INSTANT, 3, 1);
+		p[3] = 3 * i + 1;
+		p[4] = TRACEBUF_LIB_FXT_ARG_UINT32 | tracebuf_fxt_field(1, 4, 15) |
+		       tracebuf_fxt_field(3, 16, 31) | (uint64_t)(i & 0xffffffffu) << 32;
+		p[5] = save_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_END, 2, 0);
+		p[6] = 3 * i + 2;
+		for (unsigned int w = 0; w < SAVE_TURN; w++)
+			p[w] = tracebuf_fxt_le64(p[w]);
+	}
+	return data;
+}
+
+/*
+ * One run: the halves of @data to a fresh memfd, SAVE_LEN bytes of each,
+ * as the manager saves them (@walk: tracebuf_readout_keep() and its
+ * output) or as a plain write() does; ns of thread CPU time per MiB.
+ */
+static double save_run(const uint8_t *data, bool walk)
+{
+	static uint8_t obuf[64 << 10];
+	struct tracebuf_session *s = calloc(1, sizeof(*s));
+	int fd = memfd_create("tb-bench-save", MFD_CLOEXEC);
+	uint64_t rejected = 0;
+	uint32_t windows = 0;
+	double t0, t;
+
+	if (!s || fd < 0)
+		die("save run: %s", s ? strerror(errno) : "out of memory");
+	t0 = cpu_ns();
+	for (size_t off = 0; off < SAVE_DATA; off += SAVE_HALF) {
+		struct tb_out o = { .fd = fd, .buf = obuf, .cap = sizeof(obuf) };
+
+		if (!walk) {
+			if (write(fd, data + off, SAVE_LEN) != SAVE_LEN)
+				die("save run: write: %s", strerror(errno));
+			continue;
+		}
+		if (tracebuf_readout_keep(s, &o, data + off, SAVE_LEN, &rejected,
+					  &windows) != SAVE_LEN || tracebuf_out_flush(&o))
+			die("save run: the walk did not keep every record");
+	}
+	t = cpu_ns() - t0;
+	close(fd);
+	free(s);
+	return t / (SAVE_DATA / SAVE_HALF * SAVE_LEN / 1048576.0);
+}
+
+static void measure_save(void)
+{
+	double walk[MAX_ROUNDS], plain[MAX_ROUNDS], ratio[MAX_ROUNDS];
+	uint8_t *data = save_records();
+
+	save_run(data, true);	/* warm: the page cache, the code */
+	save_run(data, false);
+	for (unsigned int r = 0; r < opt_rounds; r++) {
+		walk[r] = save_run(data, true) / 1e6;
+		plain[r] = save_run(data, false) / 1e6;
+		ratio[r] = walk[r] / plain[r];
+	}
+	free(data);
+	printf("\nThe manager's save path without the module: %u MiB of begin, instant (u32), end\n"
+	       "records, %u KiB at a time, checked and written by tracebuf_readout_keep(), next\n"
+	       "to a plain write() of them, to a memfd; ms of CPU time per MiB, %u runs:\n",
+	       SAVE_DATA >> 20, SAVE_HALF >> 10, opt_rounds);
+	show("save path (walk and write)", "fig.save_walk", walk, opt_rounds, "ms");
+	show("plain write()", "fig.save_plain", plain, opt_rounds, "ms");
+	show("save path / plain write()", "ratio.save_plain", ratio, opt_rounds, "x");
 }
 
 /* -------------------------------------------------------------------- */
@@ -1083,25 +1206,23 @@ static int measure(void)
 			fprintf(results, "dropped.%s %llu\n", f->key,
 				(unsigned long long)f->dropped);
 	}
-	print_line("instant / floor (per-thread)", r_floor, rounds, "x", "");
-	put_result("ratio.instant_floor", r_floor, rounds);
-	print_line("instant / floor (shared fetch_add)", r_floor_sh, rounds, "x", "");
-	put_result("ratio.instant_floor_shared", r_floor_sh, rounds);
-	print_line("posix_trace_event / instant", r_posix, rounds, "x", "");
-	put_result("ratio.posix_instant", r_posix, rounds);
-	print_line("posix_trace_event filtered / disabled", r_posix_off, rounds, "x", "");
-	put_result("ratio.posix_filtered_disabled", r_posix_off, rounds);
+	show("instant / floor (per-thread)", "ratio.instant_floor", r_floor, rounds, "x");
+	show("instant / floor (shared fetch_add)", "ratio.instant_floor_shared", r_floor_sh,
+	     rounds, "x");
+	show("posix_trace_event / instant", "ratio.posix_instant", r_posix, rounds, "x");
+	show("posix_trace_event filtered / disabled", "ratio.posix_filtered_disabled",
+	     r_posix_off, rounds, "x");
 	if (lttng_on) {
 		uint64_t events = figure("lttng")->n * rounds;
 
-		print_line("LTTng-UST / instant", r_lttng, rounds, "x", "");
-		put_result("ratio.lttng_instant", r_lttng, rounds);
+		show("LTTng-UST / instant", "ratio.lttng_instant", r_lttng, rounds, "x");
 		if (results)
 			fprintf(results, "lttng_events %llu\n", (unsigned long long)events);
 	}
 	fflush(stdout);
 
 	measure_scaling();
+	measure_save();
 
 	tracebuf_engine_stop();
 	printf("  engine: %u wraps of the rolling buffers in all; %llu records dropped\n",
@@ -1192,6 +1313,9 @@ static const struct row rows[] = {
 	ROW("posix filtered out / disabled", "ratio.posix_filtered_disabled", "x", 0, 0),
 	ROW("instant, CLOCK_MONOTONIC ticks", "fig.instant_mono", "ns", 0, 0),
 	ROW("tracebuf_ticks() alone", "fig.ticks", "ns", 0, 0),
+	ROW("save path / plain write()", "ratio.save_plain", "x", '<', 1.2),
+	ROW("save path, per MiB", "fig.save_walk", "ms", 0, 0),
+	ROW("plain write(), per MiB", "fig.save_plain", "ms", 0, 0),
 };
 
 static int report(const char *path)
