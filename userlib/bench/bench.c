@@ -112,6 +112,7 @@
 #include "event_priv.h"
 #include "internal.h"
 #include "session.h"
+#include "tests/helpers.h"	/* t_turn() */
 #include "bench.h"
 
 #define NOINL			__attribute__((noinline))
@@ -1007,46 +1008,23 @@ static void measure_scaling(void)
 
 #define SAVE_DATA	(32u << 20)	/* the records saved, per run */
 #define SAVE_HALF	(512u << 10)	/* a 1 MiB streaming buffer's */
-#define SAVE_TURN	7		/* words: begin, instant + u32, end */
-
-/* An event header, by index: thread 1, category 1, name 2. */
-static uint64_t save_hdr(unsigned int type, unsigned int words, unsigned int nargs)
-{
-	return TRACEBUF_LIB_FXT_RECORD_EVENT | tracebuf_fxt_field(words, 4, 15) |
-	       tracebuf_fxt_field(type, 16, 19) | tracebuf_fxt_field(nargs, 20, 23) |
-	       tracebuf_fxt_field(1, 24, 31) | tracebuf_fxt_field(1, 32, 47) |
-	       tracebuf_fxt_field(2, 48, 63);
-}
+#define SAVE_TURN	T_TURN_WORDS
 
 /* The bytes of a half that hold whole turns: what a save holds here. */
 #define SAVE_LEN	(SAVE_HALF / (SAVE_TURN * 8) * (SAVE_TURN * 8))
 
-/*
- * SAVE_DATA bytes of halves, each of what tb-seqprov's loop writes, turn
- * after turn, to SAVE_LEN.
- */
+/* SAVE_DATA bytes of halves, each of t_turn()s to SAVE_LEN, then zeros. */
 static uint8_t *save_records(void)
 {
-	uint8_t *data = malloc(SAVE_DATA);
+	size_t turns = SAVE_LEN / (SAVE_TURN * 8);
+	uint8_t *data = calloc(1, SAVE_DATA);
 
 	if (!data)
 		die("out of memory");
-	memset(data, 0, SAVE_DATA);
-	for (size_t i = 0; i < SAVE_DATA / SAVE_HALF * (SAVE_LEN / (SAVE_TURN * 8)); i++) {
-		size_t t = i % (SAVE_LEN / (SAVE_TURN * 8)), half = i / (SAVE_LEN / (SAVE_TURN * 8));
-		uint64_t *p = (uint64_t *)(data + half * SAVE_HALF) + t * SAVE_TURN;
-
-		p[0] = save_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, 2, 0);
-		p[1] = 3 * i;
-		p[2] = save_hdr(TRACEBUF_LIB_FXT_EVENT_INSTANT, 3, 1);
-		p[3] = 3 * i + 1;
-		p[4] = TRACEBUF_LIB_FXT_ARG_UINT32 | tracebuf_fxt_field(1, 4, 15) |
-		       tracebuf_fxt_field(3, 16, 31) | (uint64_t)(i & 0xffffffffu) << 32;
-		p[5] = save_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_END, 2, 0);
-		p[6] = 3 * i + 2;
-		for (unsigned int w = 0; w < SAVE_TURN; w++)
-			p[w] = tracebuf_fxt_le64(p[w]);
-	}
+	for (size_t i = 0; i < SAVE_DATA / SAVE_HALF * turns; i++)
+		if (t_turn((uint64_t *)(data + i / turns * SAVE_HALF) + i % turns * SAVE_TURN,
+			   (uint32_t)i) != SAVE_TURN * 8)
+			die("t_turn failed");
 	return data;
 }
 

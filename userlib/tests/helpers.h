@@ -75,6 +75,44 @@ static inline struct tracebuf_fxt_str t_lit(const char *s)
 	return tracebuf_fxt_str_inline(s, strlen(s));
 }
 
+/*
+ * One turn of tb-seqprov's loop as a provider's hot path writes it: a
+ * duration's begin, an instant with the u32 argument @i, the duration's
+ * end, each 16, 24 and 16 bytes: thread, category and names by index
+ * (thread 1, category 1, name 2, the argument's name 3), at ticks 3 @i
+ * to 3 @i + 2.  T_TURN_WORDS words to @p; the bytes, or -errno.
+ */
+#define T_TURN_WORDS	7
+
+static inline int t_turn(uint64_t *p, uint32_t i)
+{
+	static const unsigned int types[] = {
+		TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, TRACEBUF_LIB_FXT_EVENT_INSTANT,
+		TRACEBUF_LIB_FXT_EVENT_DURATION_END,
+	};
+	struct tracebuf_fxt_arg arg = tracebuf_fxt_arg_uint32(tracebuf_fxt_str_index(3), i);
+	struct tracebuf_fxt_event ev = {
+		.thread = tracebuf_fxt_thread_index(1),
+		.category = tracebuf_fxt_str_index(1),
+		.name = tracebuf_fxt_str_index(2),
+	};
+	int done = 0;
+
+	for (unsigned int e = 0; e < 3; e++) {
+		int n;
+
+		ev.type = types[e];
+		ev.ticks = 3ull * i + e;
+		ev.args = e == 1 ? &arg : NULL;
+		ev.nargs = e == 1;
+		n = tracebuf_fxt_event_write(p + done / 8, T_TURN_WORDS * 8 - (size_t)done, &ev);
+		if (n < 0)
+			return n;
+		done += n;
+	}
+	return done;
+}
+
 /* ---------------------------------------------------------------------- */
 /* xorshift64*: reproducible pseudo-random numbers                         */
 

@@ -451,14 +451,6 @@ static void plain_events_decode(void)
 	T_EXPECT(plain_seen - before > 20000);
 }
 
-/* An event header: by index, thread 1, category 1, name 2. */
-static uint64_t ev_hdr(unsigned int type, unsigned int words, unsigned int nargs)
-{
-	return HDR(TRACEBUF_LIB_FXT_RECORD_EVENT, words) | tracebuf_fxt_field(type, 16, 19) |
-	       tracebuf_fxt_field(nargs, 20, 23) | tracebuf_fxt_field(1, 24, 31) |
-	       tracebuf_fxt_field(1, 32, 47) | tracebuf_fxt_field(2, 48, 63);
-}
-
 /*
  * The save walk (tracebuf_readout_keep()) over what a hot path writes
  * most: a duration's begin, an instant with a 32-bit argument, its end,
@@ -468,7 +460,7 @@ static uint64_t ev_hdr(unsigned int type, unsigned int words, unsigned int nargs
  * argument's value's bit is kept as it is: the walk compares whole turns
  * at a time once it has learnt them, and must not let a broken one by.
  */
-#define CYCLE_WORDS	7
+#define CYCLE_WORDS	T_TURN_WORDS
 #define CYCLES		300
 #define CYCLE_BAD	200
 
@@ -503,20 +495,8 @@ static void walk_learns_cycles(void)
 	size_t kept;
 
 	T_ASSERT(f != NULL);
-	for (unsigned int c = 0; c < CYCLES; c++) {
-		uint64_t *p = w + c * CYCLE_WORDS;
-
-		p[0] = ev_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, 2, 0);
-		p[1] = 1000 + c * 3;
-		p[2] = ev_hdr(TRACEBUF_LIB_FXT_EVENT_INSTANT, 3, 1);
-		p[3] = 1001 + c * 3;
-		p[4] = TRACEBUF_LIB_FXT_ARG_UINT32 | tracebuf_fxt_field(1, 4, 15) |
-		       tracebuf_fxt_field(3, 16, 31) | (uint64_t)c << 32;
-		p[5] = ev_hdr(TRACEBUF_LIB_FXT_EVENT_DURATION_END, 2, 0);
-		p[6] = 1002 + c * 3;
-		for (unsigned int i = 0; i < CYCLE_WORDS; i++)
-			p[i] = tracebuf_fxt_le64(p[i]);
-	}
+	for (unsigned int c = 0; c < CYCLES; c++)
+		T_ASSERT_EQ(t_turn(w + c * CYCLE_WORDS, c), CYCLE_WORDS * 8);
 	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
 	T_ASSERT_EQ(kept, sizeof(w));
 	T_ASSERT_EQ(rejected, 0);
