@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/highmem.h>
 #include <linux/idr.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -409,10 +410,48 @@ out:
 	return ret;
 }
 
+/*
+ * A debugger's access (ptrace, /proc/PID/mem: access_remote_vm()), which
+ * cannot pin a page of a VM_IO mapping and comes here instead: up to the
+ * end of the page at @addr, from the buffer's page; but a write into a
+ * sealed rolling buffer is refused, as the provider's own store is.
+ */
+static int tracebuf_vm_access_sealable(struct vm_area_struct *vma, unsigned long addr,
+				       void *data, int len, int write)
+{
+	struct tracebuf_buf *buf = vma->vm_private_data;
+	unsigned long i = vma->vm_pgoff - buf->seal_base +
+			  ((addr - vma->vm_start) >> PAGE_SHIFT);
+	unsigned int off = offset_in_page(addr), r;
+	void *va;
+
+	if (len <= 0 || i >= buf->nr_pages)
+		return -EINVAL;
+	len = min_t(int, len, PAGE_SIZE - off);
+	mutex_lock(&buf->seal_lock);
+	for (r = 0; write && r < 2; r++) {
+		if (i >= buf->seal_first[r] && i < buf->seal_end[r] &&
+		    test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
+			len = -EFAULT;
+			goto out;
+		}
+	}
+	va = kmap_local_page(buf->pages[i]);
+	if (write)
+		memcpy(va + off, data, len);
+	else
+		memcpy(data, va + off, len);
+	kunmap_local(va);
+out:
+	mutex_unlock(&buf->seal_lock);
+	return len;
+}
+
 static const struct vm_operations_struct tracebuf_vm_ops_sealable = {
 	.open = tracebuf_vm_open,
 	.close = tracebuf_vm_close,
 	.fault = tracebuf_vm_fault_sealable,
+	.access = tracebuf_vm_access_sealable,
 };
 
 /*

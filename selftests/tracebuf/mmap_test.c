@@ -1150,10 +1150,50 @@ TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 
 	EXPECT_EQ(-1, process_vm_writev(getpid(), &local, 1, &remote, 1, 0));
 	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, process_vm_readv(getpid(), &local, 1, &remote, 1, 0));
+	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, madvise(self->map, self->p.size, MADV_DOFORK));
 	EXPECT_EQ(EINVAL, errno);
 	/* a plain store is fine */
 	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+}
+
+/* ptrace and /proc/PID/mem go through the module: reads, and writes but into a seal */
+TEST_F(seal, debugger_access_respects_the_seal)
+{
+	char *at0 = self->map + self->off[0], *at1 = self->map + self->off[1];
+	size_t page = tb_page_size();
+	char c = 0;
+	int fd;
+
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	at0[page - 1] = 0x11;
+	/* a read and a write across the end of a page, each landing in the buffer */
+	ASSERT_EQ(2, pwrite(fd, "\x22\x33", 2, (off_t)(uintptr_t)(at0 + page - 1)));
+	EXPECT_EQ(0x22, at0[page - 1]);
+	EXPECT_EQ(0x33, at0[page]);
+	EXPECT_EQ(0x33, self->mgr[self->off[0] + page]);
+	ASSERT_EQ(1, pread(fd, &c, 1, (off_t)(uintptr_t)(at0 + page)));
+	EXPECT_EQ(0x33, c);
+
+	tb_seal_save(_metadata, &self->p, 0);
+	/* sealed: read, not written */
+	c = 0;
+	EXPECT_EQ(1, pread(fd, &c, 1, (off_t)(uintptr_t)at0 + page));
+	EXPECT_EQ(0x33, c);
+	EXPECT_EQ(-1, pwrite(fd, "\x44", 1, (off_t)(uintptr_t)(at0 + page)));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(0x33, self->mgr[self->off[0] + page]);
+	/* the other rolling buffer is not sealed */
+	EXPECT_EQ(1, pwrite(fd, "\x55", 1, (off_t)(uintptr_t)at1));
+	EXPECT_EQ(0x55, self->mgr[self->off[1]]);
+
+	ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, 0, 0));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
+	EXPECT_EQ(1, pwrite(fd, "\x66", 1, (off_t)(uintptr_t)(at0 + page)));
+	EXPECT_EQ(0x66, at0[page]);
+	close(fd);
 }
 
 TEST_F(seal, unsealable_modes_einval)

@@ -678,9 +678,11 @@ struct tracebuf_initialize_args {
  * the pages it shares with the durable or the other rolling buffer are
  * not sealed (the manager copies them).  The provider's mappings of such
  * a buffer are filled as they are touched, and are VM_IO: MADV_DOFORK is
- * refused (EINVAL), and so is access from another process
- * (process_vm_writev(), /proc/PID/mem).  ENOSPC: 2^20 sealable buffers
- * are alive.
+ * refused (EINVAL), and so is process_vm_readv()/process_vm_writev()
+ * (EFAULT: they pin pages); a debugger (ptrace, /proc/PID/mem) reads
+ * and writes them through the module, but a write into a sealed rolling
+ * buffer fails (EIO) as the provider's own would.  ENOSPC: 2^20 sealable
+ * buffers are alive.
  */
 #define TRACEBUF_INIT_F_SEAL_SAVES	_BITUL(0)
 #define TRACEBUF_INIT_F_ALL		TRACEBUF_INIT_F_SEAL_SAVES
