@@ -1031,31 +1031,6 @@ FIXTURE_TEARDOWN(seal)
 	tb_peer_close(&self->p);
 }
 
-static sigjmp_buf tb_seal_jmp;
-
-static void tb_seal_sigbus(int sig)
-{
-	siglongjmp(tb_seal_jmp, sig);
-}
-
-/* Read (or write, @write) one byte at @p: 0, or the signal it raised. */
-static int tb_touch(volatile char *p, bool write)
-{
-	struct sigaction sa = { .sa_handler = tb_seal_sigbus }, old;
-	int sig;
-
-	sigaction(SIGBUS, &sa, &old);
-	sig = sigsetjmp(tb_seal_jmp, 1);
-	if (!sig) {
-		if (write)
-			*p = (char)(*p + 1);
-		else
-			(void)*p;
-	}
-	sigaction(SIGBUS, &old, NULL);
-	return sig;
-}
-
 /* A read() of one byte from a pipe into @p: 0 or its errno. */
 static int tb_syscall_write(char *p)
 {

@@ -7,6 +7,8 @@
 #define TB_NO_HARNESS
 #include "tracebuf_selftests.h"
 
+#include <signal.h>
+
 int tb_open_flags(int flags)
 {
 	int fd = open(TB_DEV_PATH, O_RDWR | O_CLOEXEC | flags);
@@ -37,6 +39,30 @@ void *tb_bad_page(void)
 {
 	return mmap(NULL, tb_page_size(), PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static sigjmp_buf tb_touch_jmp;
+
+static void tb_touch_sigbus(int sig)
+{
+	siglongjmp(tb_touch_jmp, sig);
+}
+
+int tb_touch(volatile char *p, bool write)
+{
+	struct sigaction sa = { .sa_handler = tb_touch_sigbus }, old;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &old);
+	sig = sigsetjmp(tb_touch_jmp, 1);
+	if (!sig) {
+		if (write)
+			*p = (char)(*p + 1);
+		else
+			(void)*p;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return sig;
 }
 
 int tb_ioctl(int fd, unsigned long cmd, void *arg)

@@ -118,6 +118,12 @@ void tb_close(int *fd);
  */
 size_t tb_page_size(void);
 
+/*
+ * Read (or, @write, increment) the byte at @p: 0, or the signal it raised
+ * (SIGBUS: a sealed page of a sealable buffer's mapping, mmap_test).
+ */
+int tb_touch(volatile char *p, bool write);
+
 /* A page any access to faults: a pointer that must give EFAULT. */
 void *tb_bad_page(void);
 
