@@ -413,8 +413,9 @@ out:
 /*
  * A debugger's access (ptrace, /proc/PID/mem: access_remote_vm()), which
  * cannot pin a page of a VM_IO mapping and comes here instead: up to the
- * end of the page at @addr, from the buffer's page; but a write into a
- * sealed rolling buffer is refused, as the provider's own store is.
+ * end of the page at @addr, from the buffer's page; but a write is
+ * refused where the provider's own store would be: into a mapping not
+ * writable now, or a sealed rolling buffer.
  */
 static int tracebuf_vm_access_sealable(struct vm_area_struct *vma, unsigned long addr,
 				       void *data, int len, int write)
@@ -427,6 +428,8 @@ static int tracebuf_vm_access_sealable(struct vm_area_struct *vma, unsigned long
 
 	if (len <= 0 || i >= buf->nr_pages)
 		return -EINVAL;
+	if (write && !(vma->vm_flags & VM_WRITE))
+		return -EFAULT;
 	len = min_t(int, len, PAGE_SIZE - off);
 	mutex_lock(&buf->seal_lock);
 	for (r = 0; write && r < 2; r++) {

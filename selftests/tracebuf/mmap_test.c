@@ -1136,7 +1136,7 @@ TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 /* ptrace and /proc/PID/mem go through the module: reads, and writes but into a seal */
 TEST_F(seal, debugger_access_respects_the_seal)
 {
-	char *at0 = self->map + self->off[0], *at1 = self->map + self->off[1];
+	char *at0 = self->map + self->off[0], *at1 = self->map + self->off[1], *ro;
 	size_t page = tb_page_size();
 	char c = 0;
 	int fd;
@@ -1168,6 +1168,14 @@ TEST_F(seal, debugger_access_respects_the_seal)
 	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
 	EXPECT_EQ(1, pwrite(fd, "\x66", 1, (off_t)(uintptr_t)(at0 + page)));
 	EXPECT_EQ(0x66, at0[page]);
+	/* nor into a mapping the provider made read-only */
+	ro = tb_provider_map(_metadata, &self->p);
+	ASSERT_EQ(0, mprotect(ro, self->p.size, PROT_READ));
+	EXPECT_EQ(-1, pwrite(fd, "\x77", 1, (off_t)(uintptr_t)(ro + self->off[0])));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(1, pread(fd, &c, 1, (off_t)(uintptr_t)(ro + self->off[0] + page)));
+	EXPECT_EQ(0x66, c);
+	munmap(ro, self->p.size);
 	close(fd);
 }
 
