@@ -4,15 +4,18 @@
  * providers and managers, run random sequences of every ioctl (valid,
  * edge and invalid arguments, bad pointers, other argument sizes, unknown
  * commands), protocol packets, read, poll, write, lseek, mmap, munmap,
- * mremap, mprotect, madvise, touches of the mappings, fork (with
- * MADV_DOFORK mappings), netlink queries, close and reopen, while the
- * supervisor SIGKILLs them at random and starts new ones.
+ * mremap, mprotect, madvise, touches of the mappings and a debugger's
+ * reads and writes of them (/proc/self/mem), streaming saves of sealable
+ * buffers, fork (with MADV_DOFORK mappings), netlink queries, close and
+ * reopen, while the supervisor SIGKILLs them at random and starts new
+ * ones.
  *
  * Every call must return a documented result: success or an errno the
  * uapi header (or the system call's manual page) lists for it, with sane
  * outputs (ids not 0, counts within capacity, whole records, close-on-exec
  * handles).  No process may die of a signal it was not sent (SIGBUS from a
- * mapping, say), no operation may stall, and afterwards the module must
+ * mapping, say: a touch may SIGBUS only on a page a save sealed), no
+ * operation may stall, and afterwards the module must
  * hold nothing for any user and still trace.  The runner adds KASAN,
  * lockdep, kmemleak and UBSAN on the debug kernel.
  *
@@ -875,11 +878,10 @@ static void op_initialize(struct fz *z)
 	if (fz_pct(z, 3))
 		a.mode = fz_pct(z, 50) ? 0 : (__u32)fz_rand(z);
 	fz_cats(z, &a.categories_ptr, &a.categories_size, &a.categories_count);
-	/*
-	 * unknown flags only: a sealed save would SIGBUS the touches
-	 * (op_touch), which mmap_test's seal tests cover
-	 */
-	if (fz_pct(z, 3))
+	/* sealed saves (EINVAL but in streaming mode), or unknown flags */
+	if (fz_pct(z, a.mode == TRACEBUF_MODE_STREAMING ? 50 : 5))
+		a.flags = TRACEBUF_INIT_F_SEAL_SAVES;
+	else if (fz_pct(z, 3))
 		a.flags = 1u << (1 + fz_below(z, 31));
 	ret = fz_ioctl(z, z->f[i].fd, TRACEBUF_IOC_MGR_INITIALIZE, &a, sizeof(a));
 	if (!FZ_CHECK(z, ret, FZ_MGR_ERRS, EBUSY, EFBIG, EDQUOT, ENAMETOOLONG,
@@ -998,6 +1000,7 @@ static void op_mgr_respond(struct fz *z)
 	    m.pkt.request == TRACEBUF_PKT_SAVE_BUFFER && fz_pct(z, 90)) {
 		r = m.pkt;
 		r.request = TRACEBUF_PKT_BUFFER_SAVED;
+		r.data16 = 0;	/* TRACEBUF_SAVE_SEALED is the kernel's to say */
 		fz_mgr_send(z, z->f[i].fd, m.provider_id, &r);
 	}
 }
@@ -1276,24 +1279,200 @@ static void op_madvise(struct fz *z)
 		m->dofork = false;
 }
 
-/* Touch a mapping as its protection allows: it must never SIGBUS. */
+/*
+ * Whether @p is in a VM_IO mapping, as /proc/self/smaps says: a provider's
+ * mapping of a sealable buffer, whose pages in a rolling buffer being
+ * saved are sealed (SIGBUS to a touch, EIO to a debugger's write).
+ */
+static bool fz_vm_io(const volatile void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	bool in = false, io = false;
+	char line[512];
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (in && !strncmp(line, "VmFlags:", 8)) {
+			io = strstr(line, " io") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return io;
+}
+
+/*
+ * Touch a mapping as its protection allows: it must never SIGBUS, but
+ * where a save sealed a provider's sealable buffer (counted as EFAULT).
+ */
 static void op_touch(struct fz *z)
 {
 	struct fz_map *m = fz_map(z);
 	volatile char *p;
-	size_t off;
+	int ret = 0;
 
 	if (!m || !(m->prot & PROT_READ))
 		return;
 	for (int k = 0; k < 4; k++) {
-		off = fz_below(z, (unsigned int)m->len);
-		p = m->addr + off;
-		if (m->prot & PROT_WRITE)
-			*p = (char)fz_rand(z);
-		else
-			(void)*p;
+		p = m->addr + fz_below(z, (unsigned int)m->len);
+		if (!tb_touch(p, m->prot & PROT_WRITE))
+			continue;
+		if (!fz_vm_io(p))
+			fz_bad(z, "SIGBUS touching a mapping that is not sealable");
+		ret = -EFAULT;
 	}
-	FZ_CHECK(z, 0, 0);
+	FZ_CHECK(z, ret, EFAULT);
+}
+
+/*
+ * A debugger's read or write of a mapping (/proc/self/mem): all of it, or
+ * up to a page that refuses; EIO for a write nothing would take (a
+ * read-only mapping, a sealed page), or a read where a mapping has no
+ * PROT_READ and the kernel does not force it.
+ */
+static void op_proc_mem(struct fz *z)
+{
+	struct fz_map *m = fz_map(z);
+	bool write = fz_pct(z, 50);
+	char buf[256];
+	size_t off, len;
+	ssize_t n;
+	int fd;
+
+	if (!m)
+		return;
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	/* EACCES: not dumpable, after a change of user */
+	if (!FZ_CHECK(z, fd < 0 ? -errno : 0, EACCES, EMFILE, ENFILE, ENOMEM) || fd < 0)
+		return;
+	off = fz_below(z, (unsigned int)m->len);
+	len = 1 + fz_below(z, sizeof(buf));
+	if (len > m->len - off)
+		len = m->len - off;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)fz_rand(z);
+	if (write)
+		n = pwrite(fd, buf, len, (off_t)(uintptr_t)(m->addr + off));
+	else
+		n = pread(fd, buf, len, (off_t)(uintptr_t)(m->addr + off));
+	if (n < 0 && (write || !(m->prot & PROT_READ)))
+		FZ_CHECK(z, -errno, EIO, ENOMEM);
+	else
+		FZ_CHECK(z, n < 0 ? -errno : 0, ENOMEM);
+	if (n == 0 || n > (ssize_t)len)
+		fz_bad(z, "/proc/self/mem %s of %zu bytes: %zd", write ? "write" : "read", len, n);
+	close(fd);
+}
+
+/* A file slot, freed if need be (the pools keep what a scenario opens). */
+static int fz_slot(struct fz *z)
+{
+	int i = fz_free_file(z);
+
+	if (i < 0) {
+		i = (int)fz_below(z, FZ_FILES);
+		fz_close_file(z, i);
+	}
+	return i;
+}
+
+/* The manager's messages, until the next packet of @request: 0 or -errno. */
+static int fz_mgr_wait(int fd, __u16 request, struct tracebuf_mgr_msg *m)
+{
+	for (int k = 0; k < 8; k++) {
+		int ret = tb_read_msg(fd, m, 1000);
+
+		if (ret)
+			return ret;
+		if (m->type == TRACEBUF_MSG_PACKET && m->pkt.request == request)
+			return 0;
+	}
+	return -ENOMSG;
+}
+
+/*
+ * A streaming save of a sealable buffer, driven the whole way, where the
+ * random operations seldom get: this process's provider and manager bring
+ * the buffer up, the provider fills its first rolling buffer and asks to
+ * save it, and the manager reads the request, SEALED, and now and then
+ * acknowledges it.  The files and the mapping stay in the pools, so the
+ * other operations touch, read and write (/proc/self/mem), unmap, close
+ * and kill in the middle of the save.
+ */
+static void op_stream(struct fz *z)
+{
+	size_t page = tb_page_size(), size = page * (16u << fz_below(z, 3));
+	int pi = fz_slot(z), mi, prov, mgr, buf_fd = -1, ret;
+	struct tracebuf_mgr_msg m;
+	struct tracebuf_pkt pkt;
+	__u64 durable, rolling;
+	size_t first, end;
+	__u32 id, mid;
+	char *map;
+
+	z->ctx = "stream: register";
+	prov = tb_open_provider("fzstream", &id);
+	if (!FZ_CHECK(z, prov < 0 ? prov : 0, EDQUOT, ENOSPC, EMFILE, ENFILE, ENOMEM))
+		return;
+	z->f[pi] = (struct fz_file){ .fd = prov, .role = FZ_PROV, .id = id };
+	fz_add_id(z, id);
+	mi = fz_slot(z);
+	if (mi == pi)
+		return;
+	z->ctx = "stream: attach";
+	mgr = tb_open_manager(0, &mid);
+	if (!FZ_CHECK(z, mgr < 0 ? mgr : 0, EPERM, EMFILE, ENFILE, ENOMEM))
+		return;
+	z->f[mi] = (struct fz_file){ .fd = mgr, .role = FZ_MGR, .id = mid };
+
+	z->ctx = "stream: initialize";
+	ret = mgr_initialize_flags(mgr, id, TRACEBUF_MODE_STREAMING, size,
+				   TRACEBUF_INIT_F_SEAL_SAVES, NULL, &buf_fd);
+	if (!FZ_CHECK(z, ret, EDQUOT, EFBIG, EMFILE, ENFILE, ENOMEM, ENOSPC))
+		return;
+	fz_keep_handle(z, buf_fd);
+	ret = tb_read_pkt(prov, &pkt, 1000);
+	if (!ret && pkt.request != TRACEBUF_PKT_INITIALIZE)
+		ret = -ENOMSG;
+	if (!FZ_CHECK(z, ret, 0))
+		return;
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, prov, 0);
+	if (!FZ_CHECK(z, map == MAP_FAILED ? -errno : 0, ENOMEM))
+		return;
+	fz_keep_map(z, map, size, PROT_READ | PROT_WRITE);
+
+	z->ctx = "stream: start";
+	ret = mgr_start(mgr, id, TRACEBUF_START_CLEAR_ENTIRE, NULL);
+	if (!ret)
+		ret = tb_read_pkt(prov, &pkt, 1000);
+	if (!ret)
+		ret = provider_started(prov);
+	if (!ret)
+		ret = fz_mgr_wait(mgr, TRACEBUF_PKT_STARTED, &m);
+	if (!FZ_CHECK(z, ret, ENOMEM))
+		return;
+
+	z->ctx = "stream: save";
+	tb_buffer_sizes(TRACEBUF_MODE_STREAMING, size, &durable, &rolling);
+	first = (TRACEBUF_HEADER_SIZE + durable + page - 1) / page * page;
+	end = (TRACEBUF_HEADER_SIZE + durable + rolling) / page * page;
+	memset(map + TRACEBUF_HEADER_SIZE + durable, 0x5a, rolling);
+	ret = provider_send(prov, TRACEBUF_PKT_SAVE_BUFFER, 0, 0, 0);
+	if (!ret)
+		ret = fz_mgr_wait(mgr, TRACEBUF_PKT_SAVE_BUFFER, &m);
+	if (!FZ_CHECK(z, ret, ENOMEM))
+		return;
+	if (m.pkt.data16 != TRACEBUF_SAVE_SEALED)
+		fz_bad(z, "a sealable buffer's save came with data16 %#x", m.pkt.data16);
+	if (first < end && !tb_touch(map + first + fz_below(z, (unsigned int)(end - first)), true))
+		fz_bad(z, "a sealed page took a store");
+	if (fz_pct(z, 50))
+		FZ_CHECK(z, mgr_buffer_saved(mgr, id, 0, 0), 0);
 }
 
 static void op_genl(struct fz *z)
@@ -1454,6 +1633,8 @@ static const struct fz_op fz_ops[] = {
 	{ "mprotect", op_mprotect, 2 },
 	{ "madvise", op_madvise, 4 },
 	{ "touch", op_touch, 5 },
+	{ "proc mem", op_proc_mem, 2 },
+	{ "stream", op_stream, 1 },
 	{ "netlink", op_genl, 2 },
 	{ "raw ioctl", op_raw_ioctl, 2 },
 	{ "fork", op_fork, 1 },
