@@ -372,6 +372,21 @@ static const struct vm_operations_struct tracebuf_vm_ops = {
 };
 
 /*
+ * The rolling buffer whose sealed range holds page @i of sealable @buf,
+ * or -1: the header, the durable buffer, or a page a rolling buffer
+ * shares with its neighbour.  The ranges are fixed at INITIALIZE.
+ */
+static int tracebuf_seal_rolling(const struct tracebuf_buf *buf, unsigned long i)
+{
+	int r;
+
+	for (r = 0; r < 2; r++)
+		if (i >= buf->seal_first[r] && i < buf->seal_end[r])
+			return r;
+	return -1;
+}
+
+/*
  * A provider's mapping of a sealable buffer: every page comes here, and
  * the whole rolling buffer it is in, unless that is sealed.
  */
@@ -382,15 +397,13 @@ static vm_fault_t tracebuf_vm_fault_sealable(struct vm_fault *vmf)
 	unsigned long i = vmf->pgoff - buf->seal_base, first = i, end = i + 1;
 	unsigned long vfirst = vma->vm_pgoff - buf->seal_base, p;
 	vm_fault_t ret = VM_FAULT_NOPAGE;
-	unsigned int r;
-	int err;
+	int err, r;
 
 	if (vmf->pgoff < buf->seal_base || i >= buf->nr_pages)
 		return VM_FAULT_SIGBUS;
+	r = tracebuf_seal_rolling(buf, i);
 	mutex_lock(&buf->seal_lock);
-	for (r = 0; r < 2; r++) {
-		if (i < buf->seal_first[r] || i >= buf->seal_end[r])
-			continue;
+	if (r >= 0) {
 		if (test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
 			ret = VM_FAULT_SIGBUS;
 			goto out;
@@ -423,21 +436,20 @@ static int tracebuf_vm_access_sealable(struct vm_area_struct *vma, unsigned long
 	struct tracebuf_buf *buf = vma->vm_private_data;
 	unsigned long i = vma->vm_pgoff - buf->seal_base +
 			  ((addr - vma->vm_start) >> PAGE_SHIFT);
-	unsigned int off = offset_in_page(addr), r;
+	unsigned int off = offset_in_page(addr);
 	void *va;
+	int r;
 
 	if (len <= 0 || i >= buf->nr_pages)
 		return -EINVAL;
 	if (write && !(vma->vm_flags & VM_WRITE))
 		return -EFAULT;
 	len = min_t(int, len, PAGE_SIZE - off);
+	r = tracebuf_seal_rolling(buf, i);
 	mutex_lock(&buf->seal_lock);
-	for (r = 0; write && r < 2; r++) {
-		if (i >= buf->seal_first[r] && i < buf->seal_end[r] &&
-		    test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
-			len = -EFAULT;
-			goto out;
-		}
+	if (write && r >= 0 && test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
+		len = -EFAULT;
+		goto out;
 	}
 	va = kmap_local_page(buf->pages[i]);
 	if (write)
