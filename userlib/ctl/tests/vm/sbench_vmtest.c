@@ -44,10 +44,14 @@
 #endif
 #include "../../../../userlib/tests/ktap.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -262,6 +266,122 @@ static double plain_write_beside(double bytes, size_t chunk, unsigned int procs,
 	return w;
 }
 
+/*
+ * One writer of the handoff floor: fill half h of its shared region
+ * with 8-byte stores, as a provider's records are written, tell the
+ * saver (one byte: h), and before it refills a half, wait for the saver
+ * to say that half is saved; @halves of them in all.  Exits 0 when
+ * every answer came, in order.
+ */
+static void floor_writer(uint64_t *region, size_t chunk, unsigned long halves, int full_w,
+			 int saved_r)
+{
+	size_t words = chunk / sizeof(uint64_t);
+	uint64_t v = 0;
+
+	for (unsigned long n = 0; n < halves; n++) {
+		unsigned char h = n & 1, got;
+		volatile uint64_t *q = region + h * words;
+
+		if (n >= 2 && (read(saved_r, &got, 1) != 1 || got != h))
+			_exit(1);
+		for (size_t i = 0; i < words; i++)
+			q[i] = v++;
+		if (write(full_w, &h, 1) != 1)
+			_exit(1);
+	}
+	/* the last answers, so that the saver's write of them has a reader */
+	for (unsigned long n = halves < 2 ? 0 : halves - 2; n < halves; n++) {
+		unsigned char got;
+
+		if (read(saved_r, &got, 1) != 1 || got != (n & 1))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/*
+ * The handoff floor: the saver's CPU time of writing @bytes to a file
+ * from the buffers of @procs writer processes, @chunk (half a buffer) at
+ * a time, each save started by a wake-up and answered by a message, as
+ * a streaming manager's are, but with nothing else: no records to check,
+ * no packets, no kernel module; an answer wakes a writer only if it
+ * waits for it.  About what any two-half streaming design pays on this
+ * machine; 0 if it did not run.
+ */
+static double handoff_floor(double bytes, size_t chunk, unsigned int procs)
+{
+	unsigned long halves = (unsigned long)(bytes / (double)chunk / procs) + 1;
+	int full[MAX_PROCS][2], saved[MAX_PROCS][2], fd, status, ok = 1;
+	struct pollfd pfd[MAX_PROCS];
+	pid_t pid[MAX_PROCS];
+	unsigned long left = halves * procs, owed[MAX_PROCS];
+	void *region[MAX_PROCS];
+	double t0, t;
+
+	fd = open(path("floor.bin"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	fflush(stdout);
+	for (unsigned int i = 0; i < procs; i++) {
+		region[i] = mmap(NULL, 2 * chunk, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (region[i] == MAP_FAILED || pipe(full[i]) || pipe(saved[i]))
+			return 0;
+		pid[i] = fork();
+		if (pid[i] < 0)
+			return 0;
+		if (!pid[i]) {
+			close(full[i][0]);
+			close(saved[i][1]);
+			floor_writer(region[i], chunk, halves, full[i][1], saved[i][0]);
+		}
+		close(full[i][1]);
+		close(saved[i][0]);
+		pfd[i].fd = full[i][0];
+		pfd[i].events = POLLIN;
+		owed[i] = halves;
+	}
+	t0 = cpu_self();
+	while (ok && left) {
+		if (poll(pfd, procs, -1) < 0) {
+			ok = errno == EINTR;
+			continue;
+		}
+		for (unsigned int i = 0; ok && i < procs; i++) {
+			unsigned char h;
+
+			if (!(pfd[i].revents & POLLIN)) {
+				if (pfd[i].revents) {	/* a writer that is done, or died */
+					pfd[i].fd = -1;
+					ok = !owed[i];
+				}
+				continue;
+			}
+			if (read(full[i][0], &h, 1) != 1 || h > 1 ||
+			    write(fd, (char *)region[i] + h * chunk, chunk) != (ssize_t)chunk ||
+			    write(saved[i][1], &h, 1) != 1)
+				ok = 0;
+			left--;
+			owed[i]--;
+		}
+	}
+	t = cpu_self() - t0;
+	for (unsigned int i = 0; i < procs; i++) {
+		if (!ok)
+			kill(pid[i], SIGKILL);	/* it may wait for an answer forever */
+		close(full[i][0]);
+		close(saved[i][1]);
+		if (waitpid(pid[i], &status, 0) != pid[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ok = 0;
+		munmap(region[i], 2 * chunk);
+	}
+	close(fd);
+	unlink(path("floor.bin"));
+	return ok ? t * bytes / ((double)halves * procs * chunk) : 0;
+}
+
 /* Iterations of tb-seqprov that hold @size bytes of trace, about. */
 #define ITER_BYTES	56
 
@@ -292,6 +412,8 @@ struct result {
 	double unpaced;		/* the unpaced run's rate, of the full rate */
 	double mgr_per_mib;
 	double vs_write, vs_beside;	/* of a plain write(), idle and beside */
+	double floor_vs_write;	/* the handoff floor, of a plain write() */
+	double vs_floor;	/* the manager's, of the handoff floor */
 	double mgr_fixed;	/* s: a recording of one iteration */
 	uint32_t median_us, p99_us;
 	unsigned int saves;
@@ -342,7 +464,7 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 	 * noisy as a run.
 	 */
 	double rate = res->lo < 1 ? res->lo * full : 0;
-	double fixed[3], per_mib[3], vs_write[3], vs_beside[3];
+	double fixed[3], per_mib[3], vs_write[3], vs_beside[3], floor_w[3], vs_floor[3];
 
 	for (int i = 0; i < 3; i++) {
 		T_ASSERT_EQ(record("streaming", size, procs, 1, 0, r), 0);
@@ -351,7 +473,7 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 	res->mgr_fixed = median3(fixed);
 	if (best->bytes > 0) {
 		for (int i = 0; i < 3; i++) {
-			double mib, w, b;
+			double mib, w, b, fl;
 
 			if (i)
 				T_ASSERT_EQ(record("streaming", size, procs, count, rate, r), 0);
@@ -362,15 +484,21 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 				     (r->mgr_cpu - res->mgr_fixed) / mib : 0;
 			w = plain_write(r->bytes, bsize / 2) / mib;
 			b = plain_write_beside(r->bytes, bsize / 2, procs, rate) / mib;
+			fl = handoff_floor(r->bytes, bsize / 2, procs) / mib;
 			/* a figure not measured fails the benchmark, not prints 0 */
 			T_EXPECT(w > 0);
 			T_EXPECT(b > 0);
+			T_EXPECT(fl > 0);
 			vs_write[i] = w > 0 ? per_mib[i] / w : 0;
 			vs_beside[i] = b > 0 ? per_mib[i] / b : 0;
+			floor_w[i] = w > 0 ? fl / w : 0;
+			vs_floor[i] = fl > 0 ? per_mib[i] / fl : 0;
 		}
 		res->mgr_per_mib = median3(per_mib);
 		res->vs_write = median3(vs_write);
 		res->vs_beside = median3(vs_beside);
+		res->floor_vs_write = median3(floor_w);
+		res->vs_floor = median3(vs_floor);
 		res->saves = best->saves;
 		if (best->nus) {
 			qsort(best->us, best->nus, sizeof(best->us[0]), cmp_u32);
@@ -400,18 +528,23 @@ static void bench(void)
 	printf("# full rate, oneshot: %.0f iterations/s (1 provider), %.0f each (%u at once); "
 	       "an iteration is 3 events, some %u bytes\n", full[0], full[1], MAX_PROCS,
 	       ITER_BYTES);
-	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-9s %-8s %-12s\n", "buffer",
-	       "procs", "unpaced", "lossless (of full)", "manager CPU/MiB", "vs write()",
-	       "vs beside", "fixed", "saves", "round trip median/p99");
+	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-10s %-9s %-9s %-8s %-12s\n",
+	       "buffer", "procs", "unpaced", "lossless (of full)", "manager CPU/MiB",
+	       "vs write()", "vs beside", "floor/wr", "vs floor", "fixed", "saves",
+	       "round trip median/p99");
 	for (unsigned int i = 0; i < n; i++)
 		printf("# %-6s %-5u %5.2fx   %5.3f (not at %5.3f)   %8.2f ms      %5.2fx     "
-		       "%5.2fx      %6.1f ms %-8u %u/%u us\n", res[i].size, res[i].procs,
-		       res[i].unpaced, res[i].lo, res[i].hi, res[i].mgr_per_mib * 1e3,
-		       res[i].vs_write, res[i].vs_beside,
-		       res[i].mgr_fixed * 1e3, res[i].saves, res[i].median_us, res[i].p99_us);
+		       "%5.2fx      %5.2fx     %5.2fx    %6.1f ms %-8u %u/%u us\n", res[i].size,
+		       res[i].procs, res[i].unpaced, res[i].lo, res[i].hi,
+		       res[i].mgr_per_mib * 1e3, res[i].vs_write, res[i].vs_beside,
+		       res[i].floor_vs_write, res[i].vs_floor, res[i].mgr_fixed * 1e3,
+		       res[i].saves, res[i].median_us, res[i].p99_us);
 	printf("# vs write(): of a plain write() of as many bytes, on an idle guest; vs beside: "
 	       "of the same write() while the providers write at the same rate into a circular "
-	       "recording; medians of three ratios, each run's to write()s right after it\n");
+	       "recording; floor/wr: the handoff floor (handoff_floor(): processes fill "
+	       "halves of shared memory, a saver wakes for each and writes it out, nothing "
+	       "else), of the idle write(); vs floor: the manager's, of the floor; medians of "
+	       "three ratios, each run's to write()s right after it\n");
 }
 
 /*
