@@ -22,7 +22,9 @@
  *                from memory in writes of half the buffer, made right
  *                after each of the three runs, on an idle guest and
  *                beside the same providers at the same rate
- *                (plain_write_beside()): the medians of the ratios;
+ *                (plain_write_beside()), and the handoff floor made
+ *                right after them (handoff_floor()): the medians of the
+ *                ratios;
  *   - round trip: from a provider's SAVE_BUFFER to the manager's
  *                BUFFER_SAVED, as the providers measured them (median and
  *                99th percentile of the newest 256 of each).
@@ -47,9 +49,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
