@@ -455,8 +455,10 @@ static void plain_events_decode(void)
  * The save walk (tracebuf_readout_keep()) over what a hot path writes
  * most: a duration's begin, an instant with a 32-bit argument, its end,
  * 300 times.  That is kept whole.  With any one bit of the 200th turn
- * flipped, whatever is kept decodes to its end, kept and left out add up,
- * the 199 turns before are kept as they are, and a timestamp's or the
+ * flipped, or one bit of each word of any other turn (the walk compares
+ * blocks of turns, so every place in a block and the turns after the last
+ * whole one), whatever is kept decodes to its end, kept and left out add
+ * up, the turns before are kept as they are, and a timestamp's or the
  * argument's value's bit is kept as it is: the walk compares whole turns
  * at a time once it has learnt them, and must not let a broken one by.
  */
@@ -484,11 +486,45 @@ static void keep_one(const uint64_t *w, size_t len, int fd, uint8_t *out,
 	free(s);
 }
 
+/*
+ * @w with bit @b of word @i of turn @turn flipped, walked: false (and a
+ * failure) unless it holds as said above.  *@dropped counts a walk that
+ * left something out, *@as_is one that kept all as it was.
+ */
+static bool flip_walk(const uint64_t *w, unsigned int turn, unsigned int i, unsigned int b,
+		      int fd, unsigned int *dropped, unsigned int *as_is)
+{
+	static uint64_t bad[CYCLES * CYCLE_WORDS];
+	static uint8_t out[sizeof(bad)];
+	bool value = i == 1 || i == 3 || i == 6 || (i == 4 && b >= 32);
+	struct t_result res;
+	uint64_t rejected;
+	ssize_t got;
+	size_t kept;
+
+	memcpy(bad, w, sizeof(bad));
+	bad[turn * CYCLE_WORDS + i] ^= tracebuf_fxt_le64(1ull << b);
+	keep_one(bad, sizeof(bad), fd, out, &kept, &rejected, &got);
+	res = t_read_all(out, got > 0 ? (size_t)got : 0, 0);
+	if (got != (ssize_t)kept || kept + rejected != sizeof(bad) ||
+	    res.ret || res.end != kept || !res.bounds_ok ||
+	    memcmp(out, bad, turn * CYCLE_WORDS * 8) ||
+	    (value && (kept != sizeof(bad) || memcmp(out, bad, kept)))) {
+		T_FAIL("turn %u word %u bit %u: kept %zu (read back %zd), rejected %llu, "
+		       "read %d to %zu", turn, i, b, kept, got, (unsigned long long)rejected,
+		       res.ret, res.end);
+		return false;
+	}
+	*dropped += kept < sizeof(bad);
+	*as_is += kept == sizeof(bad) && !memcmp(out, bad, kept);
+	return true;
+}
+
 static void walk_learns_cycles(void)
 {
-	static uint64_t w[CYCLES * CYCLE_WORDS], bad[CYCLES * CYCLE_WORDS];
+	static uint64_t w[CYCLES * CYCLE_WORDS];
 	static uint8_t out[sizeof(w)];
-	unsigned int dropped = 0, kept_as_is = 0;
+	unsigned int dropped = 0, kept_as_is = 0, turns_dropped = 0, turns_as_is = 0;
 	FILE *f = tmpfile();
 	uint64_t rejected;
 	ssize_t got;
@@ -502,34 +538,25 @@ static void walk_learns_cycles(void)
 	T_ASSERT_EQ(rejected, 0);
 	T_ASSERT(got == (ssize_t)sizeof(w) && !memcmp(out, w, sizeof(w)));
 
-	for (unsigned int i = 0; i < CYCLE_WORDS && !t_failures; i++) {
-		for (unsigned int b = 0; b < 64 && !t_failures; b++) {
-			size_t at = CYCLE_BAD * CYCLE_WORDS + i;
-			bool value = i == 1 || i == 3 || i == 6 || (i == 4 && b >= 32);
-			struct t_result res;
-
-			memcpy(bad, w, sizeof(w));
-			bad[at] ^= tracebuf_fxt_le64(1ull << b);
-			keep_one(bad, sizeof(bad), fileno(f), out, &kept, &rejected, &got);
-			res = t_read_all(out, got > 0 ? (size_t)got : 0, 0);
-			if (got != (ssize_t)kept || kept + rejected != sizeof(bad) ||
-			    res.ret || res.end != kept || !res.bounds_ok ||
-			    memcmp(out, bad, CYCLE_BAD * CYCLE_WORDS * 8) ||
-			    (value && (kept != sizeof(bad) || memcmp(out, bad, kept)))) {
-				T_FAIL("word %u bit %u: kept %zu (read back %zd), rejected %llu, "
-				       "read %d to %zu", i, b, kept, got,
-				       (unsigned long long)rejected, res.ret, res.end);
-				break;
-			}
-			dropped += kept < sizeof(bad);
-			kept_as_is += kept == sizeof(bad) && !memcmp(out, bad, kept);
-		}
-	}
+	for (unsigned int i = 0; i < CYCLE_WORDS; i++)
+		for (unsigned int b = 0; b < 64; b++)
+			if (!flip_walk(w, CYCLE_BAD, i, b, fileno(f), &dropped, &kept_as_is))
+				goto out;
+	for (unsigned int c = 0; c < CYCLES; c++)
+		for (unsigned int i = 0; i < CYCLE_WORDS; i++)
+			if (!flip_walk(w, c, i, (c + 7 * i) % 64, fileno(f), &turns_dropped,
+				       &turns_as_is))
+				goto out;
+out:
 	fclose(f);
-	printf("# of %u flips, %u left something out, %u kept all as it was\n",
-	       CYCLE_WORDS * 64, dropped, kept_as_is);
+	printf("# of %u flips in turn %u, %u left something out, %u kept all as it was\n",
+	       CYCLE_WORDS * 64, CYCLE_BAD, dropped, kept_as_is);
+	printf("# of %u flips, a bit of each word of each turn, %u left something out, "
+	       "%u kept all as it was\n", CYCLES * CYCLE_WORDS, turns_dropped, turns_as_is);
 	T_EXPECT(dropped > 0);
 	T_EXPECT(kept_as_is >= 4 * 64);
+	T_EXPECT(turns_dropped > 0);
+	T_EXPECT(turns_as_is > 0);
 }
 
 static const struct t_test tests[] = {
