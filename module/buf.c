@@ -294,42 +294,53 @@ int tracebuf_buf_set_sealable(struct tracebuf_buf *buf)
 }
 
 /*
- * A provider's SAVE_BUFFER of rolling buffer @rolling: seal it until
- * tracebuf_buf_unseal().  False when @buf is not sealable.
+ * Seal the rolling buffers in @mask (bit r: rolling buffer r) until
+ * tracebuf_buf_unseal(): a provider's SAVE_BUFFER seals the one to save.
+ * False when @buf is not sealable.
  */
-bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int rolling)
+bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask)
 {
-	unsigned long first = buf->seal_first[rolling], end = buf->seal_end[rolling];
 	struct address_space *mapping;
+	unsigned int r;
 
 	lockdep_assert_held(&tracebuf_lock);
 
 	if (!test_bit(TRACEBUF_BUF_SEALABLE, &buf->flags))
 		return false;
 	mutex_lock(&buf->seal_lock);
-	set_bit(TRACEBUF_BUF_SEALED + rolling, &buf->flags);
 	mapping = READ_ONCE(buf->seal_mapping);
-	if (mapping && end > first)
-		unmap_mapping_range(mapping, (loff_t)(buf->seal_base + first) << PAGE_SHIFT,
-				    (loff_t)(end - first) << PAGE_SHIFT, 1);
+	for (r = 0; r < 2; r++) {
+		unsigned long first = buf->seal_first[r], end = buf->seal_end[r];
+
+		if (!(mask & BIT(r)))
+			continue;
+		set_bit(TRACEBUF_BUF_SEALED + r, &buf->flags);
+		if (mapping && end > first)
+			unmap_mapping_range(mapping,
+					    (loff_t)(buf->seal_base + first) << PAGE_SHIFT,
+					    (loff_t)(end - first) << PAGE_SHIFT, 1);
+	}
 	mutex_unlock(&buf->seal_lock);
 	return true;
 }
 
 /*
- * The save ended (BUFFER_SAVED, or the provider left the session): the
- * next touch maps the pages again.  The provider hears of it under
- * tracebuf_lock, after this.
+ * The seals of @mask end (BUFFER_SAVED, or the provider leaving the
+ * session): the next touch maps the pages again.  The provider hears of
+ * it under tracebuf_lock, after this.
  */
-void tracebuf_buf_unseal(struct tracebuf_buf *buf)
+void tracebuf_buf_unseal(struct tracebuf_buf *buf, unsigned int mask)
 {
+	unsigned int r;
+
 	lockdep_assert_held(&tracebuf_lock);
 
 	if (!test_bit(TRACEBUF_BUF_SEALABLE, &buf->flags))
 		return;
 	mutex_lock(&buf->seal_lock);
-	clear_bit(TRACEBUF_BUF_SEALED, &buf->flags);
-	clear_bit(TRACEBUF_BUF_SEALED + 1, &buf->flags);
+	for (r = 0; r < 2; r++)
+		if (mask & BIT(r))
+			clear_bit(TRACEBUF_BUF_SEALED + r, &buf->flags);
 	mutex_unlock(&buf->seal_lock);
 }
 

@@ -700,7 +700,7 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 		goto out_unlock;
 	}
 	/* unsealed before the provider can hear of it */
-	tracebuf_buf_unseal(p->buf);
+	tracebuf_buf_unseal(p->buf, BIT(p->save_wrapped & 1));
 	ret = tracebuf_provider_push(p, pkt);
 	if (ret)
 		goto out_unlock;

@@ -103,7 +103,8 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
-		tracebuf_buf_unseal(p->buf);	/* the save ends here too */
+		/* the save ends here too */
+		tracebuf_buf_unseal(p->buf, TRACEBUF_ROLLING_ALL);
 		tracebuf_buf_retire(p->buf);
 		tracebuf_buf_put(p->buf);
 		p->buf = NULL;
@@ -357,7 +358,7 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 		p->save_pending = true;
 		p->save_wrapped = pkt->data32;
 		p->save_durable_end = pkt->data64;
-		if (tracebuf_buf_seal(p->buf, pkt->data32 & 1)) {
+		if (tracebuf_buf_seal(p->buf, BIT(pkt->data32 & 1))) {
 			sealed = *pkt;
 			sealed.data16 = TRACEBUF_SAVE_SEALED;
 			pkt = &sealed;

@@ -263,8 +263,10 @@ void tracebuf_buf_put(struct tracebuf_buf *buf);
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
 void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from, u64 to);
 int tracebuf_buf_set_sealable(struct tracebuf_buf *buf);
-bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int rolling);
-void tracebuf_buf_unseal(struct tracebuf_buf *buf);
+/* tracebuf_buf_seal() masks: bit r, rolling buffer r */
+#define TRACEBUF_ROLLING_ALL	(BIT(0) | BIT(1))
+bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask);
+void tracebuf_buf_unseal(struct tracebuf_buf *buf, unsigned int mask);
 int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		      bool writable);
 struct file *tracebuf_buf_handle(struct tracebuf_buf *buf);
