@@ -295,8 +295,8 @@ int tracebuf_buf_set_sealable(struct tracebuf_buf *buf)
 
 /*
  * Seal the rolling buffers in @mask (bit r: rolling buffer r) until
- * tracebuf_buf_unseal(): a provider's SAVE_BUFFER seals the one to save.
- * False when @buf is not sealable.
+ * tracebuf_buf_unseal(): a provider's SAVE_BUFFER seals the one to save,
+ * its STOPPED the others.  False when @buf is not sealable.
  */
 bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask)
 {
@@ -325,9 +325,9 @@ bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask)
 }
 
 /*
- * The seals of @mask end (BUFFER_SAVED, or the provider leaving the
- * session): the next touch maps the pages again.  The provider hears of
- * it under tracebuf_lock, after this.
+ * The seals of @mask end (BUFFER_SAVED, the START after a stop, or the
+ * provider leaving the session): the next touch maps the pages again.
+ * The provider hears of it under tracebuf_lock, after this.
  */
 void tracebuf_buf_unseal(struct tracebuf_buf *buf, unsigned int mask)
 {

@@ -176,7 +176,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
 			TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
 			TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE |
-			TRACEBUF_FEAT_SEAL_SAVES | tracebuf_counter_features();
+			TRACEBUF_FEAT_SEAL_SAVES | TRACEBUF_FEAT_SEAL_STOPS |
+			tracebuf_counter_features();
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)

@@ -521,6 +521,8 @@ int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 		ret = -ESRCH;
 		goto out_unlock;
 	}
+	/* what its STOPPED sealed, before it hears of the START */
+	tracebuf_buf_unseal(buf, tracebuf_provider_unsaved(p));
 	p->generation++;
 	pkt.data32 = p->generation;
 	tracebuf_provider_push(p, &pkt);

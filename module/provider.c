@@ -103,7 +103,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
-		/* the save ends here too */
+		/* a save, or a stop, ends here too */
 		tracebuf_buf_unseal(p->buf, TRACEBUF_ROLLING_ALL);
 		tracebuf_buf_retire(p->buf);
 		tracebuf_buf_put(p->buf);
@@ -322,12 +322,24 @@ static int tracebuf_pkt_allowed(struct tracebuf_provider *p,
 	return -EINVAL;
 }
 
+/*
+ * The rolling buffers of @p's sealable buffer that no save holds sealed
+ * (tracebuf_buf_seal() mask): what its STOPPED seals and START unseals.
+ */
+unsigned int tracebuf_provider_unsaved(const struct tracebuf_provider *p)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	return TRACEBUF_ROLLING_ALL & ~(p->save_pending ? BIT(p->save_wrapped & 1) : 0);
+}
+
 /* TRACEBUF_IOC_PROVIDER_SEND: a packet from the provider to its manager. */
 int tracebuf_provider_send(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt)
 {
 	struct tracebuf_pkt sealed;
 	struct tracebuf_msg_node *node;
+	unsigned int mask;
 	int ret;
 
 	ret = tracebuf_pkt_check(pkt);
@@ -353,6 +365,15 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 	case TRACEBUF_PKT_STOPPED:
 		if (p->state == TRACEBUF_STATE_STOPPING)
 			tracebuf_provider_set_state(p, TRACEBUF_STATE_STOPPED);
+		/* what it wrote is final: sealed until START, but a save's */
+		BUILD_BUG_ON(BIT(0) != TRACEBUF_STOPPED_SEALED0 ||
+			     BIT(1) != TRACEBUF_STOPPED_SEALED1);
+		mask = tracebuf_provider_unsaved(p);
+		if (tracebuf_buf_seal(p->buf, mask)) {
+			sealed = *pkt;
+			sealed.data16 = mask;
+			pkt = &sealed;
+		}
 		break;
 	case TRACEBUF_PKT_SAVE_BUFFER:
 		p->save_pending = true;

@@ -237,7 +237,7 @@ static void tb_check_version(struct __test_metadata *_metadata,
 			    TRACEBUF_FEAT_GENL | TRACEBUF_FEAT_SET_TRACING |
 			    TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
 			    TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE |
-			    TRACEBUF_FEAT_SEAL_SAVES;
+			    TRACEBUF_FEAT_SEAL_SAVES | TRACEBUF_FEAT_SEAL_STOPS;
 	size_t page = tb_page_size();
 	long long val;
 

@@ -14,9 +14,9 @@
  * uapi header (or the system call's manual page) lists for it, with sane
  * outputs (ids not 0, counts within capacity, whole records, close-on-exec
  * handles).  No process may die of a signal it was not sent (SIGBUS from a
- * mapping, say: a touch may SIGBUS only on a page a save sealed), no
- * operation may stall, and afterwards the module must
- * hold nothing for any user and still trace.  The runner adds KASAN,
+ * mapping, say: a touch may SIGBUS only on a page a save or a stop
+ * sealed), no operation may stall, and afterwards the module must hold
+ * nothing for any user and still trace.  The runner adds KASAN,
  * lockdep, kmemleak and UBSAN on the debug kernel.
  *
  * Environment: TB_FUZZ_OPS (operations in all, default 50000),
@@ -1282,7 +1282,8 @@ static void op_madvise(struct fz *z)
 /*
  * Whether @p is in a VM_IO mapping, as /proc/self/smaps says: a provider's
  * mapping of a sealable buffer, whose pages in a rolling buffer being
- * saved are sealed (SIGBUS to a touch, EIO to a debugger's write).
+ * saved, or stopped, are sealed (SIGBUS to a touch, EIO to a debugger's
+ * write).
  */
 static bool fz_vm_io(const volatile void *p)
 {
@@ -1308,7 +1309,8 @@ static bool fz_vm_io(const volatile void *p)
 
 /*
  * Touch a mapping as its protection allows: it must never SIGBUS, but
- * where a save sealed a provider's sealable buffer (counted as EFAULT).
+ * where a save or a stop sealed a provider's sealable buffer (counted as
+ * EFAULT).
  */
 static void op_touch(struct fz *z)
 {

@@ -1116,6 +1116,103 @@ TEST_F(seal, unsealed_when_the_manager_goes)
 	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
 }
 
+/* STOP of the provider: it answers STOPPED, which the manager reads with @sealed. */
+static void tb_seal_stop(struct __test_metadata *_metadata, struct tb_peer *p,
+			 __u16 sealed)
+{
+	struct tracebuf_mgr_msg m;
+
+	ASSERT_EQ(0, mgr_stop(p->mgr, p->id));
+	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_STOP, NULL);
+	ASSERT_EQ(0, provider_stopped(p->prov));
+	tb_next_msg(_metadata, p->mgr, p->id, TRACEBUF_MSG_PACKET, TRACEBUF_STATE_STOPPED, &m);
+	EXPECT_EQ(TRACEBUF_PKT_STOPPED, m.pkt.request);
+	EXPECT_EQ(sealed, m.pkt.data16);
+	EXPECT_EQ(0u, m.pkt.data32);
+	EXPECT_EQ(0ull, m.pkt.data64);
+}
+
+/* START again, as it was: the provider hears of it, and says STARTED. */
+static void tb_seal_restart(struct __test_metadata *_metadata, struct tb_peer *p)
+{
+	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_STARTED, 0,
+					 TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
+
+	ASSERT_EQ(0, mgr_start(p->mgr, p->id, TRACEBUF_START_RETAIN, NULL));
+	tb_next_pkt(_metadata, p->prov, TRACEBUF_PKT_START, NULL);
+	ASSERT_EQ(0, provider_started(p->prov));
+	tb_next_msg_pkt(_metadata, p->mgr, p->id, TRACEBUF_STATE_STARTED, &pkt);
+}
+
+TEST_F(seal, stop_seals_until_start)
+{
+	size_t page = tb_page_size(), i;
+	int r;
+
+	for (r = 0; r < 2; r++)
+		for (i = self->off[r]; i < self->end[r]; i += page)
+			self->map[i] = (char)(0x60 + r);
+	tb_seal_stop(_metadata, &self->p, TRACEBUF_STOPPED_SEALED0 | TRACEBUF_STOPPED_SEALED1);
+	for (r = 0; r < 2; r++) {
+		for (i = self->off[r]; i < self->end[r]; i += page) {
+			ASSERT_EQ(SIGBUS, tb_touch(self->map + i, true)) TH_LOG("offset %zu", i);
+			ASSERT_EQ(0x60 + r, self->mgr[i]);
+		}
+		EXPECT_EQ(EFAULT, tb_syscall_write(self->map + self->off[r]));
+	}
+	/* the header, the durable buffer and the shared pages are its own */
+	EXPECT_EQ(0, tb_touch(self->map + 64, true));
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0] - 1, true));
+	EXPECT_EQ(0, tb_touch(self->map + self->end[0], true));
+
+	tb_seal_restart(_metadata, &self->p);
+	for (r = 0; r < 2; r++) {
+		EXPECT_EQ(0x60 + r, self->map[self->off[r]]);
+		EXPECT_EQ(0, tb_touch(self->map + self->off[r], true));
+		EXPECT_EQ(0, tb_syscall_write(self->map + self->end[r] - 1));
+	}
+}
+
+/*
+ * A stop while a save is out seals the other rolling buffer only: the
+ * provider zeroes the saved one at BUFFER_SAVED, which ends that seal
+ * and not the stop's, which START ends.
+ */
+TEST_F(seal, stop_during_a_save_leaves_it_to_buffer_saved)
+{
+	tb_seal_save(_metadata, &self->p, 0);
+	tb_seal_stop(_metadata, &self->p, TRACEBUF_STOPPED_SEALED1);
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[0], true));
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[1], true));
+
+	ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, 0, 0));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[1], true));
+
+	tb_seal_restart(_metadata, &self->p);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
+	/* and the next stop seals both */
+	tb_seal_stop(_metadata, &self->p, TRACEBUF_STOPPED_SEALED0 | TRACEBUF_STOPPED_SEALED1);
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[0], true));
+}
+
+/*
+ * A START while a save is out (the manager has not answered it) ends the
+ * stop's seal, not the save's.
+ */
+TEST_F(seal, start_leaves_a_save_sealed)
+{
+	tb_seal_save(_metadata, &self->p, 1);
+	tb_seal_stop(_metadata, &self->p, TRACEBUF_STOPPED_SEALED0);
+	tb_seal_restart(_metadata, &self->p);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[1], true));
+	ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, 1, 0));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
+}
+
 /* VM_IO: nothing pins a page, to write it once it is sealed */
 TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 {

@@ -165,7 +165,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	8
+#define TRACEBUF_ABI_MINOR	9
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -236,6 +236,16 @@ struct tracebuf_pkt {
  * TRACEBUF_INIT_F_SEAL_SAVES says what that guarantees).
  */
 #define TRACEBUF_SAVE_SEALED		0x0001
+/*
+ * STOPPED's data16, as the manager reads it (ABI 1.9,
+ * TRACEBUF_FEAT_SEAL_STOPS; a provider sends 0): the rolling buffers the
+ * kernel sealed at the stop, in a buffer initialized with
+ * TRACEBUF_INIT_F_SEAL_SAVES: each one no save holds sealed.  They stay
+ * sealed until the next START (or the provider leaving the session), so
+ * the manager may write their final records out in place.
+ */
+#define TRACEBUF_STOPPED_SEALED0	0x0001	/* rolling buffer 0 */
+#define TRACEBUF_STOPPED_SEALED1	0x0002	/* rolling buffer 1 */
 /* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
 #define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
 #define TRACEBUF_PKT_SNAPSHOT		0x0101	/* all zero */
@@ -473,6 +483,7 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_SEAL_SAVES	_BITULL(13)	/* INITIALIZE
 							 * F_SEAL_SAVES
 							 */
+#define TRACEBUF_FEAT_SEAL_STOPS	_BITULL(14)	/* STOPPED's SEALED */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -669,14 +680,16 @@ struct tracebuf_initialize_args {
 /*
  * TRACEBUF_INIT_F_SEAL_SAVES (ABI 1.8, TRACEBUF_FEAT_SEAL_SAVES;
  * streaming mode only, EINVAL otherwise): from a provider's SAVE_BUFFER
- * until the save ends (the manager's BUFFER_SAVED, or the provider
- * leaving the session), the pages that lie wholly inside the rolling
- * buffer to save are writable nowhere: the provider gets SIGBUS if it
- * touches one, a system call writing there EFAULT.  So the manager may
- * check that rolling buffer's records and write them out in place, with
- * no copy, and know that what it wrote is what it checked; the bytes on
- * the pages it shares with the durable or the other rolling buffer are
- * not sealed (the manager copies them).  The provider's mappings of such
+ * until the manager's BUFFER_SAVED, the pages that lie wholly inside the
+ * rolling buffer to save are writable nowhere: the provider gets SIGBUS
+ * if it touches one, a system call writing there EFAULT.  And from its
+ * STOPPED until the next START (ABI 1.9, TRACEBUF_FEAT_SEAL_STOPS), so
+ * are those of each rolling buffer no save holds (STOPPED's data16 says
+ * which).  A seal also ends when the provider leaves the session.
+ * So the manager may check a sealed rolling buffer's records and write
+ * them out in place, with no copy, and know that what it wrote is what
+ * it checked; the bytes on the pages it shares with the durable or the
+ * other rolling buffer are not sealed (the manager copies them).  The provider's mappings of such
  * a buffer are filled as they are touched, and are VM_IO: MADV_DOFORK is
  * refused (EINVAL), and so is process_vm_readv()/process_vm_writev()
  * (EFAULT: they pin pages); a debugger (ptrace, /proc/PID/mem) reads
