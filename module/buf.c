@@ -326,8 +326,8 @@ bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask)
 
 /*
  * The seals of @mask end (BUFFER_SAVED, the START after a stop, or the
- * provider leaving the session): the next touch maps the pages again.
- * The provider hears of it under tracebuf_lock, after this.
+ * manager going): the next touch maps the pages again.  The provider
+ * hears of it under tracebuf_lock, after this.
  */
 void tracebuf_buf_unseal(struct tracebuf_buf *buf, unsigned int mask)
 {

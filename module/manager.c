@@ -233,6 +233,8 @@ void tracebuf_manager_release(struct tracebuf_manager *m)
 	list_for_each_entry_safe(node, ntmp, &m->inbox, link)
 		tracebuf_manager_consume(m, node);
 	list_for_each_entry_safe(p, tmp, &m->owned, owner_link) {
+		/* nobody writes out what is sealed: the provider's again */
+		tracebuf_buf_unseal(p->buf, TRACEBUF_ROLLING_ALL);
 		tracebuf_provider_detach(p);
 		p->in_head = 0;
 		WRITE_ONCE(p->in_len, 0);

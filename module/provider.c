@@ -103,8 +103,11 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
-		/* a save, or a stop, ends here too */
-		tracebuf_buf_unseal(p->buf, TRACEBUF_ROLLING_ALL);
+		/*
+		 * Its seals stay: its manager may still be writing out what
+		 * they hold, and the buffer is not the provider's to write
+		 * any more, though it may keep it mapped.
+		 */
 		tracebuf_buf_retire(p->buf);
 		tracebuf_buf_put(p->buf);
 		p->buf = NULL;

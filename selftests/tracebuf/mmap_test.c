@@ -1213,6 +1213,30 @@ TEST_F(seal, start_leaves_a_save_sealed)
 	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
 }
 
+/*
+ * A provider that leaves the session (TERMINATE, RELEASE) while its
+ * manager may still be writing out a sealed rolling buffer does not get
+ * those pages of its mapping back: the manager checks and writes them in
+ * place.  (Closing its file is no way out: the mapping holds the file.)
+ */
+TEST_F(seal, leaving_keeps_the_seal)
+{
+	size_t page = tb_page_size();
+
+	self->map[self->off[0] + page] = 0x7a;
+	tb_seal_save(_metadata, &self->p, 0);
+	ASSERT_EQ(0, mgr_terminate(self->p.mgr, self->p.id));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_TERMINATE, NULL);
+	ASSERT_EQ(0, provider_release(self->p.prov));
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_TERMINATED,
+		    TRACEBUF_STATE_REGISTERED, NULL);
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[0] + page, true));
+	EXPECT_EQ(EFAULT, tb_syscall_write(self->map + self->off[0]));
+	EXPECT_EQ(0x7a, self->mgr[self->off[0] + page]);
+	/* what no seal held is still its own */
+	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
+}
+
 /* VM_IO: nothing pins a page, to write it once it is sealed */
 TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 {

@@ -241,8 +241,8 @@ struct tracebuf_pkt {
  * TRACEBUF_FEAT_SEAL_STOPS; a provider sends 0): the rolling buffers the
  * kernel sealed at the stop, in a buffer initialized with
  * TRACEBUF_INIT_F_SEAL_SAVES: each one no save holds sealed.  They stay
- * sealed until the next START (or the provider leaving the session), so
- * the manager may write their final records out in place.
+ * sealed until the next START, so the manager may write their final
+ * records out in place.
  */
 #define TRACEBUF_STOPPED_SEALED0	0x0001	/* rolling buffer 0 */
 #define TRACEBUF_STOPPED_SEALED1	0x0002	/* rolling buffer 1 */
@@ -685,17 +685,19 @@ struct tracebuf_initialize_args {
  * if it touches one, a system call writing there EFAULT.  And from its
  * STOPPED until the next START (ABI 1.9, TRACEBUF_FEAT_SEAL_STOPS), so
  * are those of each rolling buffer no save holds (STOPPED's data16 says
- * which).  A seal also ends when the provider leaves the session.
- * So the manager may check a sealed rolling buffer's records and write
+ * which).  Seals end early only when the manager goes: a provider that
+ * leaves the session (RELEASE) while one holds finds those pages of its
+ * mappings sealed for good (ABI 1.9; before, they were its again).  So
+ * the manager may check a sealed rolling buffer's records and write
  * them out in place, with no copy, and know that what it wrote is what
  * it checked; the bytes on the pages it shares with the durable or the
- * other rolling buffer are not sealed (the manager copies them).  The provider's mappings of such
- * a buffer are filled as they are touched, and are VM_IO: MADV_DOFORK is
- * refused (EINVAL), and so is process_vm_readv()/process_vm_writev()
- * (EFAULT: they pin pages); a debugger (ptrace, /proc/PID/mem) reads
- * and writes them through the module, but a write into a sealed rolling
- * buffer fails (EIO) as the provider's own would.  ENOSPC: 2^20 sealable
- * buffers are alive.
+ * other rolling buffer are not sealed (the manager copies them).  The
+ * provider's mappings of such a buffer are filled as they are touched,
+ * and are VM_IO: MADV_DOFORK is refused (EINVAL), and so is
+ * process_vm_readv()/process_vm_writev() (EFAULT: they pin pages); a
+ * debugger (ptrace, /proc/PID/mem) reads and writes them through the
+ * module, but a write into a sealed rolling buffer fails (EIO) as the
+ * provider's own would.  ENOSPC: 2^20 sealable buffers are alive.
  */
 #define TRACEBUF_INIT_F_SEAL_SAVES	_BITUL(0)
 #define TRACEBUF_INIT_F_ALL		TRACEBUF_INIT_F_SEAL_SAVES
