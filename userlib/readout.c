@@ -485,14 +485,16 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 }
 
 /*
- * A save the kernel sealed (TRACEBUF_SAVE_SEALED): the first @len bytes of
+ * A save the kernel sealed (TRACEBUF_SAVE_SEALED), or a rolling buffer
+ * its stop did (TRACEBUF_STOPPED_SEALED0, 1): the first @len bytes of
  * rolling buffer @half, checked and written in place.  Its pages that lie
- * wholly inside the rolling buffer do not change until our BUFFER_SAVED
- * (uapi header, TRACEBUF_INIT_F_SEAL_SAVES); the bytes before the first
- * of them and after the last share a page with the durable or the other
- * rolling buffer, which the provider may still write, so they are copied,
- * into the private pages of a view that maps the sealed pages between
- * them: one range to walk and write, the size of a page or two copied.
+ * wholly inside the rolling buffer do not change until our BUFFER_SAVED,
+ * or the next START (uapi header, TRACEBUF_INIT_F_SEAL_SAVES); the bytes
+ * before the first of them and after the last share a page with the
+ * durable or the other rolling buffer, which the provider may still
+ * write, so they are copied, into the private pages of a view that maps
+ * the sealed pages between them: one range to walk and write, the size
+ * of a page or two copied.
  */
 int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
 			    unsigned int half, uint64_t len)
@@ -631,8 +633,14 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 				"its final wrapped count does not follow its saves", NULL);
 			goto out;
 		}
-		for (uint32_t w = next; w <= h.wrapped_count; w++)
-			tracebuf_readout_range(s, t, l->rolling_off[w & 1], h.rolling_data_end[w & 1]);
+		/* in place where the stop sealed it, as a sealed save */
+		for (uint32_t w = next; w <= h.wrapped_count; w++) {
+			if (t->stop_sealed & (TRACEBUF_STOPPED_SEALED0 << (w & 1)))
+				tracebuf_readout_sealed(s, t, w & 1, h.rolling_data_end[w & 1]);
+			else
+				tracebuf_readout_range(s, t, l->rolling_off[w & 1],
+						       h.rolling_data_end[w & 1]);
+		}
 	}
 out:
 	if (ret || s->out.err)

@@ -212,6 +212,7 @@ static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
 		t->saved_any = false;
 	t->results_written = false;
 	t->was_started = true;
+	t->stop_sealed = 0;		/* the START unsealed them */
 	t->info.state = TRACEBUF_LIB_TRACEE_STARTING;
 	return 0;
 }
@@ -452,6 +453,8 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 		tb_save(s, t, pkt);
 		break;
 	case TRACEBUF_PKT_STOPPED:
+		/* what the kernel sealed: read out in place (readout.c) */
+		t->stop_sealed = pkt->data16 & (TRACEBUF_STOPPED_SEALED0 | TRACEBUF_STOPPED_SEALED1);
 		if (t->info.state == TRACEBUF_LIB_TRACEE_STOPPING ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STARTING ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STARTED)

@@ -48,6 +48,7 @@ struct tb_tracee {
 	uint8_t snap_tries;			/* SNAPSHOTs sent for this one */
 	bool update_pending;			/* a categories update unanswered */
 	struct tb_seal_view view[2];		/* per rolling buffer, or none */
+	uint16_t stop_sealed;			/* STOPPED's, until a START */
 };
 
 struct tb_out {
