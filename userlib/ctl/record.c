@@ -1612,7 +1612,11 @@ static int record_loop(struct record_run *r)
 	int ret;
 
 	for (;;) {
-		uint64_t now = now_ns(), wake = deadline;
+		/* the clock only for a deadline or the status line: a save's
+		 * wake-up has no use for it (a system call where the vDSO
+		 * cannot read the clocksource)
+		 */
+		uint64_t now = deadline || r->status ? now_ns() : 0, wake = deadline;
 		int timeout = -1;
 
 		/* a signal stops now without COMMAND, the second one with it */
