@@ -23,8 +23,8 @@
  *                after each of the three runs, on an idle guest and
  *                beside the same providers at the same rate
  *                (plain_write_beside()), and the handoff floor made
- *                right after them (handoff_floor()): the medians of the
- *                ratios;
+ *                right after them, its writers at the providers' rate
+ *                (handoff_floor()): the medians of the ratios;
  *   - round trip: from a provider's SAVE_BUFFER to the manager's
  *                BUFFER_SAVED, as the providers measured them (median and
  *                99th percentile of the newest 256 of each).
@@ -268,17 +268,28 @@ static double plain_write_beside(double bytes, size_t chunk, unsigned int procs,
 	return w;
 }
 
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /*
  * One writer of the handoff floor: fill half h of its shared region
- * with 8-byte stores, as a provider's records are written, tell the
- * saver (one byte: h), and before it refills a half, wait for the saver
- * to say that half is saved; @halves of them in all.  Exits 0 when
- * every answer came, in order.
+ * with 8-byte stores, as a provider's records are written, no sooner
+ * than @bps bytes a second allow (busy the while, reading the clock, as
+ * a provider that writes at that rate is), tell the saver (one byte: h),
+ * and before it refills a half, wait for the saver to say that half is
+ * saved; @halves of them in all.  Exits 0 when every answer came, in
+ * order.
  */
-static void floor_writer(uint64_t *region, size_t chunk, unsigned long halves, int full_w,
-			 int saved_r)
+static void floor_writer(uint64_t *region, size_t chunk, unsigned long halves, double bps,
+			 int full_w, int saved_r)
 {
 	size_t words = chunk / sizeof(uint64_t);
+	double t0 = mono(), period = (double)chunk / bps;
 	uint64_t v = 0;
 
 	for (unsigned long n = 0; n < halves; n++) {
@@ -289,6 +300,8 @@ static void floor_writer(uint64_t *region, size_t chunk, unsigned long halves, i
 			_exit(1);
 		for (size_t i = 0; i < words; i++)
 			q[i] = v++;
+		while (mono() < t0 + (double)(n + 1) * period)
+			;
 		if (write(full_w, &h, 1) != 1)
 			_exit(1);
 	}
@@ -308,10 +321,13 @@ static void floor_writer(uint64_t *region, size_t chunk, unsigned long halves, i
  * a time, each save started by a wake-up and answered by a message, as
  * a streaming manager's are, but with nothing else: no records to check,
  * no packets, no kernel module; an answer wakes a writer only if it
- * waits for it.  About what any two-half streaming design pays on this
- * machine; 0 if it did not run.
+ * waits for it.  The writers fill their halves at @bps bytes a second
+ * each, the providers' rate in the run compared: so the saver, like the
+ * manager, sleeps between halves and runs beside busy writers.  About
+ * what any two-half streaming design pays on this machine; 0 if it did
+ * not run.
  */
-static double handoff_floor(double bytes, size_t chunk, unsigned int procs)
+static double handoff_floor(double bytes, size_t chunk, unsigned int procs, double bps)
 {
 	unsigned long halves = (unsigned long)(bytes / (double)chunk / procs) + 1;
 	int full[MAX_PROCS][2], saved[MAX_PROCS][2], fd, status, ok = 1;
@@ -321,6 +337,8 @@ static double handoff_floor(double bytes, size_t chunk, unsigned int procs)
 	void *region[MAX_PROCS];
 	double t0, t;
 
+	if (!(bps > 0))
+		return 0;	/* the run's rate was not read */
 	fd = open(path("floor.bin"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return 0;
@@ -336,7 +354,7 @@ static double handoff_floor(double bytes, size_t chunk, unsigned int procs)
 		if (!pid[i]) {
 			close(full[i][0]);
 			close(saved[i][1]);
-			floor_writer(region[i], chunk, halves, full[i][1], saved[i][0]);
+			floor_writer(region[i], chunk, halves, bps, full[i][1], saved[i][0]);
 		}
 		close(full[i][1]);
 		close(saved[i][0]);
@@ -486,7 +504,9 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 				     (r->mgr_cpu - res->mgr_fixed) / mib : 0;
 			w = plain_write(r->bytes, bsize / 2) / mib;
 			b = plain_write_beside(r->bytes, bsize / 2, procs, rate) / mib;
-			fl = handoff_floor(r->bytes, bsize / 2, procs) / mib;
+			/* each provider's bytes a second in this run */
+			fl = handoff_floor(r->bytes, bsize / 2, procs,
+					   r->rate / procs * r->bytes / ((double)count * procs)) / mib;
 			/* a figure not measured fails the benchmark, not prints 0 */
 			T_EXPECT(w > 0);
 			T_EXPECT(b > 0);
@@ -544,8 +564,8 @@ static void bench(void)
 	printf("# vs write(): of a plain write() of as many bytes, on an idle guest; vs beside: "
 	       "of the same write() while the providers write at the same rate into a circular "
 	       "recording; floor/wr: the handoff floor (handoff_floor(): processes fill "
-	       "halves of shared memory, a saver wakes for each and writes it out, nothing "
-	       "else), of the idle write(); vs floor: the manager's, of the floor; medians of "
+	       "halves of shared memory at the providers' rate, a saver wakes for each and "
+	       "writes it out, nothing else), of the idle write(); vs floor: the manager's, of the floor; medians of "
 	       "three ratios, each run's to write()s right after it\n");
 }
 
