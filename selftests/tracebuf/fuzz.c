@@ -1435,7 +1435,8 @@ static void op_stream(struct fz *z)
 	z->ctx = "stream: initialize";
 	ret = mgr_initialize_flags(mgr, id, TRACEBUF_MODE_STREAMING, size,
 				   TRACEBUF_INIT_F_SEAL_SAVES, NULL, &buf_fd);
-	if (!FZ_CHECK(z, ret, EDQUOT, EFBIG, EMFILE, ENFILE, ENOMEM, ENOSPC))
+	/* EBUSY: another worker's manager, which listed it, came first */
+	if (!FZ_CHECK(z, ret, EBUSY, EDQUOT, EFBIG, EMFILE, ENFILE, ENOMEM, ENOSPC))
 		return;
 	fz_keep_handle(z, buf_fd);
 	ret = tb_read_pkt(prov, &pkt, 1000);
