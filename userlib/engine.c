@@ -768,6 +768,10 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		}
 		break;
 	case TRACEBUF_START_RETAIN:
+		/* the kernel unsealed them before we heard of the START */
+		for (uint32_t i = 0; i < 2; i++)
+			if (e->unzeroed & (1u << i))
+				memset(e->rolling[i], 0, e->half_size);
 		/* continue where the stop froze the cursor */
 		wrap = e->stop_wrap;
 		if (e->half[wrap & 1] == TB_HALF_STOPPED)
@@ -779,6 +783,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		ret = -EINVAL;
 		goto out_unlock;
 	}
+	e->unzeroed = 0;
 	if (!e->durable_pos) {
 		uint64_t *p = tracebuf_engine_durable_alloc(e, 16);
 
@@ -1012,9 +1017,16 @@ int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 	/*
 	 * Zero it (here, off the writers' path), then say so: if this
 	 * process dies, the manager walks a half whose data end is 0 record
-	 * by record, and must not find the records it saved already.
+	 * by record, and must not find the records it saved already.  Not
+	 * once stopped: the save may have ended before our STOPPED reached
+	 * the kernel, which then sealed this half too, until START (uapi
+	 * TRACEBUF_INIT_F_SEAL_SAVES); START zeroes it.  Meanwhile the
+	 * header is final, so nobody walks it.
 	 */
-	memset(e->rolling[h], 0, e->half_size);
+	if (atomic_load(&e->state) == TRACEBUF_ENGINE_STOPPED)
+		e->unzeroed |= 1u << h;
+	else
+		memset(e->rolling[h], 0, e->half_size);
 	__atomic_store_n(&e->hdr->rolling_data_end[h], 0, __ATOMIC_RELEASE);
 	if (e->switch_waiting && atomic_load(&e->state) == TRACEBUF_ENGINE_STARTED) {
 		e->switch_waiting = false;

@@ -151,6 +151,9 @@ struct tracebuf_engine {
 	uint32_t save_us[TB_SAVE_SAMPLES];
 	uint32_t stop_wrap;
 	uint64_t stop_off;
+	uint32_t unzeroed;		/* halves saved after the stop (bit
+					 * h): zeroed at the next START
+					 */
 	struct tracebuf_thread *threads;
 
 	atomic_uint service_needed;

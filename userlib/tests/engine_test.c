@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "../engine_priv.h"
 
@@ -302,6 +303,73 @@ static void oneshot_smallest_buffer(void)
 	run_one("oneshot_smallest_buffer", &r);
 }
 
+/* The pages wholly inside half @h, as the kernel seals them. */
+static void seal_half(struct tracebuf_engine *e, uint32_t h, int prot)
+{
+	uintptr_t first = ((uintptr_t)e->rolling[h] + 4095) & ~(uintptr_t)4095;
+	uintptr_t end = ((uintptr_t)e->rolling[h] + e->half_size) & ~(uintptr_t)4095;
+
+	if (end > first && mprotect((void *)first, end - first, prot))
+		T_FAIL("mprotect: %s", strerror(errno));
+}
+
+/*
+ * A save the manager ends just before our STOPPED reaches the kernel:
+ * the kernel seals that half too at the stop (no save holds it), so the
+ * BUFFER_SAVED we read after the stop must leave it alone (it was SIGBUS
+ * in the VM), and the START after it zero it.  The seal is a read-only
+ * mapping here.
+ */
+static void streaming_save_ended_by_the_stop(void)
+{
+	const size_t size = 64 << 10;
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_thread *t = &__tracebuf_self;
+	struct tracebuf_engine_ops ops = { 0 };
+	struct tracebuf_save_req req;
+	uint8_t *buf;
+	uint64_t seq = 0;
+	uint32_t h;
+	bool zero = true;
+
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	T_ASSERT(buf != MAP_FAILED);
+	tracebuf_engine_format(buf, size, TRACEBUF_MODE_STREAMING);
+	T_ASSERT_EQ(tracebuf_engine_attach(buf, size, TRACEBUF_MODE_STREAMING, &ops), 0);
+	T_ASSERT_EQ(tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE,
+					  TRACEBUF_ENGINE_F_CLEAR), 0);
+	/* fill the first half, and a little of the second */
+	do {
+		uint64_t *p = tracebuf_record_reserve(t, REC_WORDS * 8);
+
+		T_ASSERT(p);
+		p[0] = REC_HDR;
+		p[1] = tracebuf_ticks();
+		p[2] = 1;
+		p[3] = seq++;
+		tracebuf_record_commit(t, p + REC_WORDS);
+	} while (tracebuf_engine_service(&req) != 1);
+	h = req.wrapped_count & 1;
+	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	seal_half(e, h, PROT_READ);
+	T_EXPECT_EQ(tracebuf_engine_buffer_saved(req.wrapped_count,
+						 req.durable_data_end), 0);
+	T_EXPECT_EQ(e->hdr->rolling_data_end[h], 0);
+	T_EXPECT_EQ(tracebuf_engine_pending_halves(), 0);
+	T_EXPECT_EQ(((uint64_t *)e->rolling[h])[0], REC_HDR);	/* untouched */
+	seal_half(e, h, PROT_READ | PROT_WRITE);
+	/* the START after it: the kernel unsealed first, and the engine zeroes */
+	T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
+	for (uint64_t i = 0; i < e->half_size; i++)
+		zero &= !e->rolling[h][i];
+	T_EXPECT(zero);
+	printf("# %llu records, half %u saved after the stop\n",
+	       (unsigned long long)seq, h);
+	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	tracebuf_engine_detach();
+	munmap(buf, size);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_first_records),
 	T_TEST(circular_keeps_last_records),
@@ -310,6 +378,7 @@ static const struct t_test tests[] = {
 	T_TEST(streaming_small_buffer_eight_writers),
 	T_TEST(circular_small_buffer_eight_writers),
 	T_TEST(oneshot_smallest_buffer),
+	T_TEST(streaming_save_ended_by_the_stop),
 };
 
 T_MAIN(tests)
