@@ -1198,6 +1198,33 @@ TEST_F(seal, stop_during_a_save_leaves_it_to_buffer_saved)
 }
 
 /*
+ * A save ends when the manager's BUFFER_SAVED reaches the kernel: one
+ * the provider reads only after its STOPPED leaves that rolling buffer
+ * sealed by the stop, until START (libtracebuf zeroes it then).
+ */
+TEST_F(seal, save_ended_before_the_stop_stays_sealed)
+{
+	struct tracebuf_mgr_msg m;
+
+	tb_seal_save(_metadata, &self->p, 0);
+	ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+	ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, 0, 0));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_STOP, NULL);
+	ASSERT_EQ(0, provider_stopped(self->p.prov));
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_PACKET,
+		    TRACEBUF_STATE_STOPPED, &m);
+	EXPECT_EQ(TRACEBUF_PKT_STOPPED, m.pkt.request);
+	EXPECT_EQ(TRACEBUF_STOPPED_SEALED0 | TRACEBUF_STOPPED_SEALED1, m.pkt.data16);
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_BUFFER_SAVED, NULL);
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[0], true));
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[1], true));
+
+	tb_seal_restart(_metadata, &self->p);
+	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
+}
+
+/*
  * A START while a save is out (the manager has not answered it) ends the
  * stop's seal, not the save's.
  */

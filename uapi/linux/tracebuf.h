@@ -685,7 +685,9 @@ struct tracebuf_initialize_args {
  * if it touches one, a system call writing there EFAULT.  And from its
  * STOPPED until the next START (ABI 1.9, TRACEBUF_FEAT_SEAL_STOPS), so
  * are those of each rolling buffer no save holds (STOPPED's data16 says
- * which).  Seals end early only when the manager goes: a provider that
+ * which).  A save ends when the manager's BUFFER_SAVED reaches the
+ * kernel: a provider that reads one after it sent STOPPED must leave that
+ * rolling buffer alone until START.  Seals end early only when the manager goes: a provider that
  * leaves the session (RELEASE) while one holds finds those pages of its
  * mappings sealed for good (ABI 1.9; before, they were its again).  So
  * the manager may check a sealed rolling buffer's records and write
