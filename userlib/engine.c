@@ -336,6 +336,7 @@ static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
 
 	e->half[h] = TB_HALF_FILLING;
 	e->half_wrap[h] = wrap;
+	e->reserve_at[h] = e->fill_limit;
 	atomic_store(&e->done[h], 0);
 	e->hdr->rolling_data_end[h] = 0;
 	/* for a snapshot's reader: which wrap is being written now */
@@ -346,18 +347,15 @@ static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
 }
 
 /*
- * The half of @wrap is full (the caller padded its tail).  Called with
- * e->lock held.  Circular mode reuses the other half at once, closing
- * what is left in it first; streaming waits for it to be saved.
+ * The half of @wrap is done with (full, or closed at a stop): go on in
+ * the next one, if the mode has one.  Called with e->lock held.  Circular
+ * mode reuses the other half at once, closing what is left in it first;
+ * streaming waits for it to be saved.
  */
-static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
+static void tb_switch_next(struct tracebuf_engine *e, uint32_t wrap)
 {
-	uint32_t h = wrap & 1, n = h ^ 1;
+	uint32_t n = (wrap & 1) ^ 1;
 
-	if ((uint32_t)(atomic_load(&e->cursor) >> 32) != wrap ||
-	    e->half[h] != TB_HALF_FILLING)
-		return;
-	e->half[h] = TB_HALF_FULL;
 	if (e->mode == TRACEBUF_MODE_ONESHOT)
 		return;
 	tb_notify(e);
@@ -376,6 +374,16 @@ static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
 	}
 	e->switch_waiting = true;
 	atomic_store(&e->waiting_save, 1);
+}
+
+/* The half of @wrap is full (the caller padded its tail); e->lock held. */
+static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
+{
+	if ((uint32_t)(atomic_load(&e->cursor) >> 32) != wrap ||
+	    e->half[wrap & 1] != TB_HALF_FILLING)
+		return;
+	e->half[wrap & 1] = TB_HALF_FULL;
+	tb_switch_next(e, wrap);
 }
 
 /* -------------------------------------------------------------------- */
@@ -670,6 +678,7 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 	tb_layout_compute(&l, size, mode);
 	e->half_size = l.rolling_size;
 	e->fill_limit = e->half_size - TRACEBUF_STOP_RESERVE;
+	e->reserve_at[0] = e->reserve_at[1] = e->fill_limit;
 	e->rolling[0] = (uint8_t *)buf + l.rolling_off[0];
 	/* oneshot: the second half is never reached */
 	e->rolling[1] = e->rolling[0] + e->half_size;
@@ -699,6 +708,36 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 }
 
 /*
+ * RETAIN: continue where the stop froze the cursor; e->lock held, no
+ * writer yet.  A half the stop found full (closed already), or filled
+ * past its fill limit (its stop window took the rest), is gone on from
+ * as a writer that filled it would: to the next half, or in oneshot
+ * mode nowhere (what is written now is dropped).  Taking room from past
+ * the fill limit would pad a negative length.
+ */
+static void tb_start_retain(struct tracebuf_engine *e)
+{
+	uint32_t wrap = e->stop_wrap, h = wrap & 1;
+	uint64_t off = e->stop_off;
+
+	if (e->half[h] == TB_HALF_STOPPED && off <= e->fill_limit) {
+		e->half[h] = TB_HALF_FILLING;
+		atomic_store(&e->done[h], off);
+		atomic_store(&e->cursor, (uint64_t)wrap << 32 | off);
+		return;
+	}
+	atomic_store(&e->cursor, (uint64_t)wrap << 32 | TRACEBUF_CURSOR_FULL(e));
+	if (e->half[h] != TB_HALF_STOPPED) {
+		tb_switch_next(e, wrap);
+		return;
+	}
+	tb_pad(tb_half(e, wrap) + off / 8, e->half_size - off);
+	atomic_store(&e->done[h], e->half_size);
+	e->half[h] = TB_HALF_FILLING;
+	tb_switch(e, wrap);
+}
+
+/*
  * Start with @disposition (TRACEBUF_START_*).  The kernel already zeroed
  * what the disposition clears; with TRACEBUF_ENGINE_F_CLEAR (no kernel,
  * e.g. a memfd) the engine zeroes it itself.
@@ -708,7 +747,6 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 	struct tracebuf_engine *e = &tb_engine;
 	struct tracebuf_buffer_header *h;
 	uint64_t rolling_bytes;
-	uint32_t wrap;
 	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
@@ -772,12 +810,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		for (uint32_t i = 0; i < 2; i++)
 			if (e->unzeroed & (1u << i))
 				memset(e->rolling[i], 0, e->half_size);
-		/* continue where the stop froze the cursor */
-		wrap = e->stop_wrap;
-		if (e->half[wrap & 1] == TB_HALF_STOPPED)
-			e->half[wrap & 1] = TB_HALF_FILLING;
-		atomic_store(&e->done[wrap & 1], e->stop_off);
-		atomic_store(&e->cursor, (uint64_t)wrap << 32 | e->stop_off);
+		tb_start_retain(e);
 		break;
 	default:
 		ret = -EINVAL;
@@ -824,15 +857,17 @@ static void tb_close_full_halves(struct tracebuf_engine *e)
  * A drop window still open at stop (a full oneshot buffer, or streaming
  * waiting for a save) is closed in the half of @wrap, where the cursor
  * stopped at @off: after its data if the half was not full, else in its
- * stop reserve, which no writer used and which holds a pad.  Not in a half
- * whose save was requested: the manager may have copied it already.
- * Returns the half's new data end.  e->lock held, no writer left.
+ * stop reserve, which no writer used and which holds a pad (after the
+ * window an earlier stop wrote there, if tracing went on in the half:
+ * e->reserve_at).  Not in a half whose save was requested: the manager
+ * may have copied it already.  Returns the half's new data end.  e->lock
+ * held, no writer left.
  */
 static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_t off)
 {
 	const struct tracebuf_engine_hooks *h = tb_hooks(e);
 	uint64_t *half = tb_half(e, wrap);
-	uint64_t at = off <= e->fill_limit ? off : e->fill_limit;
+	uint64_t at = off <= e->reserve_at[wrap & 1] ? off : e->reserve_at[wrap & 1];
 	size_t n;
 
 	if (!atomic_load(&e->window_start) || !h || !h->drop_window_at ||
@@ -841,6 +876,8 @@ static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_
 	n = h->drop_window_at(e, half + at / 8, e->half_size - at);
 	if (!n)
 		return off;
+	if (at + n > e->fill_limit)
+		e->reserve_at[wrap & 1] = at + n;
 	if (at == off) {
 		off += n;
 		e->hdr->rolling_data_end[wrap & 1] = off;

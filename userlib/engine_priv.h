@@ -151,6 +151,10 @@ struct tracebuf_engine {
 	uint32_t save_us[TB_SAVE_SAMPLES];
 	uint32_t stop_wrap;
 	uint64_t stop_off;
+	uint64_t reserve_at[2];		/* each half's stop reserve is free
+					 * from here: fill_limit, or after a
+					 * drop window a stop wrote in it
+					 */
 	uint32_t unzeroed;		/* halves saved after the stop (bit
 					 * h): zeroed at the next START
 					 */

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include <tracebuf_fxt.h>
+
 #include "../engine_priv.h"
 
 #define MAX_WRITERS 8
@@ -370,6 +372,153 @@ static void streaming_save_ended_by_the_stop(void)
 	munmap(buf, size);
 }
 
+/* A buffer of @size in @mode, started afresh (no kernel: the engine zeroes). */
+static uint8_t *engine_up(size_t size, uint32_t mode)
+{
+	struct tracebuf_engine_ops ops = { 0 };
+	uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	tracebuf_engine_format(buf, size, mode);
+	if (tracebuf_engine_attach(buf, size, mode, &ops) ||
+	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR)) {
+		munmap(buf, size);
+		return NULL;
+	}
+	return buf;
+}
+
+/* @n records of @bytes each (pads) from this thread; how many were taken. */
+static unsigned int put(size_t bytes, unsigned int n)
+{
+	unsigned int got = 0;
+
+	for (; n; n--) {
+		uint64_t *p = tracebuf_record_reserve(&__tracebuf_self, bytes);
+
+		if (!p)
+			continue;
+		tracebuf_fxt_pad_write(p, bytes);
+		tracebuf_record_commit(&__tracebuf_self, p + bytes / 8);
+		got++;
+	}
+	return got;
+}
+
+/* Whether the first @end bytes of half @h are whole records, end to end. */
+static bool whole(struct tracebuf_engine *e, uint32_t h, uint64_t end)
+{
+	const uint64_t *w = (const uint64_t *)e->rolling[h];
+	uint64_t i = 0;
+
+	while (i < end / 8) {
+		uint64_t words = (w[i] >> 4) & 0xfff;
+
+		if (!words)
+			return false;
+		i += words;
+	}
+	return i == end / 8;
+}
+
+/*
+ * START with RETAIN after a stop that found the buffer full (a oneshot
+ * buffer that filled, streaming with both halves waiting for saves): the
+ * cursor was past the fill limit, and the next write padded a negative
+ * length over the process's memory.  Now a oneshot buffer stays full,
+ * circular goes on, and streaming goes on once the saves come.
+ */
+static void retain_after_a_full_stop(void)
+{
+	static const uint32_t modes[] = {
+		TRACEBUF_MODE_ONESHOT, TRACEBUF_MODE_CIRCULAR, TRACEBUF_MODE_STREAMING,
+	};
+	const size_t size = 64 << 10;
+
+	for (unsigned int m = 0; m < 3; m++) {
+		struct tracebuf_engine *e = tracebuf_engine_get();
+		struct tracebuf_save_req req;
+		unsigned int got, saves = 0;
+		uint8_t *buf = engine_up(size, modes[m]);
+
+		T_ASSERT(buf);
+		put(32, 5000);
+		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+		T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
+		got = put(32, 100);
+		if (modes[m] == TRACEBUF_MODE_STREAMING) {
+			T_EXPECT_EQ(got, 0);
+			while (tracebuf_engine_service(&req) == 1 && saves < 4) {
+				tracebuf_engine_buffer_saved(req.wrapped_count,
+							     req.durable_data_end);
+				saves++;
+			}
+			T_EXPECT_EQ(saves, 2);
+			got = put(32, 100);
+		}
+		T_EXPECT_EQ(got, modes[m] == TRACEBUF_MODE_ONESHOT ? 0u : 100u);
+		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+		for (uint32_t h = 0; h < (modes[m] == TRACEBUF_MODE_ONESHOT ? 1u : 2u); h++)
+			T_EXPECT(whole(e, h, e->hdr->rolling_data_end[h]));
+		printf("# mode %u: %u written after the restart, %u saves\n", modes[m], got, saves);
+		tracebuf_engine_detach();
+		munmap(buf, size);
+	}
+}
+
+/* Stands for the event layer's drop window record: 48 bytes, a pad. */
+static size_t window_at(struct tracebuf_engine *e, uint64_t *p, size_t room)
+{
+	(void)e;
+	if (room < 48)
+		return 0;
+	tracebuf_fxt_pad_write(p, 48);
+	return 48;
+}
+
+/*
+ * A stop that closes a drop window just below the fill limit ends the
+ * data past it; START with RETAIN goes on from a full half (not from
+ * past the limit), and the next stop's window goes after the first in
+ * the stop reserve, not over it.
+ */
+static void retain_after_a_window_past_the_fill_limit(void)
+{
+	static const struct tracebuf_engine_hooks hooks = { .drop_window_at = window_at };
+	const size_t size = 64 << 10;
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	uint8_t *buf = engine_up(size, TRACEBUF_MODE_ONESHOT);
+	uint64_t at, left, k;
+	const uint64_t *w;
+
+	T_ASSERT(buf);
+	tracebuf_engine_set_hooks(&hooks);
+	/* records larger than a chunk take exactly their size: land 16 below */
+	at = e->fill_limit - 16;
+	left = at - (atomic_load(&e->cursor) & 0xffffffffull);
+	k = (left - 2 * e->chunk_max - 8) / 4096;
+	T_ASSERT_EQ(put(4096, (unsigned int)k), k);
+	T_ASSERT_EQ(put(left - 4096 * k, 1), 1);
+	T_ASSERT_EQ(atomic_load(&e->cursor) & 0xffffffffull, at);
+	T_EXPECT(!tracebuf_record_reserve(&__tracebuf_self, e->fill_limit));	/* a drop */
+	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	T_EXPECT_EQ(e->hdr->rolling_data_end[0], at + 48);
+
+	T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
+	T_EXPECT_EQ(put(32, 10), 0);	/* full: dropped, a window */
+	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	T_EXPECT_EQ(e->hdr->rolling_data_end[0], e->half_size);
+	T_EXPECT(whole(e, 0, e->half_size));
+	w = (const uint64_t *)e->rolling[0];
+	T_EXPECT_EQ((w[at / 8] >> 4) & 0xfff, 6);		/* the first window */
+	T_EXPECT_EQ((w[(at + 48) / 8] >> 4) & 0xfff, 6);	/* the second */
+	tracebuf_engine_set_hooks(NULL);
+	tracebuf_engine_detach();
+	munmap(buf, size);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_first_records),
 	T_TEST(circular_keeps_last_records),
@@ -379,6 +528,8 @@ static const struct t_test tests[] = {
 	T_TEST(circular_small_buffer_eight_writers),
 	T_TEST(oneshot_smallest_buffer),
 	T_TEST(streaming_save_ended_by_the_stop),
+	T_TEST(retain_after_a_full_stop),
+	T_TEST(retain_after_a_window_past_the_fill_limit),
 };
 
 T_MAIN(tests)

@@ -8,7 +8,7 @@
  *  - oneshot keeps the first events, circular the last, streaming with a
  *    manager that keeps up all of them; with exact accounting (present +
  *    counted as dropped = written, none twice);
- *  - repeated start/stop with each buffer disposition;
+ *  - repeated start/stop with each buffer disposition, and in streaming;
  *  - a provider killed mid-stream (harvested from its buffer), a manager
  *    killed with a save outstanding (the provider carries on and can be
  *    traced again), a provider that registers during the trace, and
@@ -802,6 +802,17 @@ static void restart_clear_nondurable_circular(void)
 	check_restart(TRACEBUF_MODE_CIRCULAR, TRACEBUF_START_CLEAR_NONDURABLE, true, 200);
 }
 
+/*
+ * Streaming: with no results at the first stop, what it left is written
+ * at the second; with results, RETAIN becomes CLEAR_ENTIRE (no event
+ * twice).
+ */
+static void restart_streaming(void)
+{
+	check_restart(TRACEBUF_MODE_STREAMING, TRACEBUF_START_RETAIN, false, 200);
+	check_restart(TRACEBUF_MODE_STREAMING, TRACEBUF_START_RETAIN, true, 200);
+}
+
 /* Results written at the first stop: RETAIN becomes CLEAR_ENTIRE. */
 static void restart_after_results(void)
 {
@@ -1497,6 +1508,7 @@ static const struct t_test tests[] = {
 	T_TEST(restart_clear_entire),
 	T_TEST(restart_clear_nondurable_circular),
 	T_TEST(restart_after_results),
+	T_TEST(restart_streaming),
 	T_TEST(provider_killed_mid_stream),
 	T_TEST(provider_exits_while_tracing),
 	T_TEST(manager_killed_mid_save),
