@@ -1007,7 +1007,13 @@ int tracebuf_engine_service(struct tracebuf_save_req *req)
 		goto out_unlock;
 	tb_close_full_halves(e);
 	e->hdr->num_records_dropped = atomic_load(&e->dropped);
-	if (e->mode != TRACEBUF_MODE_STREAMING || e->save_outstanding)
+	/*
+	 * Stopped: the manager reads what is unsaved at our STOPPED, and
+	 * the kernel refuses a SAVE_BUFFER after it, which would leave the
+	 * save outstanding for good; the next START asks for it.
+	 */
+	if (e->mode != TRACEBUF_MODE_STREAMING || e->save_outstanding ||
+	    atomic_load(&e->state) == TRACEBUF_ENGINE_STOPPED)
 		goto out_unlock;
 	for (uint32_t h = 0; h < 2; h++) {
 		uint32_t other = h ^ 1;

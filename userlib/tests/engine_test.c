@@ -446,6 +446,8 @@ static void retain_after_a_full_stop(void)
 		T_ASSERT(buf);
 		put(32, 5000);
 		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+		/* stopped: no save asked for (the kernel refuses one after STOPPED) */
+		T_EXPECT_EQ(tracebuf_engine_service(&req), 0);
 		T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
 		got = put(32, 100);
 		if (modes[m] == TRACEBUF_MODE_STREAMING) {
