@@ -74,7 +74,7 @@ if [ "${1:-}" = --in-root ]; then
 		 "tracebuf-dkms 644 /etc/modprobe.d/tracebuf.conf" \
 		 "tracebuf-dkms 644 /usr/share/man/man4/tracebuf.4.gz"; do
 		read -r p mode f <<< "$e"
-		if ! dpkg -L "$p" | grep -qx "$f"; then
+		if ! grep -qx "$f" <<< "$(dpkg -L "$p")"; then
 			echo "$p does not have $f" | tb_say
 			st=1
 		elif [ "$(stat -L -c %a "$f")" != "$mode" ]; then
@@ -150,7 +150,7 @@ if [ "${1:-}" = --in-root ]; then
 		> "$out/pt-plain.log" 2>&1; then
 		tb_say < "$out/pt-plain.log"
 		st=1
-	elif ! ldd "$out/pt-plain" | grep -q "=> \(/usr\)\?/lib/[^ ]*/libposixtrace.so.1 "; then
+	elif ! grep -q "=> \(/usr\)\?/lib/[^ ]*/libposixtrace.so.1 " <<< "$(ldd "$out/pt-plain")"; then
 		ldd "$out/pt-plain" 2>&1 | tb_say
 		st=1
 	elif ! tb_posix_trace_runs "$out/pt-plain"; then
@@ -178,7 +178,7 @@ if [ "${1:-}" = --in-root ]; then
 		{ echo "pkg-config --static --libs: $slibs"; head -n 20 "$out/pt-static.log"; } |
 			tb_say
 		st=1
-	elif readelf -d "$out/pt-static" | grep -q NEEDED; then
+	elif grep -q NEEDED <<< "$(readelf -d "$out/pt-static")"; then
 		echo "pt-static needs shared libraries" | tb_say
 		st=1
 	elif ! tb_posix_trace_runs "$out/pt-static"; then
@@ -211,7 +211,7 @@ if [ "${1:-}" = --in-root ]; then
 	# 11. without packages: make install-dkms and make uninstall-dkms
 	k=${kernels# }; k=${k%% *}
 	make -C "$out/src" install-dkms KVER="$k" > "$out/install-dkms.log" 2>&1 &&
-		dkms status -m tracebuf -v "$version" -k "$k" | grep -q ': installed' &&
+		grep -q ': installed' <<< "$(dkms status -m tracebuf -v "$version" -k "$k")" &&
 		make -C "$out/src" uninstall-dkms >> "$out/install-dkms.log" 2>&1 &&
 		[ -z "$(dkms status -m tracebuf 2>&1)" ] && [ ! -e "/usr/src/tracebuf-$version" ]
 	st=$?

@@ -101,7 +101,7 @@ export PKG_CONFIG_SYSROOT_DIR=$DEST PKG_CONFIG_LIBDIR=$DEST$PREFIX/lib/pkgconfig
 cflags=$(pkg-config --cflags libtracebuf) && libs=$(pkg-config --libs libtracebuf) &&
 	gcc $cflags "$DEST$PREFIX/share/doc/tracebuf/examples/tracebuf-example.c" $libs \
 		-o "$WORK/example" > "$WORK/example.log" 2>&1 &&
-	LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/example" | grep -q "$DEST$PREFIX/lib/libtracebuf.so.1"
+	grep -q "$DEST$PREFIX/lib/libtracebuf.so.1" <<< "$(LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/example")"
 st=$?
 [ $st = 0 ] || tb_say < "$WORK/example.log"
 tb_check example_builds_against_installed_library $st
@@ -144,7 +144,7 @@ elif ! gcc -std=c11 -Wall -Wextra -Werror -static $cflags "$ptprog" $slibs \
 	-o "$WORK/pt-static" > "$WORK/pt-static.log" 2>&1; then
 	{ echo "pkg-config --static --libs: $slibs"; head -n 20 "$WORK/pt-static.log"; } | tb_say
 	st=1
-elif readelf -d "$WORK/pt-static" | grep -q NEEDED; then
+elif grep -q NEEDED <<< "$(readelf -d "$WORK/pt-static")"; then
 	echo "pt-static needs shared libraries" | tb_say
 	st=1
 elif ! tb_posix_trace_runs "$WORK/pt-static"; then

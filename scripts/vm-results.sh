@@ -165,7 +165,7 @@ done
 while IFS=$'\t' read -r phase k; do
 	# splats after "phase insmod after T" (a reload) and the like
 	case $phase in insmod|rmmod|leak-scan|"end of run") continue ;; esac
-	printf '%s\n' "${names[@]}" | grep -qxF -- "$phase" && continue
+	grep -qxF -- "$phase" <<< "$(printf '%s\n' "${names[@]}")" && continue
 	problems+=("$k kernel splat(s) during $phase")
 done < "$splat_counts"
 if [ "$TB_KMEMLEAK" = 1 ]; then
