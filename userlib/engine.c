@@ -720,6 +720,9 @@ static void tb_start_retain(struct tracebuf_engine *e)
 	uint32_t wrap = e->stop_wrap, h = wrap & 1;
 	uint64_t off = e->stop_off;
 
+	/* a switch that waited for a save at the stop is decided again here */
+	e->switch_waiting = false;
+	atomic_store(&e->waiting_save, 0);
 	if (e->half[h] == TB_HALF_STOPPED && off <= e->fill_limit) {
 		e->half[h] = TB_HALF_FILLING;
 		atomic_store(&e->done[h], off);
