@@ -521,6 +521,346 @@ static void retain_after_a_window_past_the_fill_limit(void)
 	munmap(buf, size);
 }
 
+/*
+ * A model of a provider's life with a kernel and a session around it,
+ * driven by a seeded random walk: write, serve and answer streaming
+ * saves, stop (with the session's read-out or without), start again
+ * (RETAIN, or CLEAR_ENTIRE after a read-out, as the session does),
+ * snapshots.  The kernel's seals are read-only mappings, put and lifted
+ * when it would (uapi TRACEBUF_INIT_F_SEAL_SAVES), and a BUFFER_SAVED may
+ * reach the kernel before or after the STOPPED, and the provider before
+ * or after its STOP, as the two FIFOs allow.  In the end every record
+ * that was taken is in the output once (oneshot, streaming) or at most
+ * once (circular), and every range read out is whole records.  The walks
+ * run one after another on one engine and thread, as a process that is
+ * traced again after a TERMINATE.  MODEL_SEED=MODE:SEED tells one walk.
+ */
+struct model {
+	uint32_t mode;
+	uint64_t x;			/* xorshift state */
+	uint64_t seq;			/* records asked for */
+	uint8_t *taken;			/* by seq: reserve gave room */
+	uint8_t *seen;			/* by seq: in the output */
+	bool started, results;
+	/* the kernel */
+	bool pending;			/* a save between SAVE_BUFFER and BUFFER_SAVED */
+	struct tracebuf_save_req req;
+	bool sealed[2];
+	/* the provider's inbox: a BUFFER_SAVED not read yet */
+	bool undelivered;
+	struct tracebuf_save_req ack;
+	/* the session */
+	bool saved_any;
+	uint32_t last_saved;
+	unsigned int bad;
+};
+
+#define MODEL_SIZE	(64u << 10)
+#define MODEL_MAX_SEQ	(1u << 16)
+#define MODEL_WALKS	1000	/* per mode */
+#define MODEL_STEPS	100
+
+static bool g_model_trace;
+#define MT(...) do { if (g_model_trace) printf("#   " __VA_ARGS__); } while (0)
+
+/* With MODEL_SEED: what is done, and the engine's state before it. */
+static void model_tell(const char *what)
+{
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	uint64_t c = atomic_load(&e->cursor);
+
+	MT("%s: cursor %llu:%llu, halves %d/%u %d/%u, done %llu %llu, stopped at %u:%llu\n",
+	   what, (unsigned long long)(c >> 32), (unsigned long long)(c & 0xffffffff),
+	   e->half[0], e->half_wrap[0], e->half[1], e->half_wrap[1],
+	   (unsigned long long)atomic_load(&e->done[0]),
+	   (unsigned long long)atomic_load(&e->done[1]), e->stop_wrap,
+	   (unsigned long long)e->stop_off);
+}
+
+static uint64_t model_rand(struct model *m, uint64_t n)
+{
+	m->x ^= m->x << 13;
+	m->x ^= m->x >> 7;
+	m->x ^= m->x << 17;
+	return m->x % n;
+}
+
+static void model_seal(struct model *m, uint32_t h, bool on)
+{
+	if (m->mode != TRACEBUF_MODE_STREAMING || m->sealed[h] == on)
+		return;
+	m->sealed[h] = on;
+	seal_half(tracebuf_engine_get(), h, on ? PROT_READ : PROT_READ | PROT_WRITE);
+}
+
+/* Out: the records of [p, p + len), which must be whole. */
+static void model_out(struct model *m, const uint8_t *p, uint64_t len)
+{
+	const uint64_t *w = (const uint64_t *)p;
+	uint64_t i = 0;
+
+	while (i < len / 8) {
+		uint64_t words = (w[i] >> 4) & 0xfff;
+
+		if (!words || i + words > len / 8) {
+			m->bad++;
+			return;
+		}
+		if (w[i] == REC_HDR && w[i + 2] == 1 && w[i + 3] < MODEL_MAX_SEQ) {
+			if (m->seen[w[i + 3]]++)
+				m->bad++;
+		}
+		i += words;
+	}
+}
+
+static void model_write(struct model *m, unsigned int n)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+
+	for (; n && m->seq < MODEL_MAX_SEQ; n--, m->seq++) {
+		uint64_t *p = tracebuf_record_reserve(t, REC_WORDS * 8);
+
+		if (!p)
+			continue;
+		p[0] = REC_HDR;
+		p[1] = tracebuf_ticks();
+		p[2] = 1;
+		p[3] = m->seq;
+		tracebuf_record_commit(t, p + REC_WORDS);
+		m->taken[m->seq] = 1;
+	}
+}
+
+/* The provider's dispatch: its save request reaches the kernel (seal). */
+static void model_service(struct model *m)
+{
+	struct tracebuf_save_req req;
+
+	while (tracebuf_engine_service(&req) == 1) {
+		if (m->pending || !m->started) {
+			m->bad++;	/* the kernel would refuse it */
+			return;
+		}
+		m->pending = true;
+		m->req = req;
+		MT("SAVE_BUFFER wrap %u\n", req.wrapped_count);
+		model_seal(m, req.wrapped_count & 1, true);
+	}
+}
+
+/* The session saves the half, its BUFFER_SAVED reaches the kernel. */
+static void model_ack(struct model *m)
+{
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	uint32_t h = m->req.wrapped_count & 1;
+
+	if (!m->pending)
+		return;
+	MT("ack wrap %u: %llu bytes\n", m->req.wrapped_count,
+	   (unsigned long long)e->hdr->rolling_data_end[h]);
+	model_out(m, e->rolling[h], e->hdr->rolling_data_end[h]);
+	m->saved_any = true;
+	m->last_saved = m->req.wrapped_count;
+	m->pending = false;
+	model_seal(m, h, false);
+	m->undelivered = true;
+	m->ack = m->req;
+}
+
+/* The provider reads it. */
+static void model_deliver(struct model *m)
+{
+	if (!m->undelivered)
+		return;
+	m->undelivered = false;
+	MT("deliver wrap %u\n", m->ack.wrapped_count);
+	if (tracebuf_engine_buffer_saved(m->ack.wrapped_count, m->ack.durable_data_end))
+		m->bad++;
+}
+
+/* The session's read-out at the STOPPED (readout.c, final). */
+static void model_readout(struct model *m)
+{
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_buffer_header *h = e->hdr;
+	uint32_t wc = h->wrapped_count, next;
+
+	if (m->mode == TRACEBUF_MODE_ONESHOT) {
+		model_out(m, e->rolling[0], h->rolling_data_end[0]);
+	} else if (m->mode == TRACEBUF_MODE_CIRCULAR) {
+		if (wc > 0)
+			model_out(m, e->rolling[(wc - 1) & 1], h->rolling_data_end[(wc - 1) & 1]);
+		model_out(m, e->rolling[wc & 1], h->rolling_data_end[wc & 1]);
+	} else {
+		next = m->saved_any ? m->last_saved + 1 : 0;
+		MT("readout %u..%u: %llu %llu\n", next, wc,
+		   (unsigned long long)h->rolling_data_end[0], (unsigned long long)h->rolling_data_end[1]);
+		if (wc < next || wc - next > 1) {
+			m->bad++;
+			return;
+		}
+		for (uint32_t w = next; w <= wc; w++)
+			model_out(m, e->rolling[w & 1], h->rolling_data_end[w & 1]);
+	}
+	m->results = true;
+}
+
+static void model_stop(struct model *m, bool results)
+{
+	bool ack_first = model_rand(m, 2), deliver_first = ack_first && model_rand(m, 2);
+
+	/* the manager answered before it sent STOP: the provider reads it first */
+	if (ack_first)
+		model_ack(m);
+	if (deliver_first)
+		model_deliver(m);
+	model_tell(results ? "stop, read out" : "stop");
+	if (tracebuf_engine_stop())
+		m->bad++;
+	/* a save the session answers after the STOP, before or after our STOPPED */
+	if (model_rand(m, 2))
+		model_ack(m);
+	/* STOPPED: the kernel seals what no save holds */
+	for (uint32_t h = 0; h < 2; h++)
+		if (!m->pending || (m->req.wrapped_count & 1) != h)
+			model_seal(m, h, true);
+	m->started = false;
+	model_service(m);		/* the rest of that dispatch: refused */
+	/* the session reads SAVE_BUFFER, then STOPPED */
+	model_ack(m);
+	if (results)
+		model_readout(m);
+	if (model_rand(m, 2))
+		model_deliver(m);
+}
+
+static void model_start(struct model *m)
+{
+	uint32_t disp = m->results ? TRACEBUF_START_CLEAR_ENTIRE : TRACEBUF_START_RETAIN;
+
+	model_deliver(m);	/* it came before the START */
+	model_seal(m, 0, false);
+	model_seal(m, 1, false);
+	if (disp == TRACEBUF_START_CLEAR_ENTIRE)
+		m->saved_any = false;	/* the wrapped count starts again */
+	model_tell(disp == TRACEBUF_START_RETAIN ? "start, retain" : "start, clear");
+	if (tracebuf_engine_start(disp, TRACEBUF_ENGINE_F_CLEAR))
+		m->bad++;
+	m->results = false;
+	m->started = true;
+	model_service(m);
+}
+
+static unsigned int model_run(uint32_t mode, uint64_t seed, unsigned int ops)
+{
+	struct tracebuf_engine_ops eops = { 0 };
+	struct model m = { .mode = mode, .x = seed * 0x9e3779b97f4a7c15ull | 1 };
+	uint8_t *buf = mmap(NULL, MODEL_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned int missing = 0;
+
+	m.taken = calloc(MODEL_MAX_SEQ, 1);
+	m.seen = calloc(MODEL_MAX_SEQ, 1);
+	if (buf == MAP_FAILED || !m.taken || !m.seen)
+		return 1;
+	tracebuf_engine_format(buf, MODEL_SIZE, mode);
+	if (tracebuf_engine_attach(buf, MODEL_SIZE, mode, &eops))
+		return 1;
+	m.results = true;	/* the first start clears */
+	MT("thread: closed %u tag %#llx pos %td end %td (of the buffer)\n",
+	   (unsigned int)__tracebuf_self.closed, (unsigned long long)__tracebuf_self.tag,
+	   (uint8_t *)__tracebuf_self.pos - buf, (uint8_t *)__tracebuf_self.end - buf);
+	model_start(&m);
+	for (unsigned int i = 0; i < ops; i++) {
+		switch (model_rand(&m, 10)) {
+		case 0: case 1: case 2: case 3:
+			if (m.started) {
+				uint64_t from = m.seq;
+
+				model_write(&m, (unsigned int)model_rand(&m, 600));
+				MT("write %llu..%llu\n", (unsigned long long)from,
+				   (unsigned long long)m.seq);
+			}
+			break;
+		case 4: case 5:
+			if (m.started)
+				model_service(&m);
+			break;
+		case 6:
+			model_ack(&m);
+			if (model_rand(&m, 2))
+				model_deliver(&m);
+			break;
+		case 7:
+			if (m.started) {
+				uint32_t wrap;
+				uint64_t end;
+
+				tracebuf_engine_seal(&wrap, &end);	/* a snapshot */
+			}
+			break;
+		case 8:
+			if (m.started)
+				model_stop(&m, model_rand(&m, 2));
+			break;
+		case 9:
+			if (!m.started)
+				model_start(&m);
+			break;
+		}
+	}
+	if (m.started)
+		model_stop(&m, true);
+	else if (!m.results)
+		model_readout(&m);	/* stopped without: the session's end */
+	for (uint64_t s = 0; s < m.seq; s++) {
+		if (m.taken[s] && !m.seen[s] && mode != TRACEBUF_MODE_CIRCULAR) {
+			missing++;
+			MT("missing %llu\n", (unsigned long long)s);
+		}
+	}
+	model_seal(&m, 0, false);
+	model_seal(&m, 1, false);
+	tracebuf_engine_detach();
+	munmap(buf, MODEL_SIZE);
+	free(m.taken);
+	free(m.seen);
+	if (m.bad || missing)
+		printf("# mode %u seed %llu: %u bad, %u missing of %llu\n", mode,
+		       (unsigned long long)seed, m.bad, missing, (unsigned long long)m.seq);
+	return m.bad + missing;
+}
+
+static void model_walks(void)
+{
+	static const uint32_t modes[] = {
+		TRACEBUF_MODE_ONESHOT, TRACEBUF_MODE_CIRCULAR, TRACEBUF_MODE_STREAMING,
+	};
+	unsigned int runs = 0, failed = 0;
+	const char *one = getenv("MODEL_SEED");
+
+	/* MODEL_SEED=MODE:SEED: the walks of MODE up to SEED, the last told */
+	if (one && strchr(one, ':')) {
+		uint64_t last = strtoull(strchr(one, ':') + 1, NULL, 10);
+
+		for (uint64_t seed = 1; seed <= last; seed++) {
+			g_model_trace = seed == last;
+			model_run((uint32_t)strtoul(one, NULL, 10), seed, MODEL_STEPS);
+		}
+		return;
+	}
+
+	for (unsigned int m = 0; m < 3; m++) {
+		for (uint64_t seed = 1; seed <= MODEL_WALKS; seed++, runs++) {
+			fflush(stdout);
+			failed += model_run(modes[m], seed, MODEL_STEPS) != 0;
+		}
+	}
+	printf("# %u walks of %u steps, %u failed\n", runs, MODEL_STEPS, failed);
+	T_EXPECT_EQ(failed, 0);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_first_records),
 	T_TEST(circular_keeps_last_records),
@@ -532,6 +872,7 @@ static const struct t_test tests[] = {
 	T_TEST(streaming_save_ended_by_the_stop),
 	T_TEST(retain_after_a_full_stop),
 	T_TEST(retain_after_a_window_past_the_fill_limit),
+	T_TEST(model_walks),
 };
 
 T_MAIN(tests)
