@@ -305,11 +305,12 @@ static void oneshot_smallest_buffer(void)
 	run_one("oneshot_smallest_buffer", &r);
 }
 
-/* The pages wholly inside half @h, as the kernel seals them. */
+/* The pages wholly inside half @h, as the kernel seals them (maybe none). */
 static void seal_half(struct tracebuf_engine *e, uint32_t h, int prot)
 {
-	uintptr_t first = ((uintptr_t)e->rolling[h] + 4095) & ~(uintptr_t)4095;
-	uintptr_t end = ((uintptr_t)e->rolling[h] + e->half_size) & ~(uintptr_t)4095;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t first = ((uintptr_t)e->rolling[h] + page - 1) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)e->rolling[h] + e->half_size) & ~(page - 1);
 
 	if (end > first && mprotect((void *)first, end - first, prot))
 		T_FAIL("mprotect: %s", strerror(errno));
