@@ -730,14 +730,13 @@ static void tb_start_retain(struct tracebuf_engine *e)
 		return;
 	}
 	atomic_store(&e->cursor, (uint64_t)wrap << 32 | TRACEBUF_CURSOR_FULL(e));
-	if (e->half[h] != TB_HALF_STOPPED) {
-		tb_switch_next(e, wrap);
-		return;
+	if (e->half[h] == TB_HALF_STOPPED) {
+		/* full now: closed by the next service, as a switch leaves it */
+		tb_pad(tb_half(e, wrap) + off / 8, e->half_size - off);
+		atomic_store(&e->done[h], e->half_size);
+		e->half[h] = TB_HALF_FULL;
 	}
-	tb_pad(tb_half(e, wrap) + off / 8, e->half_size - off);
-	atomic_store(&e->done[h], e->half_size);
-	e->half[h] = TB_HALF_FILLING;
-	tb_switch(e, wrap);
+	tb_switch_next(e, wrap);
 }
 
 /*
