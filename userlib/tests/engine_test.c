@@ -316,6 +316,24 @@ static void seal_half(struct tracebuf_engine *e, uint32_t h, int prot)
 		T_FAIL("mprotect: %s", strerror(errno));
 }
 
+/* A buffer of @size in @mode, started afresh (no kernel: the engine zeroes). */
+static uint8_t *engine_up(size_t size, uint32_t mode)
+{
+	struct tracebuf_engine_ops ops = { 0 };
+	uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	tracebuf_engine_format(buf, size, mode);
+	if (tracebuf_engine_attach(buf, size, mode, &ops) ||
+	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR)) {
+		munmap(buf, size);
+		return NULL;
+	}
+	return buf;
+}
+
 /*
  * A save the manager ends just before our STOPPED reaches the kernel:
  * the kernel seals that half too at the stop (no save holds it), so the
@@ -328,19 +346,13 @@ static void streaming_save_ended_by_the_stop(void)
 	const size_t size = 64 << 10;
 	struct tracebuf_engine *e = tracebuf_engine_get();
 	struct tracebuf_thread *t = &__tracebuf_self;
-	struct tracebuf_engine_ops ops = { 0 };
 	struct tracebuf_save_req req;
-	uint8_t *buf;
+	uint8_t *buf = engine_up(size, TRACEBUF_MODE_STREAMING);
 	uint64_t seq = 0;
 	uint32_t h;
 	bool zero = true;
 
-	buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	T_ASSERT(buf != MAP_FAILED);
-	tracebuf_engine_format(buf, size, TRACEBUF_MODE_STREAMING);
-	T_ASSERT_EQ(tracebuf_engine_attach(buf, size, TRACEBUF_MODE_STREAMING, &ops), 0);
-	T_ASSERT_EQ(tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE,
-					  TRACEBUF_ENGINE_F_CLEAR), 0);
+	T_ASSERT(buf);
 	/* fill the first half, and a little of the second */
 	do {
 		uint64_t *p = tracebuf_record_reserve(t, REC_WORDS * 8);
@@ -371,24 +383,6 @@ static void streaming_save_ended_by_the_stop(void)
 	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
 	tracebuf_engine_detach();
 	munmap(buf, size);
-}
-
-/* A buffer of @size in @mode, started afresh (no kernel: the engine zeroes). */
-static uint8_t *engine_up(size_t size, uint32_t mode)
-{
-	struct tracebuf_engine_ops ops = { 0 };
-	uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (buf == MAP_FAILED)
-		return NULL;
-	tracebuf_engine_format(buf, size, mode);
-	if (tracebuf_engine_attach(buf, size, mode, &ops) ||
-	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR)) {
-		munmap(buf, size);
-		return NULL;
-	}
-	return buf;
 }
 
 /* @n records of @bytes each (pads) from this thread; how many were taken. */
