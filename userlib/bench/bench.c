@@ -112,7 +112,7 @@
 #include "event_priv.h"
 #include "internal.h"
 #include "session.h"
-#include "tests/helpers.h"	/* t_turn() */
+#include "tests/savepath.h"	/* t_save_run() */
 #include "bench.h"
 
 #define NOINL			__attribute__((noinline))
@@ -1008,66 +1008,29 @@ static void measure_scaling(void)
 
 #define SAVE_DATA	(32u << 20)	/* the records saved, per run */
 #define SAVE_HALF	(512u << 10)	/* a 1 MiB streaming buffer's */
-#define SAVE_TURN	T_TURN_WORDS
 
-/* The bytes of a half that hold whole turns: what a save holds here. */
-#define SAVE_LEN	(SAVE_HALF / (SAVE_TURN * 8) * (SAVE_TURN * 8))
-
-/* SAVE_DATA bytes of halves, each of t_turn()s to SAVE_LEN, then zeros. */
-static uint8_t *save_records(void)
-{
-	size_t turns = SAVE_LEN / (SAVE_TURN * 8);
-	uint8_t *data = calloc(1, SAVE_DATA);
-
-	if (!data)
-		die("out of memory");
-	for (size_t i = 0; i < SAVE_DATA / SAVE_HALF * turns; i++)
-		if (t_turn((uint64_t *)(data + i / turns * SAVE_HALF) + i % turns * SAVE_TURN,
-			   (uint32_t)i) != SAVE_TURN * 8)
-			die("t_turn failed");
-	return data;
-}
-
-/*
- * One run: the halves of @data to a fresh memfd, SAVE_LEN bytes of each,
- * as the manager saves them (@walk: tracebuf_readout_keep() and its
- * output) or as a plain write() does; ns of thread CPU time per MiB.
- */
+/* One run (t_save_run()) to a fresh memfd: ns of thread CPU time per MiB. */
 static double save_run(const uint8_t *data, bool walk)
 {
-	static uint8_t obuf[64 << 10];
-	struct tracebuf_session *s = calloc(1, sizeof(*s));
 	int fd = memfd_create("tb-bench-save", MFD_CLOEXEC);
-	uint64_t rejected = 0;
-	uint32_t windows = 0;
-	double t0, t;
+	double t;
 
-	if (!s || fd < 0)
-		die("save run: %s", s ? strerror(errno) : "out of memory");
-	t0 = cpu_ns();
-	for (size_t off = 0; off < SAVE_DATA; off += SAVE_HALF) {
-		struct tb_out o = { .fd = fd, .buf = obuf, .cap = sizeof(obuf) };
-
-		if (!walk) {
-			if (write(fd, data + off, SAVE_LEN) != SAVE_LEN)
-				die("save run: write: %s", strerror(errno));
-			continue;
-		}
-		if (tracebuf_readout_keep(s, &o, data + off, SAVE_LEN, &rejected,
-					  &windows) != SAVE_LEN || tracebuf_out_flush(&o))
-			die("save run: the walk did not keep every record");
-	}
-	t = cpu_ns() - t0;
+	if (fd < 0)
+		die("save run: %s", strerror(errno));
+	t = t_save_run(fd, data, SAVE_DATA, SAVE_HALF, walk);
+	if (t < 0)
+		die("save run: %s", strerror((int)-t));
 	close(fd);
-	free(s);
-	return t / (SAVE_DATA / SAVE_HALF * SAVE_LEN / 1048576.0);
+	return t * 1e9 / (SAVE_DATA / SAVE_HALF * t_save_len(SAVE_HALF) / 1048576.0);
 }
 
 static void measure_save(void)
 {
 	double walk[MAX_ROUNDS], plain[MAX_ROUNDS], ratio[MAX_ROUNDS];
-	uint8_t *data = save_records();
+	uint8_t *data = t_save_records(SAVE_DATA, SAVE_HALF);
 
+	if (!data)
+		die("out of memory");
 	save_run(data, true);	/* warm: the page cache, the code */
 	save_run(data, false);
 	for (unsigned int r = 0; r < opt_rounds; r++) {

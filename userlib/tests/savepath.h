@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The manager's save path without the module, for the benchmarks
+ * (bench/bench.c natively, ctl/tests/vm/sbench_vmtest.c in the guest):
+ * halves of a streaming buffer full of a provider's turns (t_turn()),
+ * checked and written out as a streaming save does it
+ * (tracebuf_readout_keep()), or written by a plain write().
+ */
+#ifndef TRACEBUF_TESTS_SAVEPATH_H
+#define TRACEBUF_TESTS_SAVEPATH_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"	/* t_turn() */
+#include "../session.h"	/* tracebuf_readout_keep() */
+
+/* The bytes of a half of @half bytes that whole turns fill. */
+static inline size_t t_save_len(size_t half)
+{
+	return half / (T_TURN_WORDS * 8) * (T_TURN_WORDS * 8);
+}
+
+/*
+ * @total bytes (a multiple of @half) of halves, each t_turn()s up to
+ * t_save_len(@half), zeros after: what saves hold.  NULL: no memory.
+ */
+static inline uint8_t *t_save_records(size_t total, size_t half)
+{
+	size_t turns = t_save_len(half) / (T_TURN_WORDS * 8);
+	uint8_t *data = calloc(1, total);
+
+	for (size_t i = 0; data && i < total / half * turns; i++)
+		t_turn((uint64_t *)(data + i / turns * half) + i % turns * T_TURN_WORDS,
+		       (uint32_t)i);
+	return data;
+}
+
+/*
+ * Save the halves of @data (t_save_records(@total, @half)) to @fd, as
+ * the manager saves them (@walk: tracebuf_readout_keep() and its output)
+ * or by a plain write() of each: the thread's CPU seconds, or -errno
+ * (-EBADMSG: the walk did not keep every record).
+ */
+static inline double t_save_run(int fd, const uint8_t *data, size_t total, size_t half,
+				bool walk)
+{
+	static uint8_t obuf[64 << 10];
+	struct tracebuf_session *s = calloc(1, sizeof(*s));
+	size_t len = t_save_len(half);
+	uint64_t rejected = 0;
+	uint32_t windows = 0;
+	struct timespec t0, t1;
+	int err = 0;
+
+	if (!s)
+		return -ENOMEM;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	for (size_t off = 0; !err && off < total; off += half) {
+		struct tb_out o = { .fd = fd, .buf = obuf, .cap = sizeof(obuf) };
+
+		if (!walk) {
+			errno = 0;	/* a write() that falls short sets none */
+			if (write(fd, data + off, len) != (ssize_t)len)
+				err = errno ? -errno : -EIO;
+		} else if (tracebuf_readout_keep(s, &o, data + off, len, &rejected,
+						 &windows) != len || rejected) {
+			err = -EBADMSG;
+		} else {
+			err = tracebuf_out_flush(&o);
+		}
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	free(s);
+	if (err)
+		return err;
+	return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+#endif
