@@ -25,6 +25,10 @@
  *                (plain_write_beside()), and the handoff floor made
  *                right after them, its writers at the providers' rate
  *                (handoff_floor()): the medians of the ratios;
+ *   - save path: the manager's walk and write of halves of the buffer
+ *                without the module (save_path()), of a plain write()
+ *                of the same halves: what of the manager's CPU is the
+ *                walk, not the handoff;
  *   - round trip: from a provider's SAVE_BUFFER to the manager's
  *                BUFFER_SAVED, as the providers measured them (median and
  *                99th percentile of the newest 256 of each).
@@ -62,6 +66,7 @@
 #include "vmtest.h"
 #include "seqcheck.h"
 #include "../../../engine_priv.h"	/* TB_SAVE_SAMPLES */
+#include "../../../tests/savepath.h"
 
 #define MAX_PROCS	4
 #define MAX_US		(MAX_PROCS * TB_SAVE_SAMPLES)	/* as many as tb-seqprov -v prints */
@@ -440,6 +445,41 @@ static void full_rates(unsigned int procs, unsigned int count, double *per_prov)
 	free(r);
 }
 
+/*
+ * The save path without the module (tests/savepath.h: a streaming save's
+ * walk and write of halves of @half bytes of turns like tb-seqprov's), of
+ * a plain write() of the same halves, in this guest: the median of three
+ * ratios, 0 if one was not measured.  How much of the manager's CPU per
+ * MiB is the walk and the write, not the module's handoff.
+ */
+static double save_path(size_t half)
+{
+	size_t total = (32u << 20) / half * half;
+	uint8_t *data = t_save_records(total, half);
+	double v[3];
+
+	if (!data)
+		return 0;
+	for (int i = -1; i < 3; i++) {	/* -1: warm the code and the pages */
+		double t[2];
+
+		for (int walk = 1; walk >= 0; walk--) {
+			int fd = memfd_create("tb-sbench-save", MFD_CLOEXEC);
+
+			t[walk] = fd < 0 ? -errno : t_save_run(fd, data, total, half, walk);
+			if (fd >= 0)
+				close(fd);
+			if (t[walk] < 0)
+				printf("# save path, %s: %s\n", walk ? "walk" : "write()",
+				       strerror((int)-t[walk]));
+		}
+		if (i >= 0)
+			v[i] = t[1] > 0 && t[0] > 0 ? t[1] / t[0] : 0;
+	}
+	free(data);
+	return median3(v);
+}
+
 struct result {
 	const char *size;
 	unsigned int procs;
@@ -449,6 +489,7 @@ struct result {
 	double vs_write, vs_beside;	/* of a plain write(), idle and beside */
 	double floor_vs_write;	/* the handoff floor, of a plain write() */
 	double vs_floor;	/* the manager's, of the handoff floor */
+	double save_vs_write;	/* the save path without the module, of a write() */
 	double mgr_fixed;	/* s: a recording of one iteration */
 	uint32_t median_us, p99_us;
 	unsigned int saves;
@@ -536,6 +577,8 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 		res->vs_beside = median3(vs_beside);
 		res->floor_vs_write = median3(floor_w);
 		res->vs_floor = median3(vs_floor);
+		res->save_vs_write = save_path(bsize / 2);
+		T_EXPECT(res->save_vs_write > 0);
 		res->saves = best->saves;
 		if (best->nus) {
 			qsort(best->us, best->nus, sizeof(best->us[0]), cmp_u32);
@@ -565,23 +608,26 @@ static void bench(void)
 	printf("# full rate, oneshot: %.0f iterations/s (1 provider), %.0f each (%u at once); "
 	       "an iteration is 3 events, some %u bytes\n", full[0], full[1], MAX_PROCS,
 	       ITER_BYTES);
-	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-10s %-9s %-9s %-8s %-12s\n",
+	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-10s %-9s %-9s %-9s %-8s %-12s\n",
 	       "buffer", "procs", "unpaced", "lossless (of full)", "manager CPU/MiB",
-	       "vs write()", "vs beside", "floor/wr", "vs floor", "fixed", "saves",
+	       "vs write()", "vs beside", "floor/wr", "vs floor", "save/wr", "fixed", "saves",
 	       "round trip median/p99");
 	for (unsigned int i = 0; i < n; i++)
 		printf("# %-6s %-5u %5.2fx   %5.3f (not at %5.3f)   %8.2f ms      %5.2fx     "
-		       "%5.2fx      %5.2fx     %5.2fx    %6.1f ms %-8u %u/%u us\n", res[i].size,
-		       res[i].procs, res[i].unpaced, res[i].lo, res[i].hi,
+		       "%5.2fx      %5.2fx     %5.2fx    %5.2fx    %6.1f ms %-8u %u/%u us\n",
+		       res[i].size, res[i].procs, res[i].unpaced, res[i].lo, res[i].hi,
 		       res[i].mgr_per_mib * 1e3, res[i].vs_write, res[i].vs_beside,
-		       res[i].floor_vs_write, res[i].vs_floor, res[i].mgr_fixed * 1e3,
+		       res[i].floor_vs_write, res[i].vs_floor, res[i].save_vs_write,
+		       res[i].mgr_fixed * 1e3,
 		       res[i].saves, res[i].median_us, res[i].p99_us);
 	printf("# vs write(): of a plain write() of as many bytes, on an idle guest; vs beside: "
 	       "of the same write() while the providers write at the same rate into a circular "
 	       "recording; floor/wr: the handoff floor (handoff_floor(): processes fill "
 	       "halves of shared memory at the providers' rate, a saver wakes for each and "
-	       "writes it out, nothing else), of the idle write(); vs floor: the manager's, of the floor; medians of "
-	       "three ratios, each run's to write()s right after it\n");
+	       "writes it out, nothing else), of the idle write(); vs floor: the manager's, of the floor; "
+	       "save/wr: the save path without the module (save_path(): the walk and write of "
+	       "halves of the buffer's size), of a write() of them; medians of three ratios, "
+	       "each run's to write()s right after it\n");
 }
 
 /*
