@@ -449,35 +449,35 @@ static void full_rates(unsigned int procs, unsigned int count, double *per_prov)
  * The save path without the module (tests/savepath.h: a streaming save's
  * walk and write of halves of @half bytes of turns like tb-seqprov's), of
  * a plain write() of the same halves, in this guest: the median of three
- * ratios, 0 if one was not measured.  How much of the manager's CPU per
- * MiB is the walk and the write, not the module's handoff.
+ * ratios, 0 if any run failed.  How much of the manager's CPU per MiB is
+ * the walk and the write, not the module's handoff.
  */
 static double save_path(size_t half)
 {
 	size_t total = (32u << 20) / half * half;
 	uint8_t *data = t_save_records(total, half);
 	double v[3];
+	bool ok = data != NULL;
 
-	if (!data)
-		return 0;
-	for (int i = -1; i < 3; i++) {	/* -1: warm the code and the pages */
+	for (int i = -1; ok && i < 3; i++) {	/* -1: warm the code and the pages */
 		double t[2];
 
-		for (int walk = 1; walk >= 0; walk--) {
+		for (int walk = 1; ok && walk >= 0; walk--) {
 			int fd = memfd_create("tb-sbench-save", MFD_CLOEXEC);
 
 			t[walk] = fd < 0 ? -errno : t_save_run(fd, data, total, half, walk);
 			if (fd >= 0)
 				close(fd);
+			ok = t[walk] > 0;
 			if (t[walk] < 0)
 				printf("# save path, %s: %s\n", walk ? "walk" : "write()",
 				       strerror((int)-t[walk]));
 		}
-		if (i >= 0)
-			v[i] = t[1] > 0 && t[0] > 0 ? t[1] / t[0] : 0;
+		if (ok && i >= 0)
+			v[i] = t[1] / t[0];
 	}
 	free(data);
-	return median3(v);
+	return ok ? median3(v) : 0;
 }
 
 struct result {
@@ -585,6 +585,10 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 			res->median_us = best->us[best->nus / 2];
 			res->p99_us = best->us[(best->nus * 99) / 100];
 		}
+	} else {
+		/* its row has no figures to show, not a table of zeros */
+		T_FAIL("-b %s, %u provider(s): every run lost events, so the manager's figures "
+		       "were not measured (more --steps?)", size, procs);
 	}
 	free(r);
 	free(best);
@@ -595,7 +599,7 @@ static void bench(void)
 	static const char *const sizes[] = { "256K", "1M", "4M" };
 	static const unsigned int nprocs[] = { 1, MAX_PROCS };
 	unsigned int steps = (unsigned int)env_long("TB_SBENCH_STEPS", 5);
-	struct result res[6];
+	struct result res[6] = { 0 };	/* a row not measured shows zeros */
 	double full[2];
 	unsigned int n = 0;
 
