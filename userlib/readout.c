@@ -204,11 +204,6 @@ static bool tb_plain(const uint8_t *p, size_t words, struct tb_shape *sh)
 	return true;
 }
 
-bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
-{
-	return tb_plain(p, words, NULL);
-}
-
 /*
  * Whether the record at @p, with room for @sh's size, has the shape @sh:
  * a compare a word.
@@ -324,6 +319,31 @@ static size_t tb_cycles(const struct tb_cycle *c, const uint8_t *buf, size_t off
 }
 
 /*
+ * The padding at @p, @left bytes before the end, as the engine ends a
+ * thread's chunk with it (tracebuf_fxt_pad_write()): its bytes, or 0.  A
+ * blob whose payload no reader looks into, so it is kept as it is; a
+ * slow writer's buffer has one every few KiB.
+ */
+static size_t tb_pad(const uint8_t *p, size_t left)
+{
+	uint64_t h = tb_word(p), words = tracebuf_fxt_record_words(h);
+
+	if (!words || words > left / 8 || h != tracebuf_fxt_pad_header((size_t)words))
+		return 0;
+	return (size_t)words * 8;
+}
+
+bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
+{
+	return tb_plain(p, words, NULL);
+}
+
+size_t tracebuf_readout_pad(const uint8_t *p, size_t left)
+{
+	return tb_pad(p, left);
+}
+
+/*
  * Write the records of a copied chunk that are whole and decode, to @o,
  * from where they are: runs of kept records, each one write (large runs
  * are not copied again, tracebuf_out_write()).  Left out: zero words (the
@@ -332,14 +352,14 @@ static size_t tb_cycles(const struct tb_cycle *c, const uint8_t *buf, size_t off
  * bad string ref, an argument running past the record, an unknown type
  * field...), so that the file stays readable after them, for this
  * provider and every other; and from the first record that runs past the
- * chunk, the rest.  Plain events are kept as they are
- * (tracebuf_readout_plain_event()), the others decoded by a reader over
- * the chunk.  Returns the bytes kept.
+ * chunk, the rest.  Plain events (tracebuf_readout_plain_event()) and
+ * the engine's padding (tracebuf_readout_pad()) are kept as they are, the
+ * others decoded by a reader over the chunk.  Returns the bytes kept.
  */
 static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
 		      size_t len, uint64_t *rejected, uint32_t *drop_windows)
 {
-	struct tb_shape shapes[TB_SHAPES] = { 0 }, sh;
+	struct tb_shape shapes[TB_SHAPES] = { 0 }, sh, pad = { 0 };
 	struct tracebuf_reader_record rec;
 	struct tracebuf_reader *r = NULL;
 	size_t off = 0, run = 0, kept = 0;
@@ -372,6 +392,16 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 				if (!cyc.first && ++hits % TB_CYCLE_AFTER == 0 &&
 				    tries++ < TB_CYCLE_TRIES)
 					tb_cycle_learn(&cyc, seen);
+				continue;
+			}
+			/*
+			 * A chunk's padding: the record after it is the one
+			 * predicted here (so a cycle goes on after it).
+			 */
+			pad.size = tb_pad(buf + off, len - off);
+			if (pad.size) {
+				pad.next = seen;
+				seen = &pad;
 				continue;
 			}
 			seen = &shapes[tb_shape_slot(tb_word(buf + off))];

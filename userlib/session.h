@@ -102,6 +102,7 @@ int tracebuf_out_flush(struct tb_out *o);
 
 /* readout.c */
 bool tracebuf_readout_plain_event(const uint8_t *p, size_t words);
+size_t tracebuf_readout_pad(const uint8_t *p, size_t left);
 /* the walk of every save and snapshot (hostile_test and tb-bench call it too) */
 size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
 			     size_t len, uint64_t *rejected, uint32_t *drop_windows);

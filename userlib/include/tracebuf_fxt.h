@@ -1027,7 +1027,8 @@ static inline int tracebuf_fxt_blob_write(uint64_t *dst, size_t cap,
  *
  * Only the header words are stored: the payload bytes are left as they
  * were, since no reader interprets them.  Returns 0, or -EINVAL for a bad
- * size.  tracebuf_fxt_pad_records() is the number of records it writes.
+ * size.  tracebuf_fxt_pad_records() is the number of records it writes,
+ * tracebuf_fxt_pad_header() the header of each.
  */
 static inline size_t tracebuf_fxt_pad_records(size_t bytes)
 {
@@ -1035,6 +1036,14 @@ static inline size_t tracebuf_fxt_pad_records(size_t bytes)
 
 	return (words + TRACEBUF_LIB_FXT_RECORD_MAX_WORDS - 1) /
 	       TRACEBUF_LIB_FXT_RECORD_MAX_WORDS;
+}
+
+/* The header of one padding record of @words words (1 to 0xfff). */
+static inline uint64_t tracebuf_fxt_pad_header(size_t words)
+{
+	return tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_BLOB, words * 8) |
+	       tracebuf_fxt_field((words - 1) * 8, 32, 46) |
+	       tracebuf_fxt_field(TRACEBUF_LIB_FXT_BLOB_DATA, 48, 55);
 }
 
 static inline int tracebuf_fxt_pad_write(uint64_t *dst, size_t bytes)
@@ -1047,9 +1056,7 @@ static inline int tracebuf_fxt_pad_write(uint64_t *dst, size_t bytes)
 		size_t n = words < TRACEBUF_LIB_FXT_RECORD_MAX_WORDS ?
 			   words : TRACEBUF_LIB_FXT_RECORD_MAX_WORDS;
 
-		tracebuf_fxt_put(dst, tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_BLOB, n * 8) |
-				 tracebuf_fxt_field((n - 1) * 8, 32, 46) |
-				 tracebuf_fxt_field(TRACEBUF_LIB_FXT_BLOB_DATA, 48, 55));
+		tracebuf_fxt_put(dst, tracebuf_fxt_pad_header(n));
 		dst += n;
 		words -= n;
 	}

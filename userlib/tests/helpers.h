@@ -8,6 +8,7 @@
 #ifndef TRACEBUF_TESTS_HELPERS_H
 #define TRACEBUF_TESTS_HELPERS_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include <tracebuf.h>
@@ -111,6 +112,36 @@ static inline int t_turn(uint64_t *p, uint32_t i)
 		done += n;
 	}
 	return done;
+}
+
+/*
+ * Turns as a thread writes them into its chunks of a buffer (the engine's
+ * TRACEBUF_CHUNK_SIZE, engine_priv.h): @bytes (a multiple of @chunk, itself
+ * of 8) of t_turn()s from @*i on, each chunk's end that no whole turn fills
+ * padded (tracebuf_fxt_pad_write()).  0, or -errno.
+ */
+static inline int t_turns_chunked(uint8_t *p, size_t bytes, size_t chunk, uint32_t *i)
+{
+	const size_t turn = T_TURN_WORDS * 8;
+
+	if (!chunk || chunk % 8 || bytes % chunk)
+		return -EINVAL;
+	for (size_t c = 0; c < bytes; c += chunk) {
+		size_t off = c;
+		int ret;
+
+		for (; chunk - (off - c) >= turn; off += turn) {
+			ret = t_turn((uint64_t *)(p + off), (*i)++);
+			if (ret < 0)
+				return ret;
+		}
+		if (off < c + chunk) {
+			ret = tracebuf_fxt_pad_write((uint64_t *)(p + off), c + chunk - off);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -11,8 +11,9 @@
  * iteration to replay.
  *
  * The manager keeps the events it finds plain without decoding them
- * (tracebuf_readout_plain_event()): every record of every input that it
- * finds plain, the reader must decode, to its size.
+ * (tracebuf_readout_plain_event()), and the engine's padding
+ * (tracebuf_readout_pad()): every record of every input that it finds
+ * plain or padding, the reader must decode, to its size.
  */
 #include "ktap.h"
 #include "helpers.h"
@@ -56,7 +57,8 @@ static bool plain_decodes(const unsigned char *buf, size_t len, const char *what
 		words = tracebuf_fxt_record_words(tracebuf_fxt_le64(h));
 		if (!words || words > (len - off) / 8)
 			break;
-		if (tracebuf_readout_plain_event(buf + off, (size_t)words)) {
+		if (tracebuf_readout_plain_event(buf + off, (size_t)words) ||
+		    tracebuf_readout_pad(buf + off, len - off) == words * 8) {
 			plain_seen++;
 			ret = tracebuf_reader_next_at(r, off, rec);
 			if (ret != 1 || rec->size != words * 8) {
@@ -559,6 +561,65 @@ out:
 	T_EXPECT(turns_as_is > 0);
 }
 
+/*
+ * The save walk over turns in a thread's chunks, each padded at its end
+ * as the engine pads it (t_turns_chunked()), 1 KiB chunks here so that a
+ * pad has a payload: kept whole and as it is.  With any one bit of the
+ * second chunk's pad flipped, whatever is kept decodes to its end, kept
+ * and left out add up, the chunk before and the turns of that one are
+ * kept as they are, and a flip in the payload, which no reader looks
+ * into, keeps everything as it is.
+ */
+#define PAD_CHUNK	1024
+#define PAD_CHUNKS	4
+
+static void walk_keeps_padded_chunks(void)
+{
+	static uint64_t w[PAD_CHUNKS * PAD_CHUNK / 8], bad[sizeof(w) / 8];
+	static uint8_t out[sizeof(w)];
+	size_t pad_at = 2 * PAD_CHUNK - PAD_CHUNK % (T_TURN_WORDS * 8), kept;
+	unsigned int dropped = 0, as_is = 0, flips = 0;
+	FILE *f = tmpfile();
+	uint64_t rejected;
+	uint32_t i = 0;
+	ssize_t got;
+
+	T_ASSERT(f != NULL);
+	T_ASSERT_EQ(t_turns_chunked((uint8_t *)w, sizeof(w), PAD_CHUNK, &i), 0);
+	/* the pad: a header and a payload word */
+	T_ASSERT_EQ(tracebuf_readout_pad((const uint8_t *)w + pad_at, sizeof(w) - pad_at), 16);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
+	T_ASSERT_EQ(kept, sizeof(w));
+	T_ASSERT_EQ(rejected, 0);
+	T_ASSERT(got == (ssize_t)sizeof(w) && !memcmp(out, w, sizeof(w)));
+
+	for (unsigned int b = 0; b < 128; b++, flips++) {
+		struct t_result res;
+		bool payload = b >= 64;
+
+		memcpy(bad, w, sizeof(w));
+		bad[pad_at / 8 + b / 64] ^= tracebuf_fxt_le64(1ull << b % 64);
+		keep_one(bad, sizeof(bad), fileno(f), out, &kept, &rejected, &got);
+		res = t_read_all(out, got > 0 ? (size_t)got : 0, 0);
+		if (got != (ssize_t)kept || kept + rejected != sizeof(bad) ||
+		    res.ret || res.end != kept || !res.bounds_ok || kept < pad_at ||
+		    memcmp(out, bad, pad_at) ||
+		    (payload && (kept != sizeof(bad) || memcmp(out, bad, kept)))) {
+			T_FAIL("pad bit %u: kept %zu (read back %zd), rejected %llu, read %d to %zu",
+			       b, kept, got, (unsigned long long)rejected, res.ret, res.end);
+			break;
+		}
+		dropped += kept < sizeof(bad);
+		as_is += kept == sizeof(bad) && !memcmp(out, bad, kept);
+	}
+	fclose(f);
+	printf("# of %u flips in a pad, %u left something out, %u kept all as it was\n",
+	       flips, dropped, as_is);
+	T_EXPECT_EQ(flips, 128);
+	T_EXPECT(dropped > 0);
+	T_EXPECT(as_is >= 64);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(truncate_every_offset),
 	T_TEST(flip_every_bit),
@@ -569,6 +630,7 @@ static const struct t_test tests[] = {
 	T_TEST(table_pressure),
 	T_TEST(plain_events_decode),
 	T_TEST(walk_learns_cycles),
+	T_TEST(walk_keeps_padded_chunks),
 };
 
 T_MAIN(tests)
