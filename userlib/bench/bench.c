@@ -1040,9 +1040,10 @@ static void measure_save(void)
 	}
 	free(data);
 	printf("\nThe manager's save path without the module: %u MiB of begin, instant (u32), end\n"
-	       "records, %u KiB at a time, checked and written by tracebuf_readout_keep(), next\n"
-	       "to a plain write() of them, to a memfd; ms of CPU time per MiB, %u runs:\n",
-	       SAVE_DATA >> 20, SAVE_HALF >> 10, opt_rounds);
+	       "records in %u KiB chunks, each padded at its end as the engine pads it, %u KiB\n"
+	       "at a time, checked and written by tracebuf_readout_keep(), next to a plain\n"
+	       "write() of them, to a memfd; ms of CPU time per MiB, %u runs:\n",
+	       SAVE_DATA >> 20, TRACEBUF_CHUNK_SIZE >> 10, SAVE_HALF >> 10, opt_rounds);
 	show("save path (walk and write)", "fig.save_walk", walk, opt_rounds, "ms");
 	show("plain write()", "fig.save_plain", plain, opt_rounds, "ms");
 	show("save path / plain write()", "ratio.save_plain", ratio, opt_rounds, "x");

@@ -2,7 +2,8 @@
 /*
  * The manager's save path without the module, for the benchmarks
  * (bench/bench.c natively, ctl/tests/vm/sbench_vmtest.c in the guest):
- * halves of a streaming buffer full of a provider's turns (t_turn()),
+ * halves of a streaming buffer full of a provider's turns (t_turn()) in
+ * the engine's chunks, each padded at its end (t_turns_chunked()),
  * checked and written out as a streaming save does it
  * (tracebuf_readout_keep()), or written by a plain write().
  */
@@ -15,27 +16,32 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "helpers.h"	/* t_turn() */
-#include "../session.h"	/* tracebuf_readout_keep() */
+#include "helpers.h"		/* t_turns_chunked() */
+#include "../engine_priv.h"	/* TRACEBUF_CHUNK_SIZE */
+#include "../session.h"		/* tracebuf_readout_keep() */
 
-/* The bytes of a half of @half bytes that whole turns fill. */
+/* The bytes of a half of @half bytes that whole chunks fill. */
 static inline size_t t_save_len(size_t half)
 {
-	return half / (T_TURN_WORDS * 8) * (T_TURN_WORDS * 8);
+	return half / TRACEBUF_CHUNK_SIZE * TRACEBUF_CHUNK_SIZE;
 }
 
 /*
- * @total bytes (a multiple of @half) of halves, each t_turn()s up to
- * t_save_len(@half), zeros after: what saves hold.  NULL: no memory.
+ * @total bytes (a multiple of @half) of halves, each chunks of turns
+ * (t_turns_chunked()) up to t_save_len(@half), zeros after: what saves
+ * hold.  NULL: no memory.
  */
 static inline uint8_t *t_save_records(size_t total, size_t half)
 {
-	size_t turns = t_save_len(half) / (T_TURN_WORDS * 8);
 	uint8_t *data = calloc(1, total);
+	uint32_t i = 0;
 
-	for (size_t i = 0; data && i < total / half * turns; i++)
-		t_turn((uint64_t *)(data + i / turns * half) + i % turns * T_TURN_WORDS,
-		       (uint32_t)i);
+	for (size_t off = 0; data && off < total; off += half) {
+		if (t_turns_chunked(data + off, t_save_len(half), TRACEBUF_CHUNK_SIZE, &i)) {
+			free(data);
+			return NULL;
+		}
+	}
 	return data;
 }
 

@@ -447,10 +447,11 @@ static void full_rates(unsigned int procs, unsigned int count, double *per_prov)
 
 /*
  * The save path without the module (tests/savepath.h: a streaming save's
- * walk and write of halves of @half bytes of turns like tb-seqprov's), of
- * a plain write() of the same halves, in this guest: the median of three
- * ratios, 0 if any run failed.  How much of the manager's CPU per MiB is
- * the walk and the write, not the module's handoff.
+ * walk and write of halves of @half bytes of turns like tb-seqprov's, in
+ * chunks padded as the engine pads them), of a plain write() of the same
+ * halves, in this guest: the median of three ratios, 0 if any run failed.
+ * How much of the manager's CPU per MiB is the walk and the write, not the
+ * module's handoff.
  */
 static double save_path(size_t half)
 {
