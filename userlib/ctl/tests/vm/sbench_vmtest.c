@@ -617,14 +617,20 @@ static void bench(void)
 	       "buffer", "procs", "unpaced", "lossless (of full)", "manager CPU/MiB",
 	       "vs write()", "vs beside", "floor/wr", "vs floor", "save/wr", "fixed", "saves",
 	       "round trip median/p99");
-	for (unsigned int i = 0; i < n; i++)
-		printf("# %-6s %-5u %5.2fx   %5.3f (not at %5.3f)   %8.2f ms      %5.2fx     "
+	for (unsigned int i = 0; i < n; i++) {
+		char not_at[32] = "";
+
+		/* lossless at the full rate: no rate above it was tried */
+		if (res[i].lo < 1)
+			snprintf(not_at, sizeof(not_at), "(not at %5.3f)", res[i].hi);
+		printf("# %-6s %-5u %5.2fx   %5.3f %-14s   %8.2f ms      %5.2fx     "
 		       "%5.2fx      %5.2fx     %5.2fx    %5.2fx    %6.1f ms %-8u %u/%u us\n",
-		       res[i].size, res[i].procs, res[i].unpaced, res[i].lo, res[i].hi,
+		       res[i].size, res[i].procs, res[i].unpaced, res[i].lo, not_at,
 		       res[i].mgr_per_mib * 1e3, res[i].vs_write, res[i].vs_beside,
 		       res[i].floor_vs_write, res[i].vs_floor, res[i].save_vs_write,
 		       res[i].mgr_fixed * 1e3,
 		       res[i].saves, res[i].median_us, res[i].p99_us);
+	}
 	printf("# vs write(): of a plain write() of as many bytes, on an idle guest; vs beside: "
 	       "of the same write() while the providers write at the same rate into a circular "
 	       "recording; floor/wr: the handoff floor (handoff_floor(): processes fill "
