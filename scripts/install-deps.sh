@@ -116,12 +116,12 @@ depends_of() {
 }
 
 image_meta=${UNPACK[0]} headers_meta=${UNPACK[1]}
-if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
+if ! grep -qx arm64 <<< "$(dpkg --print-foreign-architectures)" ||
    [ -z "$(depends_of "$image_meta")" ]; then
 	[ "$(id -u)" -eq 0 ] ||
 		tb_die "target $TARGET: apt does not know arm64 packages; as root: dpkg --add-architecture arm64 && apt-get update"
 	echo "install-deps.sh: adding arm64 to apt's architectures" >&2
-	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+	grep -qx arm64 <<< "$(dpkg --print-foreign-architectures)" || dpkg --add-architecture arm64
 	apt-get update -q
 fi
 

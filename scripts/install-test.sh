@@ -118,8 +118,8 @@ if ! C_INCLUDE_PATH=$DEST$PREFIX/include LIBRARY_PATH=$DEST$PREFIX/lib \
 	-o "$WORK/pt-plain" > "$WORK/pt-plain.log" 2>&1; then
 	tb_say < "$WORK/pt-plain.log"
 	st=1
-elif ! LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/pt-plain" |
-	grep -q "libposixtrace.so.1 => $DEST$PREFIX/lib/libposixtrace.so.1 "; then
+elif ! grep -q "libposixtrace.so.1 => $DEST$PREFIX/lib/libposixtrace.so.1 " \
+	<<< "$(LD_LIBRARY_PATH=$DEST$PREFIX/lib ldd "$WORK/pt-plain")"; then
 	echo "pt-plain does not use the installed libposixtrace.so.1" | tb_say
 	st=1
 elif ! LD_LIBRARY_PATH=$DEST$PREFIX/lib tb_posix_trace_runs "$WORK/pt-plain"; then
