@@ -704,7 +704,7 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 		goto out_unlock;
 	}
 	/* unsealed before the provider can hear of it */
-	tracebuf_buf_unseal(p->buf, BIT(p->save_wrapped & 1));
+	tracebuf_buf_unseal(p->buf, tracebuf_provider_saving(p));
 	ret = tracebuf_provider_push(p, pkt);
 	if (ret)
 		goto out_unlock;

@@ -326,14 +326,24 @@ static int tracebuf_pkt_allowed(struct tracebuf_provider *p,
 }
 
 /*
+ * The rolling buffer of @p's sealable buffer that its pending save holds
+ * (tracebuf_buf_seal() mask), 0 with none: what SAVE_BUFFER seals and
+ * BUFFER_SAVED unseals.
+ */
+unsigned int tracebuf_provider_saving(const struct tracebuf_provider *p)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	return p->save_pending ? BIT(p->save_wrapped & 1) : 0;
+}
+
+/*
  * The rolling buffers of @p's sealable buffer that no save holds sealed
  * (tracebuf_buf_seal() mask): what its STOPPED seals and START unseals.
  */
 unsigned int tracebuf_provider_unsaved(const struct tracebuf_provider *p)
 {
-	lockdep_assert_held(&tracebuf_lock);
-
-	return TRACEBUF_ROLLING_ALL & ~(p->save_pending ? BIT(p->save_wrapped & 1) : 0);
+	return TRACEBUF_ROLLING_ALL & ~tracebuf_provider_saving(p);
 }
 
 /* TRACEBUF_IOC_PROVIDER_SEND: a packet from the provider to its manager. */
@@ -382,7 +392,7 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 		p->save_pending = true;
 		p->save_wrapped = pkt->data32;
 		p->save_durable_end = pkt->data64;
-		if (tracebuf_buf_seal(p->buf, BIT(pkt->data32 & 1))) {
+		if (tracebuf_buf_seal(p->buf, tracebuf_provider_saving(p))) {
 			sealed = *pkt;
 			sealed.data16 = TRACEBUF_SAVE_SEALED;
 			pkt = &sealed;

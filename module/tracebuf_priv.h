@@ -287,6 +287,7 @@ bool tracebuf_provider_seen_in(const struct tracebuf_provider *p,
 int tracebuf_provider_push(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt);
 void tracebuf_provider_detach(struct tracebuf_provider *p);
+unsigned int tracebuf_provider_saving(const struct tracebuf_provider *p);
 unsigned int tracebuf_provider_unsaved(const struct tracebuf_provider *p);
 int tracebuf_provider_send(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt);
