@@ -60,7 +60,7 @@ static int circular(struct torn *x, uint32_t wrapped)
 {
 	struct tracebuf_buffer_header *h;
 	const struct tb_layout *l = &x->t.lay;
-	size_t turn = T_TURN_WORDS * 8, off;
+	size_t cur = CUR_TURNS * T_TURN_WORDS * 8;
 	uint32_t i = 0;
 
 	x->buf = calloc(1, BUF_SIZE);
@@ -73,16 +73,11 @@ static int circular(struct torn *x, uint32_t wrapped)
 	x->t.info.id = 7;
 	snprintf(x->t.info.name, sizeof(x->t.info.name), "torn");
 	x->t.map = x->buf;
-	for (off = 0; l->rolling_size - off >= turn; off += turn)
-		if (t_turn((uint64_t *)(x->buf + l->rolling_off[0] + off), i++) < 0)
-			return -EINVAL;
-	if (off < l->rolling_size &&
-	    tracebuf_fxt_pad_write((uint64_t *)(x->buf + l->rolling_off[0] + off),
-				   l->rolling_size - off))
+	/* each rolling buffer one chunk: the earlier one ends in a pad */
+	if (t_turns_chunked(x->buf + l->rolling_off[0], (size_t)l->rolling_size,
+			    (size_t)l->rolling_size, &i) ||
+	    t_turns_chunked(x->buf + l->rolling_off[1], cur, cur, &i))
 		return -EINVAL;
-	for (off = 0; off < CUR_TURNS * turn; off += turn)
-		if (t_turn((uint64_t *)(x->buf + l->rolling_off[1] + off), i++) < 0)
-			return -EINVAL;
 	h = (struct tracebuf_buffer_header *)x->buf;
 	h->magic = TRACEBUF_HEADER_MAGIC;
 	h->version = TRACEBUF_HEADER_VERSION;
@@ -92,11 +87,11 @@ static int circular(struct torn *x, uint32_t wrapped)
 	h->durable_buffer_size = l->durable_size;
 	h->rolling_buffer_size = l->rolling_size;
 	h->rolling_data_end[0] = l->rolling_size;
-	h->rolling_data_end[1] = CUR_TURNS * turn;
+	h->rolling_data_end[1] = cur;
 	x->earlier = x->buf + l->rolling_off[0];
 	x->earlier_len = (size_t)l->rolling_size;
 	x->current = x->buf + l->rolling_off[1];
-	x->current_len = CUR_TURNS * turn;
+	x->current_len = cur;
 	return 0;
 }
 
