@@ -6,13 +6,13 @@
  *   - full:      each provider's write rate in oneshot mode, with a buffer
  *                that holds every event (1 and 4 providers at once);
  *   - lossless:  for 256 KiB, 1 MiB and 4 MiB buffers and 1 and 4
- *                providers, the highest pacing, as a fraction of the
- *                full rate of as many providers, at which a streaming
- *                recording holds every event: unpaced first (its rate,
- *                of the full one, is printed too: a streaming buffer's
- *                pages are faulted in once, a oneshot one's as it
- *                fills), then a bisection of TB_SBENCH_STEPS steps
- *                (default 5), one run each;
+ *                providers, and 16 MiB for 1 (configs[]), the highest
+ *                pacing, as a fraction of the full rate of as many
+ *                providers, at which a streaming recording holds every
+ *                event: unpaced first (its rate, of the full one, is
+ *                printed too: a streaming buffer's pages are faulted in
+ *                once, a oneshot one's as it fills), then a bisection of
+ *                TB_SBENCH_STEPS steps (default 5), one run each;
  *   - manager:   tracebufctl's CPU time per MiB of trace, the median of
  *                the last lossless run of each and two more at its rate
  *                (its children's, the providers', taken out, and its
@@ -27,8 +27,8 @@
  *                (handoff_floor()): the medians of the ratios;
  *   - save path: the manager's walk and write of halves of the buffer
  *                without the module (save_path()), of a plain write()
- *                of the same halves: what of the manager's CPU is the
- *                walk, not the handoff;
+ *                of the same halves, and of the walk alone: what of the
+ *                manager's CPU is the walk, not the handoff;
  *   - round trip: from a provider's SAVE_BUFFER to the manager's
  *                BUFFER_SAVED, as the providers measured them (median and
  *                99th percentile of the newest 256 of each).
@@ -449,36 +449,45 @@ static void full_rates(unsigned int procs, unsigned int count, double *per_prov)
  * The save path without the module (tests/savepath.h: a streaming save's
  * walk and write of halves of @half bytes of turns like tb-seqprov's, in
  * chunks padded as the engine pads them), of a plain write() of the same
- * halves, in this guest: the median of three ratios, 0 if any run failed.
- * How much of the manager's CPU per MiB is the walk and the write, not the
- * module's handoff.
+ * halves, in this guest, the median of three ratios each: the walk and
+ * the write (@save), and the walk alone, its output to /dev/null
+ * (@walk).  How much of the manager's CPU per MiB is the walk and the
+ * write, not the module's handoff; and what the walk adds to any write,
+ * however its wake-ups are paid for.  False if any run failed.
  */
-static double save_path(size_t half)
+static bool save_path(size_t half, double *save, double *walk)
 {
 	size_t total = (32u << 20) / half * half;
 	uint8_t *data = t_save_records(total, half);
-	double v[3];
+	double vs[3], vw[3];
 	bool ok = data != NULL;
 
 	for (int i = -1; ok && i < 3; i++) {	/* -1: warm the code and the pages */
-		double t[2];
+		static const char *const what[] = { "write()", "walk and write()", "walk" };
+		double t[3];
 
-		for (int walk = 1; ok && walk >= 0; walk--) {
-			int fd = memfd_create("tb-sbench-save", MFD_CLOEXEC);
+		for (int k = 0; ok && k < 3; k++) {
+			int fd = k < 2 ? memfd_create("tb-sbench-save", MFD_CLOEXEC) :
+				 open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-			t[walk] = fd < 0 ? -errno : t_save_run(fd, data, total, half, walk);
+			t[k] = fd < 0 ? -errno : t_save_run(fd, data, total, half, k > 0);
 			if (fd >= 0)
 				close(fd);
-			ok = t[walk] > 0;
-			if (t[walk] < 0)
-				printf("# save path, %s: %s\n", walk ? "walk" : "write()",
-				       strerror((int)-t[walk]));
+			ok = t[k] > 0;
+			if (t[k] < 0)
+				printf("# save path, %s: %s\n", what[k], strerror((int)-t[k]));
 		}
-		if (ok && i >= 0)
-			v[i] = t[1] / t[0];
+		if (ok && i >= 0) {
+			vs[i] = t[1] / t[0];
+			vw[i] = t[2] / t[0];
+		}
 	}
 	free(data);
-	return ok ? median3(v) : 0;
+	if (!ok)
+		return false;
+	*save = median3(vs);
+	*walk = median3(vw);
+	return true;
 }
 
 struct result {
@@ -491,6 +500,7 @@ struct result {
 	double floor_vs_write;	/* the handoff floor, of a plain write() */
 	double vs_floor;	/* the manager's, of the handoff floor */
 	double save_vs_write;	/* the save path without the module, of a write() */
+	double walk_vs_write;	/* its walk alone, of a write() */
 	double mgr_fixed;	/* s: a recording of one iteration */
 	uint32_t median_us, p99_us;
 	unsigned int saves;
@@ -578,8 +588,7 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 		res->vs_beside = median3(vs_beside);
 		res->floor_vs_write = median3(floor_w);
 		res->vs_floor = median3(vs_floor);
-		res->save_vs_write = save_path(bsize / 2);
-		T_EXPECT(res->save_vs_write > 0);
+		T_EXPECT(save_path(bsize / 2, &res->save_vs_write, &res->walk_vs_write));
 		res->saves = best->saves;
 		if (best->nus) {
 			qsort(best->us, best->nus, sizeof(best->us[0]), cmp_u32);
@@ -595,40 +604,55 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 	free(best);
 }
 
+/*
+ * The table's rows.  16 MiB for one provider only: its halves of 8 MiB
+ * make a save's wake-up and answer a small part of the manager's work,
+ * so what is left is what every byte costs (four such providers would
+ * put over 256 MiB of trace in the guest's /tmp, a tmpfs of half its
+ * memory, beside their buffers).
+ */
+static const struct config {
+	const char *size;
+	unsigned int procs;
+} configs[] = {
+	{ "256K", 1 }, { "1M", 1 }, { "4M", 1 }, { "16M", 1 },
+	{ "256K", MAX_PROCS }, { "1M", MAX_PROCS }, { "4M", MAX_PROCS },
+};
+
+#define NCONFIGS	(sizeof(configs) / sizeof(configs[0]))
+
 static void bench(void)
 {
-	static const char *const sizes[] = { "256K", "1M", "4M" };
-	static const unsigned int nprocs[] = { 1, MAX_PROCS };
 	unsigned int steps = (unsigned int)env_long("TB_SBENCH_STEPS", 5);
-	struct result res[6] = { 0 };	/* a row not measured shows zeros */
+	struct result res[NCONFIGS] = { 0 };	/* a row not measured shows zeros */
 	double full[2];
-	unsigned int n = 0;
 
 	alarm(0);	/* bench-stream.sh gives the whole run its timeout */
 	full_rates(1, 200000, &full[0]);
 	full_rates(MAX_PROCS, 100000, &full[1]);
-	for (unsigned int p = 0; p < 2; p++)
-		for (unsigned int i = 0; i < 3; i++, n++)
-			streaming(sizes[i], nprocs[p], full[p], steps, &res[n]);
+	for (unsigned int n = 0; n < NCONFIGS; n++)
+		streaming(configs[n].size, configs[n].procs,
+			  full[configs[n].procs == 1 ? 0 : 1], steps, &res[n]);
 	printf("# full rate, oneshot: %.0f iterations/s (1 provider), %.0f each (%u at once); "
 	       "an iteration is 3 events, some %u bytes\n", full[0], full[1], MAX_PROCS,
 	       ITER_BYTES);
-	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-10s %-9s %-9s %-9s %-8s %-12s\n",
+	printf("# %-6s %-5s %-8s %-22s %-16s %-10s %-11s %-10s %-9s %-9s %-9s %-9s %-8s %-12s\n",
 	       "buffer", "procs", "unpaced", "lossless (of full)", "manager CPU/MiB",
-	       "vs write()", "vs beside", "floor/wr", "vs floor", "save/wr", "fixed", "saves",
-	       "round trip median/p99");
-	for (unsigned int i = 0; i < n; i++) {
+	       "vs write()", "vs beside", "floor/wr", "vs floor", "save/wr", "walk/wr", "fixed",
+	       "saves", "round trip median/p99");
+	for (unsigned int i = 0; i < NCONFIGS; i++) {
 		char not_at[32] = "";
 
 		/* lossless at the full rate: no rate above it was tried */
 		if (res[i].lo < 1)
 			snprintf(not_at, sizeof(not_at), "(not at %5.3f)", res[i].hi);
 		printf("# %-6s %-5u %5.2fx   %5.3f %-14s   %8.2f ms      %5.2fx     "
-		       "%5.2fx      %5.2fx     %5.2fx    %5.2fx    %6.1f ms %-8u %u/%u us\n",
+		       "%5.2fx      %5.2fx     %5.2fx    %5.2fx    %5.2fx    %6.1f ms %-8u "
+		       "%u/%u us\n",
 		       res[i].size, res[i].procs, res[i].unpaced, res[i].lo, not_at,
 		       res[i].mgr_per_mib * 1e3, res[i].vs_write, res[i].vs_beside,
 		       res[i].floor_vs_write, res[i].vs_floor, res[i].save_vs_write,
-		       res[i].mgr_fixed * 1e3,
+		       res[i].walk_vs_write, res[i].mgr_fixed * 1e3,
 		       res[i].saves, res[i].median_us, res[i].p99_us);
 	}
 	printf("# vs write(): of a plain write() of as many bytes, on an idle guest; vs beside: "
@@ -637,7 +661,8 @@ static void bench(void)
 	       "halves of shared memory at the providers' rate, a saver wakes for each and "
 	       "writes it out, nothing else), of the idle write(); vs floor: the manager's, of the floor; "
 	       "save/wr: the save path without the module (save_path(): the walk and write of "
-	       "halves of the buffer's size), of a write() of them; medians of three ratios, "
+	       "halves of the buffer's size), of a write() of them; walk/wr: its walk alone "
+	       "(output to /dev/null), of the same write(); medians of three ratios, "
 	       "each run's to write()s right after it\n");
 }
 
