@@ -40,9 +40,9 @@
 #                             in the guest (~5 min; scripts/bench-sched.sh)
 #   make bench-stream         the highest lossless streaming rate, as a fraction
 #                             of the oneshot one, for 3 buffer sizes and 1 and
-#                             4 providers, the manager's CPU per MiB and the
-#                             save round trips, in the guest (~4 min;
-#                             scripts/bench-stream.sh)
+#                             4 providers and 16 MiB for 1, the manager's CPU
+#                             per MiB and the save round trips, in the guest
+#                             (~8 min; scripts/bench-stream.sh)
 #   make bench TARGET=arm64-6.1  the same cross-built, under qemu-aarch64: a
 #                             check that it works, the timings mean nothing
 #   make install              everything below, installed (needs KDIR): the

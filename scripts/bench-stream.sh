@@ -3,8 +3,8 @@
 #
 # "make bench-stream": how fast providers may write before a streaming
 # recording loses events, for 256 KiB, 1 MiB and 4 MiB buffers and 1 and
-# 4 providers, next to the oneshot write rate, with the manager's CPU per
-# MiB and the save round trips, in the guest
+# 4 providers and 16 MiB for 1, next to the oneshot write rate, with the
+# manager's CPU per MiB and the save round trips, in the guest
 # (userlib/ctl/tests/vm/sbench_vmtest.c says what each figure is).  The
 # rates are emulated and mean little alone: read the fractions and
 # ratios, measured side by side in one run.
