@@ -363,6 +363,9 @@ FIXTURE_SETUP(pidns)
 			_exit(tb_ns_init(self->res, self->id_out,
 					 self->ready[1], self->go[0]));
 		self->res->g_pid = g;
+		/* G's "ready" may come first: the test waits for both */
+		if (write(self->ready[1], "m", 1) != 1)
+			_exit(2);
 		_exit(tb_wait_child(g));
 	}
 	close(self->ready[1]);
@@ -371,15 +374,18 @@ FIXTURE_SETUP(pidns)
 	self->go[0] = -1;
 	pfd.fd = self->ready[0];
 	pfd.events = POLLIN;
-	ASSERT_EQ(1, poll(&pfd, 1, TB_TIMEOUT_MS));
-	if (read(self->ready[0], &c, 1) != 1) {
-		/* the middle process left: unshare() failed or G died */
-		tb_wait_child(self->middle);
-		self->middle = -1;
-		if (self->res->skip_errno)
-			TB_SKIP("unshare(CLONE_NEWPID): %s",
-				strerror(self->res->skip_errno));
-		ASSERT_TRUE(0) TH_LOG("the namespace init died");
+	/* G's checks are done, and the middle process stored G's pid */
+	for (int n = 0; n < 2; n++) {
+		ASSERT_EQ(1, poll(&pfd, 1, TB_TIMEOUT_MS));
+		if (read(self->ready[0], &c, 1) != 1) {
+			/* the middle process left: unshare() failed or G died */
+			tb_wait_child(self->middle);
+			self->middle = -1;
+			if (self->res->skip_errno)
+				TB_SKIP("unshare(CLONE_NEWPID): %s",
+					strerror(self->res->skip_errno));
+			ASSERT_TRUE(0) TH_LOG("the namespace init died");
+		}
 	}
 }
 
