@@ -151,19 +151,48 @@ static inline __u64 tb_counter(void)
 	return v;
 }
 
+static inline double tb_monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/*
+ * The counter at *@ms: read between two clock reads, the closest of a
+ * few tries (a vCPU descheduled between a clock read and the counter's
+ * would skew the rate by that time).
+ */
+static inline __u64 tb_counter_at(double *ms)
+{
+	double best = -1;
+	__u64 c = 0;
+
+	for (int i = 0; i < 8; i++) {
+		double a = tb_monotonic_ms();
+		__u64 v = tb_counter();
+		double b = tb_monotonic_ms();
+
+		if (best < 0 || b - a < best) {
+			best = b - a;
+			c = v;
+			*ms = (a + b) / 2;
+		}
+	}
+	return c;
+}
+
 /* Its rate in kHz, measured against CLOCK_MONOTONIC over 200 ms. */
 static inline double tb_counter_khz(void)
 {
-	struct timespec t0, t1;
+	double t0 = 0, t1 = 0;
 	__u64 c0, c1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	c0 = tb_counter();
+	c0 = tb_counter_at(&t0);
 	usleep(200000);
-	c1 = tb_counter();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(c1 - c0) /
-	       ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	c1 = tb_counter_at(&t1);
+	return (double)(c1 - c0) / (t1 - t0);
 }
 #endif
 
