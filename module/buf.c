@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pfn_t.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
@@ -265,7 +266,11 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
  * whole of it (in this VMA): the provider writes it through, and after
  * each save it comes back in one fault, not one a page.  VM_IO keeps
  * get_user_pages() off these mappings (nothing can hold a page to write
- * it later) and fork from copying them.
+ * it later) and fork from copying them; the pages are mapped as special
+ * entries (vmf_insert_mixed() where the architecture has them, as x86-64
+ * and arm64 do), which get_user_pages_fast(), reading the page tables
+ * without the VMA, leaves to that slow path too.  The VMA's buffer
+ * reference, not the entries, keeps the pages.
  */
 #define TRACEBUF_SEAL_SLOT_PAGES	(TRACEBUF_BUFFER_MAX >> PAGE_SHIFT)
 #define TRACEBUF_SEAL_SLOTS		BIT(20)		/* loff_t holds them all */
@@ -407,8 +412,8 @@ static vm_fault_t tracebuf_vm_fault_sealable(struct vm_fault *vmf)
 	struct tracebuf_buf *buf = vma->vm_private_data;
 	unsigned long i = vmf->pgoff - buf->seal_base, first = i, end = i + 1;
 	unsigned long vfirst = vma->vm_pgoff - buf->seal_base, p;
-	vm_fault_t ret = VM_FAULT_NOPAGE;
-	int err, r;
+	vm_fault_t ret = VM_FAULT_NOPAGE, err;
+	int r;
 
 	if (vmf->pgoff < buf->seal_base || i >= buf->nr_pages)
 		return VM_FAULT_SIGBUS;
@@ -423,11 +428,11 @@ static vm_fault_t tracebuf_vm_fault_sealable(struct vm_fault *vmf)
 		end = min(buf->seal_end[r], vfirst + vma_pages(vma));
 	}
 	for (p = first; p < end; p++) {
-		/* EBUSY: mapped already */
-		err = vm_insert_page(vma, vma->vm_start + ((p - vfirst) << PAGE_SHIFT),
-				     buf->pages[p]);
-		if (err && err != -EBUSY && p == i)
-			ret = vmf_error(err);
+		/* a page mapped already is left as it is */
+		err = vmf_insert_mixed(vma, vma->vm_start + ((p - vfirst) << PAGE_SHIFT),
+				       page_to_pfn_t(buf->pages[p]));
+		if ((err & VM_FAULT_ERROR) && p == i)
+			ret = err;
 	}
 out:
 	mutex_unlock(&buf->seal_lock);

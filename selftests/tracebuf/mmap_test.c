@@ -1264,12 +1264,13 @@ TEST_F(seal, leaving_keeps_the_seal)
 	EXPECT_EQ(0, tb_touch(self->map + self->off[1], true));
 }
 
-/* VM_IO: nothing pins a page, to write it once it is sealed */
+/* VM_IO and special entries: nothing pins a page, to write it once it is sealed */
 TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 {
 	char c = 1;
 	struct iovec local = { .iov_base = &c, .iov_len = 1 };
 	struct iovec remote = { .iov_base = self->map + self->off[0], .iov_len = 1 };
+	int pfd[2];
 
 	EXPECT_EQ(-1, process_vm_writev(getpid(), &local, 1, &remote, 1, 0));
 	EXPECT_EQ(EFAULT, errno);
@@ -1279,6 +1280,17 @@ TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 	EXPECT_EQ(EINVAL, errno);
 	/* a plain store is fine */
 	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
+	/*
+	 * Nor does the lockless fast path (get_user_pages_fast(), as
+	 * vmsplice, O_DIRECT and io_uring take pages), which looks at the
+	 * page tables, not at VM_IO, once the store mapped them: the pages
+	 * are mapped as special entries, which it leaves to the slow path.
+	 */
+	ASSERT_EQ(0, pipe(pfd));
+	EXPECT_EQ(-1, vmsplice(pfd[1], &remote, 1, 0));
+	EXPECT_EQ(EFAULT, errno);
+	close(pfd[0]);
+	close(pfd[1]);
 }
 
 /* ptrace and /proc/PID/mem go through the module: reads, and writes but into a seal */

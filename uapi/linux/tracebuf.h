@@ -695,8 +695,9 @@ struct tracebuf_initialize_args {
  * it checked; the bytes on the pages it shares with the durable or the
  * other rolling buffer are not sealed (the manager copies them).  The
  * provider's mappings of such a buffer are filled as they are touched,
- * and are VM_IO: MADV_DOFORK is refused (EINVAL), and so is
- * process_vm_readv()/process_vm_writev() (EFAULT: they pin pages); a
+ * and are VM_IO with special page table entries: MADV_DOFORK is refused
+ * (EINVAL), and so is whatever pins or takes their pages
+ * (process_vm_readv()/process_vm_writev(), vmsplice(), O_DIRECT: EFAULT); a
  * debugger (ptrace, /proc/PID/mem) reads and writes them through the
  * module, but a write into a sealed rolling buffer fails (EIO) as the
  * provider's own would.  ENOSPC: 2^20 sealable buffers are alive.
