@@ -511,6 +511,11 @@ int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 		ret = -EAGAIN;
 		goto out_unlock;
 	}
+	/* a save not answered yet is the manager's: not cleared under it */
+	if (p->save_pending && disposition != TRACEBUF_START_RETAIN) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	buf = p->buf;
 	tracebuf_buf_get(buf);
 	mutex_unlock(&tracebuf_lock);

@@ -1226,12 +1226,18 @@ TEST_F(seal, save_ended_before_the_stop_stays_sealed)
 
 /*
  * A START while a save is out (the manager has not answered it) ends the
- * stop's seal, not the save's.
+ * stop's seal, not the save's; one that would clear the save is refused.
  */
 TEST_F(seal, start_leaves_a_save_sealed)
 {
+	self->map[self->off[1]] = 0x5a;
 	tb_seal_save(_metadata, &self->p, 1);
 	tb_seal_stop(_metadata, &self->p, TRACEBUF_STOPPED_SEALED0);
+	/* a START that would clear it is refused */
+	EXPECT_EQ(-EBUSY, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_CLEAR_ENTIRE, NULL));
+	EXPECT_EQ(-EBUSY, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_CLEAR_NONDURABLE,
+				    NULL));
+	EXPECT_EQ(0x5a, self->mgr[self->off[1]]);
 	tb_seal_restart(_metadata, &self->p);
 	EXPECT_EQ(0, tb_touch(self->map + self->off[0], true));
 	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[1], true));

@@ -76,6 +76,7 @@
  *   INITIALIZE not REGISTERED or owned by a manager        EBUSY
  *   START in STARTING/STARTED                              EALREADY
  *   START in STOPPING                                      EBUSY
+ *   START that clears while a save is outstanding          EBUSY
  *   START in REGISTERED/TERMINATING                        EINVAL
  *   STOP in INITIALIZED/STOPPING/STOPPED                   EALREADY
  *   STOP in REGISTERED/TERMINATING                         EINVAL
