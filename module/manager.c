@@ -708,11 +708,14 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 		ret = -EINVAL;
 		goto out_unlock;
 	}
+	/* refused as it is: still sealed, still the manager's to answer */
+	if (p->in_len == TRACEBUF_INBOX_DEPTH) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
 	/* unsealed before the provider can hear of it */
 	tracebuf_buf_unseal(p->buf, tracebuf_provider_saving(p));
-	ret = tracebuf_provider_push(p, pkt);
-	if (ret)
-		goto out_unlock;
+	tracebuf_provider_push(p, pkt);
 	p->save_pending = false;
 	p->saves++;
 out_unlock:
