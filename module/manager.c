@@ -317,8 +317,9 @@ int tracebuf_manager_list_providers(struct tracebuf_manager *m,
 				goto out_free;
 			}
 		}
+		/* not in u32: after the last id, 0 would start over */
 		if (n)
-			id = batch[n - 1].id + 1;
+			id = (unsigned long)batch[n - 1].id + 1;
 	} while (n == TRACEBUF_READ_BATCH && written < args->capacity);
 
 	args->count = written;

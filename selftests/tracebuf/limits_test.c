@@ -506,6 +506,32 @@ TEST_F(limits, provider_ids_wrap_around)
 	EXPECT_EQ(TRACEBUF_STATE_INITIALIZED, mgr_state(self->mgr, id[2]));
 }
 
+/* A listing that reaches the last id ends there: it does not wrap to 0. */
+TEST_F(limits, list_ends_at_the_last_id)
+{
+	struct tracebuf_provider_info info[64];
+	__u32 count = 0, total = 0;
+	int prov[16];
+
+	ASSERT_EQ(0, tb_param_set_path(TB_DEBUGFS "next_provider_id", 0xfffffff0LL))
+		TH_LOG("no debugfs knob");
+	for (int i = 0; i < 16; i++) {
+		__u32 id;
+
+		prov[i] = tb_open_provider("limits", &id);
+		ASSERT_LE(0, prov[i]);
+		ASSERT_EQ(0xfffffff0U + i, id);
+	}
+	/* a batch of 16 (TRACEBUF_READ_BATCH) ends at 0xffffffff */
+	ASSERT_EQ(0, mgr_list(self->mgr, 0xfffffff0U, info, 64, &count, &total));
+	EXPECT_EQ(16U, count);
+	EXPECT_EQ(16U, total);
+	for (__u32 i = 0; i < count && i < 16; i++)
+		EXPECT_EQ(0xfffffff0U + i, info[i].id);
+	for (int i = 0; i < 16; i++)
+		close(prov[i]);
+}
+
 TEST_F(limits, manager_ids_never_zero)
 {
 	struct tracebuf_provider_info info;
