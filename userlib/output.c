@@ -31,6 +31,18 @@ void tracebuf_note(struct tracebuf_session *s, uint32_t type,
 	s->in_notify = false;
 }
 
+/*
+ * What @t's trace lacks, for its summary (info.error, if nothing was
+ * kept there yet) as well as for the caller's notes.
+ */
+void tracebuf_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
+			   const char *what)
+{
+	if (!t->info.error)
+		t->info.error = error;
+	tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, error, what, NULL);
+}
+
 /* Write all of @iov[0..@n), whatever write() takes at a time. */
 static int tb_writev_all(int fd, struct iovec *iov, int n)
 {

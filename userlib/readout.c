@@ -607,8 +607,8 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 	if (!final && ok && h.stop_mark == TRACEBUF_HEADER_STOP_MARK)
 		final = true;
 	if (!ok && final)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
-			"its buffer header does not check out: reading records", NULL);
+		tracebuf_tracee_error(s, t, -EINVAL,
+				      "its buffer header does not check out: reading records");
 	if (!ok || !final) {
 		final = false;
 		t->info.crashed = t->info.state == TRACEBUF_LIB_TRACEE_GONE;
@@ -671,8 +671,8 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 			goto out;
 		}
 		if (h.wrapped_count < next || h.wrapped_count - next > 1) {
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
-				"its final wrapped count does not follow its saves", NULL);
+			tracebuf_tracee_error(s, t, -EINVAL,
+					      "its final wrapped count does not follow its saves");
 			goto out;
 		}
 		/* in place where the stop sealed it, as a sealed save */
@@ -686,8 +686,8 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 	}
 out:
 	if (ret || s->out.err)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, s->out.err ? s->out.err : ret,
-			"writing its data failed", NULL);
+		tracebuf_tracee_error(s, t, s->out.err ? s->out.err : ret,
+				      "writing its data failed");
 }
 
 /* ------------------------------------------------------------------------ */

@@ -333,7 +333,7 @@ static void tb_refuse(struct tracebuf_session *s, struct tb_tracee *t,
 		      const char *what)
 {
 	/* as Fuchsia: a provider that breaks the protocol is terminated */
-	tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EPROTO, what, NULL);
+	tracebuf_tracee_error(s, t, -EPROTO, what);
 	if (tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
 }
@@ -375,13 +375,13 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 	t->last_saved_wrap = wrap;
 	t->info.saves++;
 	if (ret) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "writing a save failed", NULL);
+		tracebuf_tracee_error(s, t, ret, "writing a save failed");
 		return;
 	}
 	/* the data is out: the provider may reuse the half */
 	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
 	if (ret)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
+		tracebuf_tracee_error(s, t, ret, "BUFFER_SAVED refused");
 	else
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
 }

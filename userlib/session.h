@@ -97,6 +97,8 @@ struct tb_snap {
 /* output.c: the trace file, and notes to the caller */
 void tracebuf_note(struct tracebuf_session *s, uint32_t type, const struct tb_tracee *t,
 		   int error, const char *what, const char *alert);
+void tracebuf_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
+			   const char *what);
 int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len);
 int tracebuf_out_flush(struct tb_out *o);
 

@@ -245,7 +245,13 @@ struct tracebuf_session_provider {
 					 * it did not start or stop in time,
 					 * -ETIME if it had stopped waiting
 					 * for its start before it came (what
-					 * it recorded before is missing)
+					 * it recorded before is missing),
+					 * else the first error noted for it
+					 * that cost it data (-EPROTO: it
+					 * broke the protocol and was
+					 * terminated; -EINVAL: its buffer
+					 * did not check out, or an output
+					 * error); 0 if none
 					 */
 	bool late;			/* joined after the session started */
 	bool crashed;			/* harvested without a final header */

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "../ktap.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -305,8 +306,9 @@ static void garbage_in_buffer_and_header(void)
 		T_EXPECT_EQ(res.reader, 0);
 		T_EXPECT_EQ(res.infos, 1);
 		T_EXPECT(res.evil.bytes_rejected > 0);
-		/* its lying header was noticed */
+		/* its lying header was noticed, and its summary says so */
 		T_EXPECT(g_errors >= 1);
+		T_EXPECT_EQ(res.evil.error, -EINVAL);
 	}
 }
 
@@ -320,6 +322,7 @@ static void forged_metadata_is_removed(void)
 	T_EXPECT_EQ(res.infos, 1);
 	T_EXPECT_EQ(res.honest_events, 1);
 	T_EXPECT_EQ(res.evil.bytes_rejected, 16);	/* "forged" info: 2 words */
+	T_EXPECT_EQ(res.evil.error, 0);			/* its header is honest */
 }
 
 /*
@@ -351,6 +354,7 @@ static void bad_save_request_terminates_it(void)
 	T_EXPECT_EQ(res.reader, 0);
 	T_EXPECT_EQ(res.evil.saves, 0);
 	T_EXPECT(g_errors >= 1);
+	T_EXPECT_EQ(res.evil.error, -EPROTO);
 	/* terminated by the session, at once (not by its destroy) */
 	T_EXPECT(res.evil.state == TRACEBUF_LIB_TRACEE_TERMINATING ||
 		 res.evil.state == TRACEBUF_LIB_TRACEE_TERMINATED);
