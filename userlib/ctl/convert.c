@@ -42,6 +42,7 @@
 
 #include <tracebuf_reader.h>
 
+#include "outfile.h"
 #include "tracebufctl.h"
 #include "util.h"
 
@@ -412,8 +413,9 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 		.argc = argc, .argv = argv, .ind = 1, .args_after_dashdash = true,
 	};
 	const char *file = NULL, *out = NULL;
-	char err[256] = "", msg[200], *tmp = NULL, *def = NULL;
+	char err[256] = "", msg[200], *def = NULL;
 	struct tracebuf_reader *r = NULL;
+	struct tbctl_file tf;
 	FILE *f = NULL;
 	int ret, fd;
 
@@ -471,13 +473,10 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 		}
 		goto out;
 	}
-	fd = tbctl_tmp_create(out, &tmp);
+	fd = tbctl_file_create(out, &tf);
 	if (fd < 0) {
 		ret = fd;
-		if (fd == -EISDIR)
-			tbctl_err("%s: is a directory", out);
-		else
-			tbctl_err("%s: cannot create a file beside it: %s", out, strerror(-fd));
+		tbctl_file_err(out, fd);
 		goto out;
 	}
 	f = fdopen(fd, "w");
@@ -494,23 +493,25 @@ int cmd_convert(struct tbctl_ctx *ctx, int argc, char **argv)
 		goto out_unlink;
 	}
 	errno = 0;
-	if (fflush(f) || ferror(f) || fsync(fileno(f))) {
+	if (fflush(f) || ferror(f) || (errno = -tbctl_file_sync(&tf, fileno(f)))) {
 		ret = errno ? -errno : -EIO;
 		fclose(f);
 		tbctl_err("%s: %s", out, strerror(-ret));
 		goto out_unlink;
 	}
-	if (fclose(f) || rename(tmp, out)) {
+	if (fclose(f)) {
 		ret = -errno;
 		tbctl_err("%s: %s", out, strerror(-ret));
 		goto out_unlink;
 	}
+	ret = tbctl_file_commit(&tf);
+	if (ret)
+		tbctl_err("%s: %s", out, strerror(-ret));
 	goto out;
 
 out_unlink:
-	unlink(tmp);
+	tbctl_file_abort(&tf);
 out:
-	free(tmp);
 	free(def);
 	tracebuf_reader_close(r);
 	return ret;

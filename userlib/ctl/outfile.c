@@ -3,13 +3,15 @@
  * Where "record" writes its trace (outfile.h): a file, made under a
  * temporary name beside it and renamed over it only when the recording
  * ended cleanly, so that a failed recording never leaves a file under the
- * output's name; gzip or zstd on the way when the name ends in ".gz" or
- * ".zst" (compress.c); or "-", standard output, as it comes.
+ * output's name (tbctl_file_create(): a device or FIFO is written as it
+ * comes); gzip or zstd on the way when the name ends in ".gz" or ".zst"
+ * (compress.c); or "-", standard output, as it comes.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -43,6 +45,18 @@ int tbctl_out_name(const char *path, const char *tag, char *buf, size_t len)
 	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
 }
 
+void tbctl_file_err(const char *path, int err)
+{
+	struct stat st;
+
+	if (err == -EISDIR)
+		tbctl_err("%s: is a directory", path);
+	else if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		tbctl_err("%s: %s", path, strerror(-err));
+	else
+		tbctl_err("%s: cannot create a file beside it: %s", path, strerror(-err));
+}
+
 void tbctl_out_init(struct tbctl_out *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
@@ -62,13 +76,9 @@ int tbctl_out_open(struct tbctl_out *o)
 		o->fd = STDOUT_FILENO;
 		return 0;
 	}
-	fd = tbctl_tmp_create(o->path, &o->tmp_path);
-	if (fd == -EISDIR) {
-		tbctl_err("%s: is a directory", o->path);
-		return fd;
-	}
+	fd = tbctl_file_create(o->path, &o->file);
 	if (fd < 0) {
-		tbctl_err("%s: cannot create a file beside it: %s", o->path, strerror(-fd));
+		tbctl_file_err(o->path, fd);
 		return fd;
 	}
 	o->file_fd = fd;
@@ -115,21 +125,18 @@ int tbctl_out_commit(struct tbctl_out *o)
 			return ret;
 		}
 	}
-	if (fsync(o->file_fd))
-		ret = -errno;
+	ret = tbctl_file_sync(&o->file, o->file_fd);
 	if (close(o->file_fd) && !ret)
 		ret = -errno;
 	o->file_fd = -1;
 	o->fd = -1;
-	if (!ret && rename(o->tmp_path, o->path))
-		ret = -errno;
+	if (!ret)
+		ret = tbctl_file_commit(&o->file);
 	if (ret) {
 		tbctl_err("%s: %s", o->path, strerror(-ret));
 		tbctl_out_abort(o);
 		return ret;
 	}
-	free(o->tmp_path);
-	o->tmp_path = NULL;
 	return 0;
 }
 
@@ -151,9 +158,5 @@ void tbctl_out_abort(struct tbctl_out *o)
 	if (o->file_fd >= 0)
 		close(o->file_fd);
 	o->file_fd = -1;
-	if (o->tmp_path) {
-		unlink(o->tmp_path);
-		free(o->tmp_path);
-		o->tmp_path = NULL;
-	}
+	tbctl_file_abort(&o->file);
 }

@@ -11,14 +11,15 @@
 #include <sys/types.h>
 
 #include "tracebufctl.h"
+#include "util.h"
 
 struct tbctl_out {
 	const char *path;	/* as given; "-": standard output */
 	bool is_stdout;
 	enum tbctl_z z;		/* by the name's suffix */
 	int fd;			/* what the session writes, -1 when closed */
-	int file_fd;		/* the temporary file, -1 if none */
-	char *tmp_path;		/* ".NAME.XXXXXX" beside it */
+	int file_fd;		/* the file, -1 if none */
+	struct tbctl_file file;	/* ".NAME.XXXXXX" beside it, or in place */
 	pid_t zpid;		/* the compressor, -1 if none */
 };
 
@@ -30,9 +31,15 @@ struct tbctl_out {
  */
 int tbctl_out_name(const char *path, const char *tag, char *buf, size_t len);
 
+/* Say why tbctl_file_create(@path) failed with @err. */
+void tbctl_file_err(const char *path, int err);
+
 /* Describe the output path; opens nothing. */
 void tbctl_out_init(struct tbctl_out *o, const char *path);
-/* Create the temporary file (and start the compressor): 0, or -errno reported. */
+/*
+ * Create the temporary file, or open the device or FIFO named (and start
+ * the compressor): 0, or -errno reported.
+ */
 int tbctl_out_open(struct tbctl_out *o);
 /*
  * The recording ended cleanly: end the compressor's input and check its

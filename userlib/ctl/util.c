@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <linux/tracebuf.h>
 #include <tracebuf_manager.h>
@@ -508,39 +510,121 @@ void tbctl_strv_free(char **v, size_t n)
 /* ------------------------------------------------------------------------ */
 /* Files                                                                    */
 
-int tbctl_tmp_create(const char *path, char **tmp_path)
+/* Where @path's file goes: its symlink's target if it is one, else @path. */
+static char *tb_file_dest(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0, len;
-	const char *base = path + dirlen;
 	struct stat st;
+	char *real;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real)
+			return real;
+		/* a dangling link: replaced itself */
+	}
+	return strdup(path);
+}
+
+int tbctl_file_create(const char *path, struct tbctl_file *f)
+{
+	const char *slash = strrchr(path, '/'), *base;
+	size_t dirlen, len, blen;
+	struct stat st;
+	bool exists;
 	mode_t mask;
-	char *tmp;
 	int fd;
 
-	*tmp_path = NULL;
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
-	    (!stat(path, &st) && S_ISDIR(st.st_mode)))
+	memset(f, 0, sizeof(*f));
+	base = slash ? slash + 1 : path;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return -EISDIR;
-	len = dirlen + strlen(base) + sizeof(".") + sizeof(".XXXXXX");
-	tmp = malloc(len);
-	if (!tmp)
+	f->dest = tb_file_dest(path);
+	if (!f->dest)
 		return -ENOMEM;
-	snprintf(tmp, len, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		fd = -errno;
-		free(tmp);
+	exists = !stat(f->dest, &st);
+	if (exists && S_ISDIR(st.st_mode)) {
+		fd = -EISDIR;
+		goto fail;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		fd = open(f->dest, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			fd = -errno;
+			goto fail;
+		}
 		return fd;
 	}
-	/* what open(O_CREAT, 0666) would have given, not mkstemp's 0600 */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		/* not worth failing for */
+	slash = strrchr(f->dest, '/');
+	dirlen = slash ? (size_t)(slash - f->dest) + 1 : 0;
+	base = f->dest + dirlen;
+	/* ".NAME.XXXXXX" fits where NAME does, NAME cut if need be */
+	blen = strlen(base);
+	if (blen > NAME_MAX - sizeof(".XXXXXX"))
+		blen = NAME_MAX - sizeof(".XXXXXX");
+	len = dirlen + blen + sizeof(".") + sizeof(".XXXXXX");
+	f->tmp = malloc(len);
+	if (!f->tmp) {
+		fd = -ENOMEM;
+		goto fail;
 	}
-	*tmp_path = tmp;
+	snprintf(f->tmp, len, "%.*s.%.*s.XXXXXX", (int)dirlen, f->dest, (int)blen, base);
+	fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		goto fail;
+	}
+	/*
+	 * What it replaces had its owner and mode (as far as we may give
+	 * them); a new file what open(O_CREAT, 0666) would have given, not
+	 * mkstemp's 0600.  Neither is worth failing for.
+	 */
+	if (exists) {
+		if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
+		    fchown(fd, st.st_uid, st.st_gid)) {
+			/* not ours to give */
+		}
+		if (fchmod(fd, st.st_mode & 07777)) {
+			/* as it is */
+		}
+	} else {
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask)) {
+			/* as it is */
+		}
+	}
 	return fd;
+fail:
+	free(f->tmp);
+	free(f->dest);
+	memset(f, 0, sizeof(*f));
+	return fd;
+}
+
+int tbctl_file_sync(const struct tbctl_file *f, int fd)
+{
+	return f->tmp && fsync(fd) ? -errno : 0;
+}
+
+int tbctl_file_commit(struct tbctl_file *f)
+{
+	int ret = f->tmp && rename(f->tmp, f->dest) ? -errno : 0;
+
+	if (ret)
+		unlink(f->tmp);
+	free(f->tmp);
+	free(f->dest);
+	memset(f, 0, sizeof(*f));
+	return ret;
+}
+
+void tbctl_file_abort(struct tbctl_file *f)
+{
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	free(f->dest);
+	memset(f, 0, sizeof(*f));
 }
 
 /* ------------------------------------------------------------------------ */

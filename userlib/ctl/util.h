@@ -145,12 +145,32 @@ void tbctl_strv_free(char **v, size_t n);
 /* Files                                                                    */
 
 /*
- * tbctl_tmp_create() - create ".NAME.XXXXXX" beside path (same
- * directory, so rename() over path is atomic), close-on-exec, with the
- * mode open(O_CREAT, 0666) would give.  Returns the fd and the name in
- * *tmp_path (malloc'd), or -errno: -EISDIR if path is a directory.
+ * A file written whole, that appears under its name only when complete:
+ * written as ".NAME.XXXXXX" beside it (same directory, so the rename
+ * over it is atomic), then renamed over it.  Through a symlink, the
+ * link's target is replaced, not the link.  An existing device, FIFO or
+ * socket is written in place instead (tmp NULL): /dev/null or a pipe made
+ * by mkfifo stay what they are.
  */
-int tbctl_tmp_create(const char *path, char **tmp_path);
+struct tbctl_file {
+	char *tmp;		/* the temporary name; NULL: dest in place */
+	char *dest;		/* what is replaced: the path, or its link's target */
+};
+
+/*
+ * tbctl_file_create() - create @path's temporary file (close-on-exec, the
+ * mode and owner of the file it replaces, else what open(O_CREAT, 0666)
+ * would give), or open the device or FIFO it is for writing.  Returns the
+ * fd and fills @f, or -errno (@f empty): -EISDIR if path is a directory,
+ * or names one ("dir/", "..").
+ */
+int tbctl_file_create(const char *path, struct tbctl_file *f);
+/* The fd's data on disk before the rename (nothing for one in place): 0 or -errno. */
+int tbctl_file_sync(const struct tbctl_file *f, int fd);
+/* After the fd is closed: rename it over its name.  0 or -errno; @f emptied. */
+int tbctl_file_commit(struct tbctl_file *f);
+/* It is not to be: remove the temporary file.  @f emptied. */
+void tbctl_file_abort(struct tbctl_file *f);
 
 /* ------------------------------------------------------------------------ */
 /* Text and JSON output                                                     */

@@ -346,34 +346,83 @@ static void json_numbers(void)
 
 static void tmp_files(void)
 {
-	char dir[] = "/tmp/tbctl-util-XXXXXX", path[256], *tmp = NULL;
+	char dir[] = "/tmp/tbctl-util-XXXXXX", path[512], link[512], *base;
+	struct tbctl_file f;
 	struct stat st;
 	mode_t mask;
 	int fd;
 
 	T_ASSERT(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/out.fxt", dir);
-	fd = tbctl_tmp_create(path, &tmp);
+	fd = tbctl_file_create(path, &f);
 	T_ASSERT(fd >= 0);
-	T_EXPECT(!strncmp(tmp, dir, strlen(dir)));
-	T_EXPECT(!strncmp(tmp + strlen(dir), "/.out.fxt.", 10));
+	T_EXPECT(!strncmp(f.tmp, dir, strlen(dir)));
+	T_EXPECT(!strncmp(f.tmp + strlen(dir), "/.out.fxt.", 10));
 	T_EXPECT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	mask = umask(0);
 	umask(mask);
 	T_EXPECT(!fstat(fd, &st) && (st.st_mode & 0777) == (0666 & ~mask));
 	T_EXPECT(access(path, F_OK) != 0);
+	T_EXPECT(write(fd, "new", 3) == 3);
+	T_EXPECT_EQ(tbctl_file_sync(&f, fd), 0);
 	close(fd);
-	unlink(tmp);
-	free(tmp);
+	T_EXPECT_EQ(tbctl_file_commit(&f), 0);
+	T_EXPECT(f.tmp == NULL && f.dest == NULL);
+	T_EXPECT(!stat(path, &st) && st.st_size == 3);
+
+	/* a file replaced keeps its mode; through a link, the target is */
+	T_ASSERT(!chmod(path, 0604));
+	snprintf(link, sizeof(link), "%s/link.fxt", dir);
+	T_ASSERT(!symlink("out.fxt", link));
+	fd = tbctl_file_create(link, &f);
+	T_ASSERT(fd >= 0);
+	T_EXPECT(!strncmp(f.tmp + strlen(dir), "/.out.fxt.", 10));
+	T_EXPECT(!fstat(fd, &st) && (st.st_mode & 07777) == 0604);
+	T_EXPECT(write(fd, "newer", 5) == 5);
+	close(fd);
+	T_EXPECT_EQ(tbctl_file_commit(&f), 0);
+	T_EXPECT(!lstat(link, &st) && S_ISLNK(st.st_mode));
+	T_EXPECT(!stat(path, &st) && st.st_size == 5 && (st.st_mode & 07777) == 0604);
+	/* aborted: nothing left, what was there untouched */
+	fd = tbctl_file_create(path, &f);
+	T_ASSERT(fd >= 0);
+	close(fd);
+	tbctl_file_abort(&f);
+	T_EXPECT(!stat(path, &st) && st.st_size == 5);
+	unlink(link);
+
+	/* a device is written in place, and stays one */
+	fd = tbctl_file_create("/dev/null", &f);
+	T_ASSERT(fd >= 0);
+	T_EXPECT(f.tmp == NULL);
+	T_EXPECT(write(fd, "x", 1) == 1);
+	T_EXPECT_EQ(tbctl_file_sync(&f, fd), 0);
+	close(fd);
+	T_EXPECT_EQ(tbctl_file_commit(&f), 0);
+	T_EXPECT(!stat("/dev/null", &st) && S_ISCHR(st.st_mode));
+
+	/* a name as long as can be: its temporary name is cut to fit */
+	base = path + snprintf(path, sizeof(path), "%s/", dir);
+	memset(base, 'n', 255);
+	base[255] = '\0';
+	fd = tbctl_file_create(path, &f);
+	T_ASSERT(fd >= 0);
+	close(fd);
+	T_EXPECT_EQ(tbctl_file_commit(&f), 0);
+	T_EXPECT_EQ(access(path, F_OK), 0);
+	unlink(path);
+
 	/* a directory, or a name that can only be one */
-	T_EXPECT_EQ(tbctl_tmp_create(dir, &tmp), -EISDIR);
-	T_EXPECT(tmp == NULL);
+	T_EXPECT_EQ(tbctl_file_create(dir, &f), -EISDIR);
+	T_EXPECT(f.tmp == NULL && f.dest == NULL);
 	snprintf(path, sizeof(path), "%s/", dir);
-	T_EXPECT_EQ(tbctl_tmp_create(path, &tmp), -EISDIR);
+	T_EXPECT_EQ(tbctl_file_create(path, &f), -EISDIR);
 	snprintf(path, sizeof(path), "%s/no/such/dir/x", dir);
-	T_EXPECT_EQ(tbctl_tmp_create(path, &tmp), -ENOENT);
-	T_EXPECT(tmp == NULL);
-	rmdir(dir);
+	T_EXPECT_EQ(tbctl_file_create(path, &f), -ENOENT);
+	T_EXPECT(f.tmp == NULL);
+	snprintf(path, sizeof(path), "%s/out.fxt", dir);
+	unlink(path);
+	T_EXPECT_EQ(rmdir(dir), 0);
 }
 
 static const struct t_test tests[] = {
