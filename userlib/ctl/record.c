@@ -162,11 +162,13 @@ static void record_usage(FILE *f)
 		"warning says what is missing, and the status is the first of:\n"
 		"  6  a wanted provider is traced by another manager\n"
 		"  7  a provider could not be traced whole: its initialize or start was\n"
-		"     refused (e.g. out of memory), or it did not start or stop in time\n"
-		"     (by the manager's clock or by its own)\n"
+		"     refused (e.g. out of memory), it did not start or stop in time\n"
+		"     (by the manager's clock or by its own), or it broke the protocol\n"
+		"     or its buffer did not check out\n"
 		"  4  a provider named with -p never registered\n"
 		"  3  no provider was traced at all\n"
 		"  5  a category given with -c is known by no traced provider\n"
+		"  8  a snapshot a --trigger asked for failed or lacks a provider's data\n"
 		"Records dropped for lack of room are counted in the trace and in a\n"
 		"warning, and do not change the status.\n");
 }
@@ -919,6 +921,7 @@ struct record_run {
 	unsigned int snapshots;
 	unsigned int snapshots_named;	/* by default: ".snapshot-N" */
 	unsigned int snapshots_due;
+	unsigned int snapshots_failed;	/* of those due: failed or partial */
 	bool in_snapshot;
 	char snap_notes[TBCTL_CTL_MSG_MAX / 2];
 	unsigned int nsnap_notes;
@@ -1668,8 +1671,10 @@ static int record_loop(struct record_run *r)
 		for (; r->snapshots_due && !r->triggered; r->snapshots_due--) {
 			char reply[TBCTL_CTL_MSG_MAX];
 
-			if (record_snapshot(r, NULL, reply, sizeof(reply)) &&
-			    !strncmp(reply, "error: ", 7)) {
+			if (!record_snapshot(r, NULL, reply, sizeof(reply)))
+				continue;
+			r->snapshots_failed++;
+			if (!strncmp(reply, "error: ", 7)) {
 				record_status_clear(r);
 				tbctl_err("snapshot: %s", reply + 7);
 			}
@@ -1841,11 +1846,25 @@ static int record_outcome(const struct record_run *r)
 				    "waiting for its start when the start came, and what it "
 				    "recorded before is missing", name, p->pid);
 			failed++;
+		} else if (p->error == -EPROTO) {
+			record_warn("provider '%s' (pid %u) is incomplete: it broke the "
+				    "tracing protocol and was terminated", name, p->pid);
+			failed++;
+		} else if (p->error == -EINVAL) {
+			record_warn("provider '%s' (pid %u) may be incomplete: its buffer "
+				    "did not check out, and only what did was kept", name,
+				    p->pid);
+			failed++;
 		} else if (p->error) {
 			record_warn("provider '%s' (pid %u) may be incomplete: %s", name,
 				    p->pid, strerror(-p->error));
 			failed++;
 		}
+		if (p->bytes_rejected)
+			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
+				    "not whole records that decode, and were left out%s", name,
+				    p->pid, (unsigned long long)p->bytes_rejected,
+				    p->crashed ? " (it crashed)" : "");
 		dropped += p->records_dropped;
 		windows += p->drop_windows;
 		with_drops += p->records_dropped != 0;
@@ -1879,6 +1898,9 @@ static int record_outcome(const struct record_run *r)
 			    windows == 1 ? "" : "s", o->mode == TRACEBUF_MODE_STREAMING ?
 			    "a larger buffer (-b) gives the saves more time" :
 			    "a larger buffer (-b) or -m streaming keeps more");
+	if (r->snapshots_failed)
+		record_warn("%u of the snapshots the triggers asked for failed or lack a "
+			    "provider's data (see above)", r->snapshots_failed);
 	if (busy)
 		record_cause(&status, TBCTL_EXIT_BUSY);
 	if (failed)
@@ -1889,6 +1911,8 @@ static int record_outcome(const struct record_run *r)
 		record_cause(&status, TBCTL_EXIT_EMPTY);
 	if (unknown)
 		record_cause(&status, TBCTL_EXIT_CATEGORY);
+	if (r->snapshots_failed)
+		record_cause(&status, TBCTL_EXIT_SNAPSHOT);
 	return status;
 }
 

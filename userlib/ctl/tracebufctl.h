@@ -107,11 +107,15 @@ int cmd_snapshot(struct tbctl_ctx *ctx, int argc, char **argv);
  */
 #define TBCTL_EXIT_BUSY		6	/* a provider another manager traces */
 #define TBCTL_EXIT_FAILED	7	/* a provider not traced whole: refused,
-					 * or no answer in time
+					 * no answer in time, or a broken
+					 * protocol or buffer
 					 */
 #define TBCTL_EXIT_NO_PROVIDER	4	/* a -p NAME matched no provider */
 #define TBCTL_EXIT_EMPTY	3	/* no provider was traced at all */
 #define TBCTL_EXIT_CATEGORY	5	/* a -c CATEGORY no provider knows */
+#define TBCTL_EXIT_SNAPSHOT	8	/* a --trigger's snapshot failed or
+					 * lacks a provider's data
+					 */
 
 #define TBCTL_DEFAULT_OUTPUT	"trace.fxt"
 

@@ -7,7 +7,7 @@
  * FILE.gz compressed by gzip (busybox's here) and read back by dump,
  * record for record the same as the file gunzipped; --max-size ending a
  * streaming recording near its size, and with --rotate going on in new
- * files, each of which reads alone.
+ * files, each of which reads alone; a trigger's snapshot that fails.
  *
  * tracebufctl and tracebuf-example are expected beside this program.
  */
@@ -449,6 +449,45 @@ static void snapshot_refused_when_streaming(void)
 	T_EXPECT(ended(id));
 }
 
+/*
+ * A snapshot a trigger asked for that could not be written (its name is
+ * a directory's): the session goes on, and its trace is not what was
+ * asked, exit 8.  A device as the output is written in place, and stays
+ * one.
+ */
+static void trigger_snapshot_failure_is_an_error(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "circular",
+			      "-b", "64K", "--trigger", "boom:snapshot", "-o", path("f.fxt"),
+			      NULL };
+	const char *null[] = { "tracebufctl", "record", "-q", "-d", "1s", "-o", "/dev/null",
+			       "--best-effort", NULL };
+	static char out[4096], err[4096];
+	unsigned int events, infos;
+	struct stat st;
+	int id;
+
+	T_ASSERT_EQ(mkdir(path("f.snapshot-1.fxt"), 0755), 0);
+	id = detach(rec);
+	T_ASSERT(id > 0);
+	T_ASSERT_EQ(run((const char *[]){ "tracebuf-example", "-n", "200", "-w", "100", NULL },
+			out, sizeof(out), NULL, 0, 0), 0);
+	T_ASSERT_EQ(run((const char *[]){ "tracebufctl", "alert", "boom", NULL }, out,
+			sizeof(out), NULL, 0, 0), 0);
+	T_EXPECT_EQ(run((const char *[]){ "tracebufctl", "stop", NULL }, NULL, 0, err,
+			sizeof(err), 0), 8);
+	printf("# %s", err);
+	T_EXPECT(strstr(err, "f.snapshot-1.fxt: is a directory") != NULL);
+	T_EXPECT(strstr(err, "warning: 1 of the snapshots the triggers asked for failed") != NULL);
+	T_EXPECT(ended(id));
+	T_ASSERT_EQ(count_events(path("f.fxt"), &events, &infos), 0);
+	T_EXPECT(events > 100);
+	rmdir(path("f.snapshot-1.fxt"));
+
+	T_EXPECT_EQ(run(null, NULL, 0, err, sizeof(err), 0), 0);
+	T_EXPECT(!stat("/dev/null", &st) && S_ISCHR(st.st_mode));
+}
+
 static const struct t_test tests[] = {
 	T_TEST(detach_status_stop),
 	T_TEST(alert_from_the_command_line),
@@ -458,6 +497,7 @@ static const struct t_test tests[] = {
 	T_TEST(max_size_rotates_files),
 	T_TEST(snapshots_of_a_running_session),
 	T_TEST(snapshot_refused_when_streaming),
+	T_TEST(trigger_snapshot_failure_is_an_error),
 };
 
 VMTEST_MAIN(tests)

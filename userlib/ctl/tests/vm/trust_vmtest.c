@@ -6,8 +6,9 @@
  * wait never leaves a duration end without its begin.  A trace that is not
  * what was asked (no provider, a -p or -c nobody matches, a provider of
  * another manager, an initialize refused for memory, a provider started
- * after it gave up waiting) exits with its own status and a warning;
- * dropped records are in the file and the JSON.
+ * after it gave up waiting, one terminated for breaking the protocol)
+ * exits with its own status and a warning; dropped records are in the
+ * file and the JSON, and records cut from a buffer in a warning.
  *
  * tracebufctl and tb-seqprov are expected beside this program.
  */
@@ -17,6 +18,10 @@
 #include "../../../../userlib/tests/ktap.h"
 
 #include <inttypes.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include <linux/tracebuf.h>
 
 #include "vmtest.h"
 #include "seqcheck.h"
@@ -332,6 +337,107 @@ static void drops_are_in_the_trace(void)
 	free(json);
 }
 
+/*
+ * A provider that speaks the uapi itself and lies (tracebuf_vmtest's
+ * hostile providers are the library's side of this): with @bad_save it
+ * asks for a save that does not check out, for which the session
+ * terminates it; else it fills its oneshot buffer with words that are no
+ * records, under an honest header.  Obeys the kernel otherwise.
+ */
+static pid_t liar(const char *name, bool bad_save)
+{
+	struct tracebuf_register_args reg = {
+		.name_len = (uint32_t)strlen(name), .name_ptr = (uintptr_t)name,
+	};
+	struct tracebuf_release_args rel = { 0 };
+	struct tracebuf_pkt pkt, out = { 0 };
+	struct tracebuf_buffer_header *h = NULL;
+	int ready[2], fd;
+	pid_t pid;
+	char c = 'k';
+
+	if (pipe2(ready, O_CLOEXEC))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid) {
+		close(ready[1]);
+		if (pid > 0 && read(ready[0], &c, 1) != 1)
+			pid = -1;
+		close(ready[0]);
+		return pid;
+	}
+	fd = open("/dev/tracebuf", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, TRACEBUF_IOC_REGISTER, &reg) || write(ready[1], &c, 1) != 1)
+		_exit(2);
+	while (read(fd, &pkt, sizeof(pkt)) == sizeof(pkt)) {
+		switch (pkt.request) {
+		case TRACEBUF_PKT_INITIALIZE:
+			h = mmap(NULL, pkt.data64, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (h == MAP_FAILED)
+				_exit(3);
+			break;
+		case TRACEBUF_PKT_START:
+			if (!bad_save) {
+				memset((char *)h + TRACEBUF_HEADER_SIZE + h->durable_buffer_size,
+				       0xff, 32);
+				h->rolling_data_end[0] = 32;
+			}
+			out.request = TRACEBUF_PKT_STARTED;
+			out.data32 = TRACEBUF_FIFO_PROTOCOL_VERSION;
+			ioctl(fd, TRACEBUF_IOC_PROVIDER_SEND, &out);
+			if (bad_save) {
+				out.request = TRACEBUF_PKT_SAVE_BUFFER;
+				out.data32 = 5;
+				out.data64 = 64;
+				ioctl(fd, TRACEBUF_IOC_PROVIDER_SEND, &out);
+			}
+			break;
+		case TRACEBUF_PKT_STOP:
+		case TRACEBUF_PKT_TERMINATE:
+			out = (struct tracebuf_pkt){ .request = TRACEBUF_PKT_STOPPED };
+			ioctl(fd, TRACEBUF_IOC_PROVIDER_SEND, &out);
+			if (pkt.request == TRACEBUF_PKT_TERMINATE)
+				ioctl(fd, TRACEBUF_IOC_PROVIDER_RELEASE, &rel);
+			break;
+		default:
+			break;
+		}
+	}
+	_exit(0);
+}
+
+/*
+ * A provider the session terminated for breaking the protocol lost what
+ * it would have written after: record says so and exits 7.  Records cut
+ * from a buffer are a warning.
+ */
+static void provider_errors_are_reported(void)
+{
+	const char *save[] = { "tracebufctl", "record", "-q", "-m", "streaming", "-d", "1s",
+			       "-p", "liar", "-o", path("liar.fxt"), NULL };
+	const char *junk[] = { "tracebufctl", "record", "-q", "-d", "1s", "-p", "junk", "-o",
+			       path("junk.fxt"), NULL };
+	static char err[8192];
+	pid_t pid;
+
+	pid = liar("liar", true);
+	T_ASSERT(pid > 0);
+	expect_incomplete(save, 7, "is incomplete: it broke the tracing protocol and was "
+			  "terminated", path("liar.fxt"));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+
+	pid = liar("junk", false);
+	T_ASSERT(pid > 0);
+	T_EXPECT_EQ(run(junk, NULL, 0, err, sizeof(err), 0), 0);
+	if (!strstr(err, "warning: provider 'junk' (pid ") ||
+	    !strstr(err, "): 32 bytes of its buffer were not whole records that decode"))
+		T_FAIL("no warning of the bytes left out: %s", err);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(default_provider_keeps_its_first_events),
 	T_TEST(trace_of_others_does_not_hold_up),
@@ -343,6 +449,7 @@ static const struct t_test tests[] = {
 	T_TEST(initialize_out_of_memory),
 	T_TEST(drops_are_in_the_trace),
 	T_TEST(late_start_is_incomplete),
+	T_TEST(provider_errors_are_reported),
 };
 
 VMTEST_MAIN(tests)
