@@ -108,9 +108,11 @@ int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file)
 
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
+			int ret = -errno;
+
 			tbctl_err("%s: waiting for %s: %s", file, tbctl_z_prog(z),
-				  strerror(errno));
-			return -errno;
+				  strerror(-ret));
+			return ret;
 		}
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)

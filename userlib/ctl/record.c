@@ -1610,7 +1610,9 @@ static int record_loop(struct record_run *r)
 		{ .fd = r->sig_fd, .events = POLLIN },
 		{ .fd = r->ctl_fd, .events = POLLIN },	/* ignored when -1 */
 	};
-	uint64_t deadline = r->o->duration_ns ? r->t0 + r->o->duration_ns : 0;
+	uint64_t deadline = !r->o->duration_ns ? 0 :
+			    r->o->duration_ns < UINT64_MAX - r->t0 ?
+			    r->t0 + r->o->duration_ns : UINT64_MAX;
 	uint64_t next_status = r->t0, file;
 	int ret;
 

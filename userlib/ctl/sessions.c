@@ -339,8 +339,10 @@ int cmd_snapshot(struct tbctl_ctx *ctx, int argc, char **argv)
 	/* the session has a directory of its own: the path goes absolute */
 	if (out && out[0] != '/') {
 		if (!getcwd(cwd, sizeof(cwd))) {
-			tbctl_err("snapshot: getcwd: %s", strerror(errno));
-			return -errno;
+			int ret = -errno;
+
+			tbctl_err("snapshot: getcwd: %s", strerror(-ret));
+			return ret;
 		}
 		at = snprintf(req, sizeof(req), "snapshot %s/%s", cwd, out);
 	} else {

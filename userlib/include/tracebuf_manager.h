@@ -265,8 +265,9 @@ struct tracebuf_session;
  * initialize every matching provider that no other manager owns.
  * Return: 0 and *@out; -EINVAL for a bad config (mode, a buffer size
  * tracebuf_buffer_size_check() refuses with -EINVAL, a category over 100
- * bytes), -EFBIG for a buffer over the module's max_buffer_size, or the
- * manager_open() errors.
+ * bytes), -E2BIG for over TRACEBUF_CATEGORIES_MAX categories or names,
+ * -EFBIG for a buffer over the module's max_buffer_size, -ENOMEM, the
+ * output's write() errors, or the manager_open() errors.
  */
 int tracebuf_session_create(const struct tracebuf_session_config *cfg,
 			    struct tracebuf_session **out);
@@ -285,7 +286,11 @@ int tracebuf_session_dispatch(struct tracebuf_session *s);
 /**
  * tracebuf_session_start() - start every provider and wait until each
  * has started, stopped or died, or the start timeout (then go on anyway).
- * Return: 0, -EALREADY if started, -EBUSY while stopping.
+ * Return: 0; -EINVAL for bad @args (reserved, disposition, a category
+ * over 100 bytes), -E2BIG for too many categories, -ENOMEM, and nothing
+ * is started; -EALREADY if started, -EBUSY while stopping; or
+ * an error of the wait for the answers (-errno of poll(), or of the
+ * device), and the session is started all the same: stop it.
  */
 int tracebuf_session_start(struct tracebuf_session *s,
 			   const struct tracebuf_session_start_args *args);
