@@ -273,6 +273,7 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
  * reference, not the entries, keeps the pages.
  */
 #define TRACEBUF_SEAL_SLOT_PAGES	(TRACEBUF_BUFFER_MAX >> PAGE_SHIFT)
+
 #define TRACEBUF_SEAL_SLOTS		BIT(20)		/* loff_t holds them all */
 
 /* INITIALIZE with TRACEBUF_INIT_F_SEAL_SAVES, before anyone maps @buf. */
@@ -478,9 +479,41 @@ out:
 	return len;
 }
 
+/*
+ * The sealable mappings are counted too: a seal unmaps its rolling
+ * buffer from every one of them, under tracebuf_lock, so a bound on them
+ * (TRACEBUF_SEAL_MAPPINGS_MAX) bounds that work, where vm.max_map_count
+ * of them would hold every provider and manager up for as long at each
+ * save.  libtracebuf maps a buffer once.
+ */
+static void tracebuf_vm_open_sealable(struct vm_area_struct *vma)
+{
+	struct tracebuf_buf *buf = vma->vm_private_data;
+
+	atomic_inc(&buf->seal_vmas);
+	tracebuf_buf_get(buf);
+}
+
+static void tracebuf_vm_close_sealable(struct vm_area_struct *vma)
+{
+	struct tracebuf_buf *buf = vma->vm_private_data;
+
+	atomic_dec(&buf->seal_vmas);
+	tracebuf_buf_put(buf);
+}
+
+/* A split (partial munmap, mprotect) makes one more: not past the bound. */
+static int tracebuf_vm_may_split_sealable(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct tracebuf_buf *buf = vma->vm_private_data;
+
+	return atomic_read(&buf->seal_vmas) < TRACEBUF_SEAL_MAPPINGS_MAX ? 0 : -ENOMEM;
+}
+
 static const struct vm_operations_struct tracebuf_vm_ops_sealable = {
-	.open = tracebuf_vm_open,
-	.close = tracebuf_vm_close,
+	.open = tracebuf_vm_open_sealable,
+	.close = tracebuf_vm_close_sealable,
+	.may_split = tracebuf_vm_may_split_sealable,
 	.fault = tracebuf_vm_fault_sealable,
 	.access = tracebuf_vm_access_sealable,
 };
@@ -523,6 +556,10 @@ int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		/* one provider file maps it: there is no other */
 		if (old && old != mapping)
 			return -EINVAL;
+		if (atomic_inc_return(&buf->seal_vmas) > TRACEBUF_SEAL_MAPPINGS_MAX) {
+			atomic_dec(&buf->seal_vmas);
+			return -ENOMEM;
+		}
 		tracebuf_vm_flags_set(vma, VM_IO | VM_MIXEDMAP);
 		vma->vm_pgoff += buf->seal_base;
 		vma->vm_private_data = buf;

@@ -153,6 +153,9 @@ struct tracebuf_buf {
 	unsigned long seal_end[2];		/* rolling buffer */
 	struct address_space *seal_mapping;	/* of the provider's mappings */
 	struct mutex seal_lock;			/* seals, and faults in them */
+	atomic_t seal_vmas;			/* the provider's mappings, at
+						 * most TRACEBUF_SEAL_MAPPINGS_MAX
+						 */
 };
 
 /* One record waiting in a manager's inbox. */

@@ -1299,6 +1299,37 @@ TEST_F(seal, mapping_cannot_be_pinned_or_inherited)
 	close(pfd[1]);
 }
 
+/*
+ * A seal unmaps its rolling buffer from every provider mapping under the
+ * module's lock: they are bounded (the fixture's is one), or a provider
+ * could make each of its saves hold up every other tracer.
+ */
+TEST_F(seal, provider_mappings_are_bounded)
+{
+	size_t page = tb_page_size();
+	void *m[TRACEBUF_SEAL_MAPPINGS_MAX - 1];
+	int n, last = TRACEBUF_SEAL_MAPPINGS_MAX - 2;
+
+	for (n = 0; n <= last; n++)
+		m[n] = tb_provider_map(_metadata, &self->p);
+	EXPECT_TRUE(tb_map(self->p.prov, self->p.size, PROT_READ | PROT_WRITE, 0) == MAP_FAILED);
+	EXPECT_EQ(ENOMEM, errno);
+	/* nor one more by splitting one */
+	EXPECT_EQ(-1, munmap((char *)m[0] + page, page));
+	EXPECT_EQ(ENOMEM, errno);
+	EXPECT_EQ(-1, mprotect(m[0], page, PROT_READ));
+	EXPECT_EQ(ENOMEM, errno);
+	/* one fewer: a split fits, and still seals what it maps */
+	ASSERT_EQ(0, munmap(m[last], self->p.size));
+	ASSERT_EQ(0, mprotect(m[0], page, PROT_READ));
+	EXPECT_EQ(0, tb_touch((char *)m[0] + self->off[0], true));
+	tb_seal_save(_metadata, &self->p, 0);
+	EXPECT_EQ(SIGBUS, tb_touch((char *)m[0] + self->off[0], true));
+	EXPECT_EQ(SIGBUS, tb_touch(self->map + self->off[0], true));
+	for (n = 0; n < last; n++)
+		munmap(m[n], self->p.size);
+}
+
 /* ptrace and /proc/PID/mem go through the module: reads, and writes but into a seal */
 TEST_F(seal, debugger_access_respects_the_seal)
 {

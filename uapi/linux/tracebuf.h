@@ -698,13 +698,19 @@ struct tracebuf_initialize_args {
  * provider's mappings of such a buffer are filled as they are touched,
  * and are VM_IO with special page table entries: MADV_DOFORK is refused
  * (EINVAL), and so is whatever pins or takes their pages
- * (process_vm_readv()/process_vm_writev(), vmsplice(), O_DIRECT: EFAULT); a
+ * (process_vm_readv()/process_vm_writev(), vmsplice(), O_DIRECT: EFAULT);
+ * there are at most TRACEBUF_SEAL_MAPPINGS_MAX of them at a time (an
+ * mmap(), or a partial munmap() or mprotect() that would split one, past
+ * that: ENOMEM), since a seal unmaps them all under the module's lock; a
  * debugger (ptrace, /proc/PID/mem) reads and writes them through the
  * module, but a write into a sealed rolling buffer fails (EIO) as the
  * provider's own would.  ENOSPC: 2^20 sealable buffers are alive.
  */
 #define TRACEBUF_INIT_F_SEAL_SAVES	_BITUL(0)
 #define TRACEBUF_INIT_F_ALL		TRACEBUF_INIT_F_SEAL_SAVES
+#define TRACEBUF_SEAL_MAPPINGS_MAX	16	/* a sealable buffer's provider
+						 * mappings (VMAs) at a time
+						 */
 
 /*
  * TRACEBUF_IOC_MGR_START: additional categories as for INITIALIZE.
