@@ -195,7 +195,9 @@ int tbctl_reader_open(const char *file, unsigned int flags, struct tracebuf_read
 		return ret;
 	}
 	ret = tbctl_z_wait(pid, z, file);
-	if (ret)
+	if (ret) {
 		tracebuf_reader_close(*r);
+		*r = NULL;
+	}
 	return ret;
 }

@@ -68,7 +68,19 @@ test_truncated_gzip_fails() {
 	[ "$RC" != 0 ] || fail "exit 0 for a truncated file" || return 1
 	[ -z "$OUT" ] || fail "records printed from a truncated file" || return 1
 	[[ $ERR == *"tracebufctl: t.fxt.gz: gzip exited with status 1"* ]] ||
-		fail "stderr: $ERR"
+		fail "stderr: $ERR" || return 1
+	# cut where gzip has written whole records before it fails (the
+	# reader opened them), for every command that reads it: convert
+	# closed that reader twice
+	for _ in $(seq 300); do cat "$TMP/w/t.fxt"; done | gzip -c | head -c 2000 \
+		> "$TMP/w/big.fxt.gz"
+	for cmd in dump convert report; do
+		t_run $cmd big.fxt.gz
+		[ "$RC" = 1 ] || fail "$cmd: exit $RC for a truncated file: $ERR" || return 1
+		[[ $ERR == *"big.fxt.gz: gzip exited with status 1"* ]] &&
+			[[ $ERR != *Sanitizer* ]] || fail "$cmd: stderr: $ERR" || return 1
+	done
+	[ ! -e "$TMP/w/big.json" ] || fail "convert left big.json"
 }
 
 test_missing_program_named() {
