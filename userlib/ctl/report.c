@@ -113,15 +113,14 @@ struct report_dur {
 };
 
 struct report_entry {
-	/* the key; cat, name and arg are copies, in text */
+	/* the key; cat, name and arg are interned (report_intern()) */
 	unsigned int kind;
 	uint32_t provider;
 	uint64_t pid, tid, id;
 	struct tracebuf_reader_str cat, name, arg;
-	char *text;
 	uint64_t hash;
 	uint64_t sortval;	/* tbctl_report_sort(): larger first */
-	char *label;		/* PROVIDER, THREAD: the name (NUL-terminated), or NULL */
+	const char *label;	/* PROVIDER, THREAD: the name (interned), or NULL */
 	size_t label_len;
 	union {
 		struct report_dur dur;		/* SLICE, ASYNC */
@@ -148,11 +147,26 @@ struct report_entry {
 	};
 };
 
+/*
+ * Each distinct string once, NUL-terminated: a file's string table lets
+ * every record name a 32 KiB string at no cost to the file, and a copy
+ * per entry (an async id, a thread) would cost it each time.
+ */
+struct report_strs {
+	char **s;
+	size_t *len;
+	size_t n, cap;
+	size_t *slots;		/* index + 1, 0 if free; nslots a power of 2 */
+	size_t nslots;
+};
+
 struct tbctl_report {
+	uint64_t seed;		/* the hashes' (ids and strings come from the file) */
 	struct report_entry *e;
 	size_t n, cap;
 	size_t *slots;		/* entry index + 1, 0 if free; nslots a power of 2 */
 	size_t nslots;
+	struct report_strs strs;
 	struct report_mark *marks;	/* until tbctl_report_finish() */
 	size_t nmarks, capmarks;
 	struct report_entry **view;	/* tbctl_report_sort(): the printed entries */
@@ -204,7 +218,17 @@ static uint64_t fnv_str(uint64_t h, struct tracebuf_reader_str s)
 	return s.len ? fnv(h, s.data, s.len) : h;
 }
 
-static uint64_t key_hash(const struct report_key *k)
+/*
+ * The file chooses the ids and strings, and FNV's low bits, which pick
+ * the slot, depend on the input's low bits only: mixed with the report's
+ * seed, a file cannot make every key collide.
+ */
+static uint64_t seeded(const struct tbctl_report *r, uint64_t h)
+{
+	return tbctl_hash_mix(h, r->seed);
+}
+
+static uint64_t key_hash(const struct tbctl_report *r, const struct report_key *k)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -215,7 +239,7 @@ static uint64_t key_hash(const struct report_key *k)
 	h = fnv(h, &k->id, sizeof(k->id));
 	h = fnv_str(h, k->cat);
 	h = fnv_str(h, k->name);
-	return fnv_str(h, k->arg);
+	return seeded(r, fnv_str(h, k->arg));
 }
 
 static bool str_eq(struct tracebuf_reader_str a, struct tracebuf_reader_str b)
@@ -230,27 +254,47 @@ static bool key_eq(const struct report_entry *e, const struct report_key *k)
 	       str_eq(e->name, k->name) && str_eq(e->arg, k->arg);
 }
 
-/* Double the hash table (or make the first); 0 or -ENOMEM. */
-static int report_rehash(struct tbctl_report *r)
+/*
+ * Double a table of *@nslots slots (an index + 1, 0 if free; a power of
+ * 2 of them), or make the first, for @n entries, entry i hashing to
+ * @hash(@r, i); linear probing.  0 or -ENOMEM.
+ */
+static int report_slots_grow(const struct tbctl_report *r, size_t **slots, size_t *nslots,
+			     size_t n, uint64_t (*hash)(const struct tbctl_report *r, size_t i))
 {
-	size_t nslots = r->nslots ? r->nslots * 2 : 64, *slots;
+	size_t ns = *nslots ? *nslots * 2 : 64, *sl;
 
-	if (r->nslots > SIZE_MAX / 2)
+	if (*nslots > SIZE_MAX / 2)
 		return -ENOMEM;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
+	sl = calloc(ns, sizeof(*sl));
+	if (!sl)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->n; i++) {
-		size_t s = (size_t)r->e[i].hash & (nslots - 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t s = (size_t)hash(r, i) & (ns - 1);
 
-		while (slots[s])
-			s = (s + 1) & (nslots - 1);
-		slots[s] = i + 1;
+		while (sl[s])
+			s = (s + 1) & (ns - 1);
+		sl[s] = i + 1;
 	}
-	free(r->slots);
-	r->slots = slots;
-	r->nslots = nslots;
+	free(*slots);
+	*slots = sl;
+	*nslots = ns;
 	return 0;
+}
+
+static uint64_t entry_hash(const struct tbctl_report *r, size_t i)
+{
+	return r->e[i].hash;
+}
+
+static uint64_t str_hash(const struct tbctl_report *r, struct tracebuf_reader_str x)
+{
+	return seeded(r, fnv_str(0xcbf29ce484222325ULL, x));
+}
+
+static uint64_t interned_hash(const struct tbctl_report *r, size_t i)
+{
+	return str_hash(r, (struct tracebuf_reader_str){ r->strs.s[i], r->strs.len[i] });
 }
 
 /* The slot of k: its entry's, or the free one where it would go. */
@@ -268,15 +312,53 @@ static size_t report_slot(const struct tbctl_report *r, const struct report_key 
 	return s;
 }
 
-static struct tracebuf_reader_str copy_str(char **dst, struct tracebuf_reader_str s)
+/* @in's one copy, made if there is none, in *@out; 0 or -ENOMEM. */
+static int report_intern(struct tbctl_report *r, struct tracebuf_reader_str in,
+			 struct tracebuf_reader_str *out)
 {
-	struct tracebuf_reader_str c = { .data = *dst, .len = s.len };
+	struct report_strs *t = &r->strs;
+	size_t s, cap = t->cap;
+	char **ns, *c;
+	size_t *nl;
 
-	if (s.len)
-		memcpy(*dst, s.data, s.len);
-	(*dst)[s.len] = '\0';
-	*dst += s.len + 1;
-	return c;
+	if (!in.len) {
+		*out = (struct tracebuf_reader_str){ "", 0 };
+		return 0;
+	}
+	if (t->n >= t->nslots / 2 &&
+	    report_slots_grow(r, &t->slots, &t->nslots, t->n, interned_hash))
+		return -ENOMEM;
+	s = (size_t)str_hash(r, in) & (t->nslots - 1);
+	for (; t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
+		size_t i = t->slots[s] - 1;
+
+		if (t->len[i] == in.len && !memcmp(t->s[i], in.data, in.len)) {
+			*out = (struct tracebuf_reader_str){ t->s[i], t->len[i] };
+			return 0;
+		}
+	}
+	ns = report_grow(t->s, t->n, &cap, sizeof(*t->s));
+	if (!ns)
+		return -ENOMEM;
+	t->s = ns;
+	cap = t->cap;
+	nl = report_grow(t->len, t->n, &cap, sizeof(*t->len));
+	if (!nl)
+		return -ENOMEM;
+	t->len = nl;
+	t->cap = cap;
+	if (in.len == SIZE_MAX)
+		return -ENOMEM;
+	c = malloc(in.len + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, in.data, in.len);
+	c[in.len] = '\0';
+	t->s[t->n] = c;
+	t->len[t->n] = in.len;
+	t->slots[s] = ++t->n;
+	*out = (struct tracebuf_reader_str){ c, in.len };
+	return 0;
 }
 
 /*
@@ -285,10 +367,10 @@ static struct tracebuf_reader_str copy_str(char **dst, struct tracebuf_reader_st
  */
 static int report_get(struct tbctl_report *r, const struct report_key *k, size_t *idx)
 {
-	uint64_t hash = key_hash(k);
+	uint64_t hash = key_hash(r, k);
+	struct tracebuf_reader_str cat, name, arg;
 	struct report_entry *e;
-	size_t s, len;
-	char *text;
+	size_t s;
 
 	if (r->nslots) {
 		s = report_slot(r, k, hash);
@@ -298,18 +380,14 @@ static int report_get(struct tbctl_report *r, const struct report_key *k, size_t
 		}
 	}
 	/* at most half full */
-	if (r->n >= r->nslots / 2 && report_rehash(r))
+	if (r->n >= r->nslots / 2 && report_slots_grow(r, &r->slots, &r->nslots, r->n, entry_hash))
 		return -ENOMEM;
 	e = report_grow(r->e, r->n, &r->cap, sizeof(*r->e));
 	if (!e)
 		return -ENOMEM;
 	r->e = e;
-	/* lengths come from records of at most 32 KiB: no overflow, but check */
-	if (k->cat.len > SIZE_MAX / 4 || k->name.len > SIZE_MAX / 4 || k->arg.len > SIZE_MAX / 4)
-		return -ENOMEM;
-	len = k->cat.len + k->name.len + k->arg.len + 3;
-	text = malloc(len);
-	if (!text)
+	if (report_intern(r, k->cat, &cat) || report_intern(r, k->name, &name) ||
+	    report_intern(r, k->arg, &arg))
 		return -ENOMEM;
 	e = &r->e[r->n];
 	memset(e, 0, sizeof(*e));
@@ -318,10 +396,9 @@ static int report_get(struct tbctl_report *r, const struct report_key *k, size_t
 	e->pid = k->pid;
 	e->tid = k->tid;
 	e->id = k->id;
-	e->text = text;
-	e->cat = copy_str(&text, k->cat);
-	e->name = copy_str(&text, k->name);
-	e->arg = copy_str(&text, k->arg);
+	e->cat = cat;
+	e->name = name;
+	e->arg = arg;
 	e->hash = hash;
 	s = report_slot(r, k, hash);
 	r->slots[s] = r->n + 1;
@@ -333,21 +410,12 @@ static int report_get(struct tbctl_report *r, const struct report_key *k, size_t
 static int report_label(struct tbctl_report *r, size_t idx, struct tracebuf_reader_str name)
 {
 	struct report_entry *e = &r->e[idx];
-	char *l;
+	struct tracebuf_reader_str l;
 
-	if (e->label && str_eq((struct tracebuf_reader_str){ e->label, e->label_len }, name))
-		return 0;
-	if (name.len == SIZE_MAX)
+	if (report_intern(r, name, &l))
 		return -ENOMEM;
-	l = malloc(name.len + 1);
-	if (!l)
-		return -ENOMEM;
-	if (name.len)
-		memcpy(l, name.data, name.len);
-	l[name.len] = '\0';
-	free(e->label);
-	e->label = l;
-	e->label_len = name.len;
+	e->label = l.data;
+	e->label_len = l.len;
 	return 0;
 }
 
@@ -676,8 +744,13 @@ static int report_meta(struct tbctl_report *r, const struct tracebuf_reader_reco
 
 int tbctl_report_create(struct tbctl_report **out)
 {
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	struct tbctl_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->seed = tbctl_hash_seed();
+	*out = r;
+	return 0;
 }
 
 int tbctl_report_add(struct tbctl_report *r, const struct tracebuf_reader_record *rec)
@@ -1393,13 +1466,16 @@ void tbctl_report_free(struct tbctl_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct report_entry *e = &r->e[i];
 
-		free(e->text);
-		free(e->label);
 		if (e->kind == REPORT_SLICE || e->kind == REPORT_ASYNC)
 			free(e->dur.ns);
 		else if (e->kind == REPORT_THREAD)
 			free(e->thread.stack);
 	}
+	for (size_t i = 0; i < r->strs.n; i++)
+		free(r->strs.s[i]);
+	free(r->strs.s);
+	free(r->strs.len);
+	free(r->strs.slots);
 	free(r->e);
 	free(r->slots);
 	free(r->marks);

@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/tracebuf.h>
@@ -509,6 +511,26 @@ void tbctl_strv_free(char **v, size_t n)
 
 /* ------------------------------------------------------------------------ */
 /* Files                                                                    */
+
+uint64_t tbctl_hash_seed(void)
+{
+	static int where;
+	uint64_t seed;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed))
+		return seed;
+	return (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^ (uintptr_t)&where;
+}
+
+uint64_t tbctl_hash_mix(uint64_t h, uint64_t seed)
+{
+	h ^= seed;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
 
 /* Where @path's file goes: its symlink's target if it is one, else @path. */
 static char *tb_file_dest(const char *path)

@@ -142,6 +142,17 @@ int tbctl_strv_push(char ***v, size_t *n, const char *s, size_t len);
 void tbctl_strv_free(char **v, size_t n);
 
 /* ------------------------------------------------------------------------ */
+/* Hash tables over what a file holds                                       */
+
+/*
+ * A seed for them, unpredictable enough that a file cannot choose keys
+ * that collide; and @h mixed with it (murmur3's finalizer), every bit of
+ * the result depending on every bit of both.
+ */
+uint64_t tbctl_hash_seed(void);
+uint64_t tbctl_hash_mix(uint64_t h, uint64_t seed);
+
+/* ------------------------------------------------------------------------ */
 /* Files                                                                    */
 
 /*
