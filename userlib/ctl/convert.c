@@ -49,8 +49,12 @@
 struct convert {
 	FILE *f;
 	unsigned long events;		/* written so far */
-	uint64_t *pids;			/* process_name already written */
-	size_t npids;
+	uint64_t *pids;			/* process_name already written: a set
+					 * (open addressing), npids of nslots
+					 */
+	bool *used;
+	size_t npids, nslots;
+	uint64_t seed;
 	uint64_t last_pid;		/* pids[] holds it: the common case */
 	bool have_last;
 	/* the current provider section */
@@ -121,26 +125,63 @@ static void convert_meta(struct convert *c, const char *what, uint64_t pid, uint
 	fputs("}}", c->f);
 }
 
+/* The slot of @pid in the set: its own, or the free one where it goes. */
+static size_t convert_pid_slot(const struct convert *c, uint64_t pid)
+{
+	size_t s = (size_t)tbctl_hash_mix(pid, c->seed) & (c->nslots - 1);
+
+	while (c->used[s] && c->pids[s] != pid)
+		s = (s + 1) & (c->nslots - 1);
+	return s;
+}
+
+/* Double the set of pids (or make it); 0 or -ENOMEM. */
+static int convert_pids_grow(struct convert *c)
+{
+	struct convert old = *c;
+
+	if (c->nslots > SIZE_MAX / 2 / sizeof(*c->pids))
+		return -ENOMEM;
+	c->nslots = c->nslots ? c->nslots * 2 : 64;
+	c->pids = calloc(c->nslots, sizeof(*c->pids));
+	c->used = calloc(c->nslots, sizeof(*c->used));
+	if (!c->pids || !c->used) {
+		free(c->pids);
+		free(c->used);
+		*c = old;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old.nslots; i++) {
+		if (old.used[i]) {
+			size_t s = convert_pid_slot(c, old.pids[i]);
+
+			c->used[s] = true;
+			c->pids[s] = old.pids[i];
+		}
+	}
+	free(old.pids);
+	free(old.used);
+	return 0;
+}
+
 /* process_name from the provider's name, the first time pid shows up. */
 static int convert_process(struct convert *c, const struct tracebuf_reader_record *rec,
 			   uint64_t pid)
 {
-	uint64_t *n;
+	size_t s;
 
 	if (!rec->provider_name.len || (c->have_last && c->last_pid == pid))
 		return 0;
-	for (size_t i = 0; i < c->npids; i++) {
-		if (c->pids[i] == pid) {
-			c->last_pid = pid;
-			c->have_last = true;
-			return 0;
-		}
-	}
-	n = realloc(c->pids, (c->npids + 1) * sizeof(*n));
-	if (!n)
+	c->last_pid = pid;
+	c->have_last = true;
+	if (c->npids >= c->nslots / 2 && convert_pids_grow(c))
 		return -ENOMEM;
-	c->pids = n;
-	n[c->npids++] = pid;
+	s = convert_pid_slot(c, pid);
+	if (c->used[s])
+		return 0;
+	c->used[s] = true;
+	c->pids[s] = pid;
+	c->npids++;
 	c->last_pid = pid;
 	c->have_last = true;
 	convert_meta(c, "process_name", pid, 0, rec->provider_name);
@@ -290,7 +331,7 @@ static void convert_metadata(struct convert *c, const struct tracebuf_reader_rec
 static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 		       char *err, size_t errlen)
 {
-	struct convert c = { .f = f };
+	struct convert c = { .f = f, .seed = tbctl_hash_seed() };
 	struct tracebuf_reader_record *rec;
 	int ret;
 
@@ -331,6 +372,7 @@ static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 	convert_overflow(&c);
 	fputs("\n],\n\"displayTimeUnit\":\"ns\"}\n", f);
 	free(c.pids);
+	free(c.used);
 	free(rec);
 	return ret;
 }
