@@ -52,25 +52,29 @@ const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id)
 }
 
 /*
- * The id of user event type @name (@len bytes) in @t's table: the one it
- * has, else @want when that one is free (0: none wanted), else the next
- * free one; POSIX_TRACE_UNNAMED_USER_EVENT when the table is full or out
- * of memory.
+ * The id of user event type @name (@len bytes, up to a NUL: names are C
+ * strings) in @t's table: the one it has, else @want when that one is
+ * free (0: none wanted), else the next free one;
+ * POSIX_TRACE_UNNAMED_USER_EVENT when the table is full or out of
+ * memory, which is why that id is the unnamed type's alone.
  */
 trace_event_id_t pt_table_id(struct pt_trace *t, const char *name, size_t len,
 			     trace_event_id_t want)
 {
-	trace_event_id_t id;
+	trace_event_id_t id, first;
 
-	if (want >= PT_FIRST_USER_ID && want <= PT_EVENT_ID_MAX && t->names[want] &&
+	len = strnlen(name, len);
+	first = len == sizeof(PT_UNNAMED_NAME) - 1 && !memcmp(name, PT_UNNAMED_NAME, len) ?
+		POSIX_TRACE_UNNAMED_USER_EVENT : POSIX_TRACE_UNNAMED_USER_EVENT + 1;
+	if (want >= first && want <= PT_EVENT_ID_MAX && t->names[want] &&
 	    strlen(t->names[want]) == len && !memcmp(t->names[want], name, len))
 		return want;	/* the usual case: the target's id */
 	for (id = PT_FIRST_USER_ID; id <= PT_EVENT_ID_MAX; id++)
 		if (t->names[id] && strlen(t->names[id]) == len &&
 		    !memcmp(t->names[id], name, len))
 			return id;
-	if (want < PT_FIRST_USER_ID || want > PT_EVENT_ID_MAX || t->names[want])
-		for (want = PT_FIRST_USER_ID; want <= PT_EVENT_ID_MAX && t->names[want]; want++)
+	if (want < first || want > PT_EVENT_ID_MAX || t->names[want])
+		for (want = first; want <= PT_EVENT_ID_MAX && t->names[want]; want++)
 			;
 	if (want > PT_EVENT_ID_MAX)
 		return POSIX_TRACE_UNNAMED_USER_EVENT;
