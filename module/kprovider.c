@@ -661,7 +661,9 @@ static void tracebuf_kirq(struct irq_work *irq)
 {
 	struct tracebuf_kprov *k = container_of(irq, struct tracebuf_kprov, irq);
 
-	queue_work(system_wq, &k->work);
+	/* tracebuf_kprov_destroy() waits for the work item, for good */
+	if (!READ_ONCE(k->dying))
+		queue_work(system_wq, &k->work);
 }
 
 static void tracebuf_kwork(struct work_struct *work)
@@ -671,6 +673,9 @@ static void tracebuf_kwork(struct work_struct *work)
 	unsigned int i, n;
 	u32 cookie;
 
+	/* queued by a push before tracebuf_kprov_create() set it: again after */
+	if (!READ_ONCE(k->p))
+		return;
 	do {
 		mutex_lock(&tracebuf_lock);
 		n = tracebuf_provider_peek(k->p, pkts, ARRAY_SIZE(pkts), &cookie);
@@ -689,11 +694,17 @@ static void tracebuf_kwork(struct work_struct *work)
 void tracebuf_kprov_destroy(struct tracebuf_kprov *k)
 {
 	tracebuf_provider_release(k->p);
-	flush_work(&k->work);
-	tracebuf_kstop(k, true);
-	/* the last writers' irq_work may have queued the work again */
+	/*
+	 * The work item, and it alone, touches the [W] fields: it must be
+	 * done for good before the stop does here.  The writers may still
+	 * run and queue it through their irq_work, which no longer does
+	 * once dying is seen; the packets it leaves are nobody's now.
+	 */
+	WRITE_ONCE(k->dying, true);
 	irq_work_sync(&k->irq);
 	cancel_work_sync(&k->work);
+	tracebuf_kstop(k, true);
+	irq_work_sync(&k->irq);
 	tracebuf_provider_put(k->p);
 	free_percpu(k->cpus);
 }
@@ -751,7 +762,9 @@ int tracebuf_kprov_create(struct tracebuf_kprov *k, const char *name,
 		return PTR_ERR(p);
 	}
 	tracebuf_provider_get(p);
-	k->p = p;
+	WRITE_ONCE(k->p, p);
+	/* a manager may have pushed a packet before: the work item saw no p */
+	queue_work(system_wq, &k->work);
 	ret = tracebuf_provider_set_known(p, known);
 	tracebuf_cats_put(known);
 	if (ret)

@@ -78,6 +78,9 @@ struct tracebuf_kprov {
 	const struct tracebuf_kprov_ops *ops;
 	struct work_struct work;
 	struct irq_work irq;			/* the writers' way to ->work */
+	bool dying;				/* tracebuf_kprov_destroy(): ->irq
+						 * queues ->work no more
+						 */
 
 	/* [W] */
 	struct tracebuf_buf *buf;		/* a reference, while it has one */

@@ -561,6 +561,42 @@ static void sched_on_under_load(void)
 }
 
 /*
+ * The provider goes (kernel_provider=0) while a streaming recording
+ * saves its halves under a load: its work item and its writers must be
+ * done before its buffer goes (on the debug kernel, KASAN would say
+ * otherwise).  The recording goes on without it and ends cleanly, with
+ * what it saved.
+ */
+static void provider_goes_while_recording(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "streaming", "-b",
+			      "64K", "-c", "sched", "-p", "kernel", "-o", path("g.fxt"), NULL };
+	const char *work[] = { "ksched_vmtest", "--sleeper", "400", "100", NULL };
+	const char *stop[] = { "tracebufctl", "stop", NULL };
+	static char out[4096], err[4096];
+	long tids[MAX_CPUS] = { 0 };
+	struct sched_counts c;
+
+	for (int i = 0; i < 3; i++) {
+		pid_t pid;
+
+		T_ASSERT_EQ(set_param("1"), 0);
+		T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+		fflush(stdout);
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (!pid)
+			_exit(run(work, NULL, 0, NULL, 0, 0));
+		usleep(200000 + 100000 * i);
+		T_EXPECT_EQ(set_param("0"), 0);
+		T_ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+		run(stop, NULL, 0, err, sizeof(err), 0);
+		T_ASSERT_EQ(count(path("g.fxt"), tids, 0, &c), 0);
+		printf("# round %d: %u scheduling records before it went\n", i, c.sched);
+	}
+}
+
+/*
  * Threads reaped as they exit lose their pids before their last switch,
  * and the next thread often gets the freed task_struct: each last switch
  * still names its own thread, so no CPU's chain of switches breaks.
@@ -673,6 +709,7 @@ static const struct t_test tests[] = {
 	T_TEST(taken_when_a_category_names_it),
 	T_TEST(sched_on_under_load),
 	T_TEST(exited_threads_keep_their_ids),
+	T_TEST(provider_goes_while_recording),
 	T_TEST(one_timebase_with_user_space),
 };
 
