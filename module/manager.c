@@ -395,13 +395,33 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 		.data64 = args->buffer_size,
 	};
 	struct tracebuf_provider *p;
+	struct tracebuf_user *u;
 	struct tracebuf_buf *buf;
 	struct file *file;
+	bool unlimited;
 	int ret;
 
 	p = tracebuf_manager_lock(m, args->provider_id);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
+	/*
+	 * A buffer is charged to its provider's user, but a kernel
+	 * provider's user is whoever loaded it, unlimited: its buffers go to
+	 * the manager's, who could otherwise keep one retired buffer after
+	 * another (a handle each) at no one's cost.
+	 */
+	if (p->kwork) {
+		u = tracebuf_user_get_current();
+		if (IS_ERR(u)) {
+			tracebuf_manager_unlock(p);
+			return PTR_ERR(u);
+		}
+		unlimited = capable(CAP_SYS_RESOURCE);
+	} else {
+		u = p->user;
+		tracebuf_user_get(u);
+		unlimited = p->unlimited;
+	}
 
 	mutex_lock(&tracebuf_lock);
 	if (p->dead)
@@ -411,19 +431,19 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	else if (p->in_len == TRACEBUF_INBOX_DEPTH)
 		ret = -EAGAIN;
 	else
-		ret = tracebuf_user_charge(p->user, args->buffer_size, p->unlimited);
+		ret = tracebuf_user_charge(u, args->buffer_size, unlimited);
 	if (!ret && !tracebuf_mem_reserve(args->buffer_size)) {
-		tracebuf_user_uncharge(p->user, args->buffer_size);
+		tracebuf_user_uncharge(u, args->buffer_size);
 		ret = -ENOMEM;
 	}
 	mutex_unlock(&tracebuf_lock);
 	if (ret)
 		goto out_unlock;
 
-	buf = tracebuf_buf_create(args->buffer_size, args->mode, p->user);
+	buf = tracebuf_buf_create(args->buffer_size, args->mode, u);
 	if (!buf) {
 		tracebuf_mem_unreserve(args->buffer_size);
-		tracebuf_user_uncharge(p->user, args->buffer_size);
+		tracebuf_user_uncharge(u, args->buffer_size);
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
@@ -463,6 +483,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 
 	fd_install(fd, file);
 	tracebuf_manager_unlock(p);
+	tracebuf_user_put(u);
 	return 0;
 
 out_put_file:
@@ -471,6 +492,7 @@ out_put_buf:
 	tracebuf_buf_put(buf);
 out_unlock:
 	tracebuf_manager_unlock(p);
+	tracebuf_user_put(u);
 	return ret;
 }
 
