@@ -54,8 +54,9 @@
  *
  * Threads are numbered in the pid namespace of the manager that started
  * the provider; a thread that namespace does not see is written as
- * thread 0, so a manager in a container learns nothing about the threads
- * outside it.
+ * thread 0, with no weight, state or wake-up of its own (ksched.c), so a
+ * manager in a container learns nothing about the threads outside it
+ * but that a CPU ran one.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>

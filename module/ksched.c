@@ -167,21 +167,42 @@ static __le64 *tracebuf_ksched(struct tracebuf_kprov *k, u32 size, unsigned int 
 	return tracebuf_put(p, tracebuf_kticks(k));
 }
 
+/*
+ * What a thread the manager does not see shows of itself: nothing but
+ * that it ran.  Its id is 0 (so is the idle task's, which is no secret),
+ * its weight 0, and a switch away from it is a preemption, whatever
+ * blocked or ended it.
+ */
+static bool tracebuf_khidden(struct task_struct *t, u64 tid)
+{
+	return !tid && !is_idle_task(t);
+}
+
+static u32 tracebuf_kweight_of(struct task_struct *t, u64 tid)
+{
+	return tracebuf_khidden(t, tid) ? 0 : tracebuf_kweight(t);
+}
+
 static void tracebuf_kprobe_switch(void *data, bool preempt, struct task_struct *prev,
 				   struct task_struct *next, unsigned int prev_state)
 {
 	struct tracebuf_kprov *k = data;
 	unsigned long flags;
+	u64 out, in;
 	__le64 *p;
 
 	local_irq_save(flags);
+	out = tracebuf_ktid_sched(k, prev);
+	in = tracebuf_ktid_sched(k, next);
+	if (tracebuf_khidden(prev, out))
+		preempt = true;
 	p = tracebuf_ksched(k, 48, TRACEBUF_FXT_SCHED_SWITCH, 2, smp_processor_id(),
 			    tracebuf_fxt_field(tracebuf_kstate(preempt, prev_state), 36, 39));
 	if (p) {
-		p = tracebuf_put(p, tracebuf_ktid_sched(k, prev));
-		p = tracebuf_put(p, tracebuf_ktid_sched(k, next));
-		p = tracebuf_put_int32(p, TRACEBUF_KSTR_OUT_WEIGHT, tracebuf_kweight(prev));
-		tracebuf_put_int32(p, TRACEBUF_KSTR_IN_WEIGHT, tracebuf_kweight(next));
+		p = tracebuf_put(p, out);
+		p = tracebuf_put(p, in);
+		p = tracebuf_put_int32(p, TRACEBUF_KSTR_OUT_WEIGHT, tracebuf_kweight_of(prev, out));
+		tracebuf_put_int32(p, TRACEBUF_KSTR_IN_WEIGHT, tracebuf_kweight_of(next, in));
 	}
 	local_irq_restore(flags);
 }
@@ -226,11 +247,15 @@ static void tracebuf_kprobe_wakeup(void *data, struct task_struct *t)
 	struct tracebuf_kprov *k = data;
 	unsigned long flags;
 	__le64 *p;
+	u64 tid;
 
 	local_irq_save(flags);
-	p = tracebuf_ksched(k, 32, TRACEBUF_FXT_SCHED_WAKEUP, 1, task_cpu(t), 0);
+	tid = tracebuf_ktid_sched(k, t);
+	/* a hidden thread's wake-ups are not the manager's to see */
+	p = tracebuf_khidden(t, tid) ? NULL :
+	    tracebuf_ksched(k, 32, TRACEBUF_FXT_SCHED_WAKEUP, 1, task_cpu(t), 0);
 	if (p) {
-		p = tracebuf_put(p, tracebuf_ktid_sched(k, t));
+		p = tracebuf_put(p, tid);
 		tracebuf_put_int32(p, TRACEBUF_KSTR_WEIGHT, tracebuf_kweight(t));
 	}
 	local_irq_restore(flags);

@@ -597,6 +597,52 @@ static void provider_goes_while_recording(void)
 }
 
 /*
+ * A manager in a pid namespace of its own sees none of the threads
+ * outside it: each is thread 0, and shows nothing of itself but that it
+ * ran, no wake-up, no block or exit.  The sleepers here run outside.
+ */
+static void hidden_threads_show_only_that_they_ran(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-c", "sched", "-p", "kernel", "-d",
+			      "3s", "-o", path("h.fxt"), NULL };
+	const char *work[] = { "ksched_vmtest", "--sleeper", "200", "1000", NULL };
+	struct tracebuf_reader_record r;
+	unsigned int sched = 0, hidden = 0, told = 0;
+	struct tracebuf_reader *rd;
+	int status;
+	pid_t pid;
+
+	T_ASSERT_EQ(set_param("1"), 0);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (!pid)
+		_exit(unshare(CLONE_NEWPID) ? 100 : run(rec, NULL, 0, NULL, 0, 0));
+	usleep(500000);
+	T_EXPECT_EQ(run(work, NULL, 0, NULL, 0, 0), 0);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_ASSERT_EQ(tracebuf_reader_open_file(path("h.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
+	while (tracebuf_reader_next(rd, &r) == 1) {
+		if (r.type != TRACEBUF_LIB_FXT_RECORD_SCHEDULING)
+			continue;
+		sched++;
+		if (r.sched.type == TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP && !r.sched.incoming_koid)
+			told++;
+		if (r.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH &&
+		    !r.sched.outgoing_koid) {
+			hidden++;
+			told += r.sched.outgoing_state != TRACEBUF_LIB_FXT_THREAD_RUNNING;
+		}
+	}
+	tracebuf_reader_close(rd);
+	printf("# %u scheduling records, %u switches from thread 0, %u that say more\n", sched,
+	       hidden, told);
+	T_EXPECT(hidden > 0);
+	T_EXPECT_EQ(told, 0);
+}
+
+/*
  * Threads reaped as they exit lose their pids before their last switch,
  * and the next thread often gets the freed task_struct: each last switch
  * still names its own thread, so no CPU's chain of switches breaks.
@@ -710,6 +756,7 @@ static const struct t_test tests[] = {
 	T_TEST(sched_on_under_load),
 	T_TEST(exited_threads_keep_their_ids),
 	T_TEST(provider_goes_while_recording),
+	T_TEST(hidden_threads_show_only_that_they_ran),
 	T_TEST(one_timebase_with_user_space),
 };
 
