@@ -262,6 +262,15 @@ static void tb_drop(struct tracebuf_engine *e)
 		tb_notify(e);
 }
 
+void tracebuf_engine_drop(void)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	uint32_t state = atomic_load(&e->state);
+
+	if (state == TRACEBUF_ENGINE_STARTED || state == TRACEBUF_ENGINE_FULL)
+		tb_drop(e);
+}
+
 /* -------------------------------------------------------------------- */
 /* Switching halves                                                     */
 
@@ -441,6 +450,11 @@ static int tb_register_thread(struct tracebuf_engine *e, struct tracebuf_thread 
 	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
+	/* listed again, its chunk would be one no closer sees: stop would wait for ever */
+	if (t->exited) {
+		pthread_mutex_unlock(&e->lock);
+		return -ESRCH;
+	}
 	if (!t->registered) {
 		t->next = e->threads;
 		e->threads = t;
@@ -504,7 +518,7 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 	}
 	if (bytes % 8 || bytes > e->fill_limit / 4)
 		goto drop;
-	if (t->epoch != atomic_load(&e->thread_epoch) && tb_register_thread(e, t))
+	if ((t->exited || t->epoch != atomic_load(&e->thread_epoch)) && tb_register_thread(e, t))
 		goto drop;
 
 	/* A record larger than a chunk gets a chunk of its own size. */
@@ -605,6 +619,7 @@ static void tb_thread_exit(void *arg)
 		}
 	}
 	t->registered = false;
+	t->exited = true;
 	pthread_mutex_unlock(&e->lock);
 }
 

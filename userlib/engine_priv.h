@@ -181,6 +181,8 @@ int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
 int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end);
 void tracebuf_engine_detach(void);
 void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
+/* A record the caller could not encode (too large for FXT): counted as dropped while tracing. */
+void tracebuf_engine_drop(void);
 unsigned int tracebuf_engine_pending_halves(void);
 uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
 void tb_pad(uint64_t *p, size_t bytes);

@@ -418,8 +418,11 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	ev.nargs = nargs;
 	ev.extra = extra;
 	size = tracebuf_fxt_event_size(&ev);
-	if (size < 0)
+	if (size < 0) {
+		/* a string over FXT's 32000 bytes, or all of them over a record's 32 KiB */
+		tracebuf_engine_drop();
 		return false;
+	}
 	p = tracebuf_record_reserve(t, (size_t)size);
 	if (!p)
 		return false;

@@ -124,6 +124,10 @@ struct tracebuf_thread {
 	uint32_t begin_epoch;
 	struct tracebuf_thread *next;	/* engine's list, under its lock */
 	bool registered;
+	bool exited;			/* its thread-exit cleanup ran: what it
+					 * writes later (another key's
+					 * destructor) is dropped, counted
+					 */
 } __attribute__((aligned(64)));
 
 /*

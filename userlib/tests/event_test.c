@@ -4,7 +4,9 @@
  * memory, events of every type and every argument type written through
  * the public macros, the buffer laid out as a manager would and decoded
  * with the reader.  Also categories, the call-site caches across start
- * and stop, inline koids past 255 threads, and the drop-window record.
+ * and stop, inline koids past 255 threads, the drop-window record, and
+ * events that cannot be written (after their thread's exit cleanup, or
+ * too large) counted as dropped.
  */
 #define _GNU_SOURCE
 #define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
@@ -266,6 +268,67 @@ static void many_threads_inline_koids(void)
 	tracebuf_engine_detach();
 }
 
+static pthread_key_t g_late_key;
+
+static void late_event(void *arg)
+{
+	(void)arg;
+	TRACE_INSTANT("cat", "after_exit");
+}
+
+static void *event_then_late(void *arg)
+{
+	TRACE_INSTANT("cat", "before_exit");
+	pthread_setspecific(g_late_key, arg);
+	return NULL;
+}
+
+/*
+ * An event from a thread-exit destructor that runs after the engine's
+ * own (a key created after it): dropped and counted, and the stop does
+ * not wait for ever for a chunk that no list holds.
+ */
+static void event_after_thread_exit_is_dropped(void)
+{
+	struct tracebuf_engine_stats st;
+	pthread_t th;
+
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
+	TRACE_INSTANT("cat", "main");	/* the engine's key, first */
+	T_ASSERT_EQ(0, pthread_key_create(&g_late_key, late_event));
+	T_ASSERT_EQ(0, pthread_create(&th, NULL, event_then_late, &g_late_key));
+	pthread_join(th, NULL);
+	tracebuf_engine_stats(&st);
+	T_EXPECT_EQ(1u, st.dropped);
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(1u, mt_count("before_exit"));
+	T_EXPECT_EQ(0u, mt_count("after_exit"));
+	pthread_key_delete(g_late_key);
+	tracebuf_engine_detach();
+}
+
+/* An event FXT cannot hold (a string over 32000 bytes) is counted dropped. */
+static void oversized_event_is_dropped(void)
+{
+	static char big[40000];
+	struct tracebuf_engine_stats st;
+	const struct mt_ev *v;
+
+	memset(big, 'x', sizeof(big) - 1);
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
+	TRACE_INSTANT("cat", "big", TA_STR("s", big));
+	TRACE_INSTANT("cat", "small", TA_STR("s", "x"));
+	tracebuf_engine_stats(&st);
+	T_EXPECT_EQ(1u, st.dropped);
+	T_ASSERT_EQ(0, collect());
+	T_EXPECT_EQ(0u, mt_count("big"));
+	T_EXPECT_EQ(1u, mt_count("small"));
+	v = mt_find("records dropped");
+	T_ASSERT(v);
+	T_EXPECT_EQ(1u, v->args[0].u64);
+	tracebuf_engine_detach();
+}
+
 /* Drops while both halves wait for a save end with a tracebuf:meta record. */
 static void drop_window_is_recorded(void)
 {
@@ -494,6 +557,8 @@ static const struct t_test tests[] = {
 	T_TEST(site_cache_follows_start_and_stop),
 	T_TEST(many_threads_inline_koids),
 	T_TEST(drop_window_is_recorded),
+	T_TEST(event_after_thread_exit_is_dropped),
+	T_TEST(oversized_event_is_dropped),
 	T_TEST(open_window_is_recorded_at_stop),
 	T_TEST(blob_records),
 	T_TEST(stop_twice_keeps_the_header),
