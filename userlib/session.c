@@ -380,8 +380,9 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	/* the data is out: the provider may reuse the half */
 	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
+	/* its data is out: a provider gone meanwhile (ESRCH) lost nothing */
 	if (ret)
-		tracebuf_tracee_error(s, t, ret, "BUFFER_SAVED refused");
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
 	else
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
 }
