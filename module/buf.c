@@ -273,7 +273,6 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
  * reference, not the entries, keeps the pages.
  */
 #define TRACEBUF_SEAL_SLOT_PAGES	(TRACEBUF_BUFFER_MAX >> PAGE_SHIFT)
-
 #define TRACEBUF_SEAL_SLOTS		BIT(20)		/* loff_t holds them all */
 
 /* INITIALIZE with TRACEBUF_INIT_F_SEAL_SAVES, before anyone maps @buf. */
@@ -491,7 +490,7 @@ static void tracebuf_vm_open_sealable(struct vm_area_struct *vma)
 	struct tracebuf_buf *buf = vma->vm_private_data;
 
 	atomic_inc(&buf->seal_vmas);
-	tracebuf_buf_get(buf);
+	tracebuf_vm_open(vma);
 }
 
 static void tracebuf_vm_close_sealable(struct vm_area_struct *vma)
@@ -499,7 +498,7 @@ static void tracebuf_vm_close_sealable(struct vm_area_struct *vma)
 	struct tracebuf_buf *buf = vma->vm_private_data;
 
 	atomic_dec(&buf->seal_vmas);
-	tracebuf_buf_put(buf);
+	tracebuf_vm_close(vma);
 }
 
 /* A split (partial munmap, mprotect) makes one more: not past the bound. */
