@@ -378,9 +378,11 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tracebuf_tracee_error(s, t, ret, "writing a save failed");
 		return;
 	}
-	/* the data is out: the provider may reuse the half */
+	/*
+	 * The data is out: the provider may reuse the half, and one gone
+	 * meanwhile (ESRCH) lost nothing.
+	 */
 	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
-	/* its data is out: a provider gone meanwhile (ESRCH) lost nothing */
 	if (ret)
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
 	else

@@ -182,8 +182,6 @@ static int convert_process(struct convert *c, const struct tracebuf_reader_recor
 	c->used[s] = true;
 	c->pids[s] = pid;
 	c->npids++;
-	c->last_pid = pid;
-	c->have_last = true;
 	convert_meta(c, "process_name", pid, 0, rec->provider_name);
 	return 0;
 }

@@ -153,8 +153,7 @@ struct report_entry {
  * per entry (an async id, a thread) would cost it each time.
  */
 struct report_strs {
-	char **s;
-	size_t *len;
+	struct tracebuf_reader_str *s;	/* data: malloc'd */
 	size_t n, cap;
 	size_t *slots;		/* index + 1, 0 if free; nslots a power of 2 */
 	size_t nslots;
@@ -294,7 +293,7 @@ static uint64_t str_hash(const struct tbctl_report *r, struct tracebuf_reader_st
 
 static uint64_t interned_hash(const struct tbctl_report *r, size_t i)
 {
-	return str_hash(r, (struct tracebuf_reader_str){ r->strs.s[i], r->strs.len[i] });
+	return str_hash(r, r->strs.s[i]);
 }
 
 /* The slot of k: its entry's, or the free one where it would go. */
@@ -317,9 +316,9 @@ static int report_intern(struct tbctl_report *r, struct tracebuf_reader_str in,
 			 struct tracebuf_reader_str *out)
 {
 	struct report_strs *t = &r->strs;
-	size_t s, cap = t->cap;
-	char **ns, *c;
-	size_t *nl;
+	struct tracebuf_reader_str *ns;
+	char *c;
+	size_t s;
 
 	if (!in.len) {
 		*out = (struct tracebuf_reader_str){ "", 0 };
@@ -330,23 +329,17 @@ static int report_intern(struct tbctl_report *r, struct tracebuf_reader_str in,
 		return -ENOMEM;
 	s = (size_t)str_hash(r, in) & (t->nslots - 1);
 	for (; t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
-		size_t i = t->slots[s] - 1;
+		const struct tracebuf_reader_str *x = &t->s[t->slots[s] - 1];
 
-		if (t->len[i] == in.len && !memcmp(t->s[i], in.data, in.len)) {
-			*out = (struct tracebuf_reader_str){ t->s[i], t->len[i] };
+		if (str_eq(*x, in)) {
+			*out = *x;
 			return 0;
 		}
 	}
-	ns = report_grow(t->s, t->n, &cap, sizeof(*t->s));
+	ns = report_grow(t->s, t->n, &t->cap, sizeof(*t->s));
 	if (!ns)
 		return -ENOMEM;
 	t->s = ns;
-	cap = t->cap;
-	nl = report_grow(t->len, t->n, &cap, sizeof(*t->len));
-	if (!nl)
-		return -ENOMEM;
-	t->len = nl;
-	t->cap = cap;
 	if (in.len == SIZE_MAX)
 		return -ENOMEM;
 	c = malloc(in.len + 1);
@@ -354,10 +347,9 @@ static int report_intern(struct tbctl_report *r, struct tracebuf_reader_str in,
 		return -ENOMEM;
 	memcpy(c, in.data, in.len);
 	c[in.len] = '\0';
-	t->s[t->n] = c;
-	t->len[t->n] = in.len;
-	t->slots[s] = ++t->n;
 	*out = (struct tracebuf_reader_str){ c, in.len };
+	t->s[t->n] = *out;
+	t->slots[s] = ++t->n;
 	return 0;
 }
 
@@ -1472,9 +1464,8 @@ void tbctl_report_free(struct tbctl_report *r)
 			free(e->thread.stack);
 	}
 	for (size_t i = 0; i < r->strs.n; i++)
-		free(r->strs.s[i]);
+		free((char *)r->strs.s[i].data);
 	free(r->strs.s);
-	free(r->strs.len);
 	free(r->strs.slots);
 	free(r->e);
 	free(r->slots);

@@ -510,7 +510,7 @@ void tbctl_strv_free(char **v, size_t n)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Files                                                                    */
+/* Hash tables over what a file holds                                       */
 
 uint64_t tbctl_hash_seed(void)
 {
@@ -531,6 +531,9 @@ uint64_t tbctl_hash_mix(uint64_t h, uint64_t seed)
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	return h ^ (h >> 33);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                    */
 
 /* Where @path's file goes: its symlink's target if it is one, else @path. */
 static char *tb_file_dest(const char *path)
