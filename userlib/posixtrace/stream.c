@@ -2,7 +2,7 @@
 /*
  * libposixtrace: trace streams, from the trace controller process
  * (posix_trace_create_withlog, _start, _stop, _flush, _clear, _shutdown,
- * _get_attr, _get_status), and the table of this process's trace ids.
+ * _get_attr, _get_status).
  *
  * A stream is a libtracebuf session that traces one provider, the traced
  * process's "posix_trace.PID" (target.c), whether it registered already
@@ -13,9 +13,10 @@
  * writes the log: an FXT trace on the caller's file descriptor.  A thread
  * of the stream's serves the session (the provider's packets, its
  * registration and its death) while the controller does anything else.
+ * The table of trace ids is trid.c's.
  *
- * Locking: pt_table_lock, then a trace's lock.  A trace's lock is held
- * across each session call, so that one thread at a time uses it.
+ * Locking: pt_table_lock (trid.c), then a trace's lock.  A trace's lock
+ * is held across each session call, so that one thread at a time uses it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,71 +38,13 @@
 #define PT_SERVE_POLL_MS	200
 
 /* ------------------------------------------------------------------------ */
-/* Trace ids                                                                */
-
-static pthread_mutex_t pt_table_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pt_trace *pt_table[__TRACEBUF_PT_STREAM_MAX];
-
-int pt_trace_add(struct pt_trace *t, trace_id_t *trid)
-{
-	int ret = EAGAIN;
-
-	pthread_mutex_lock(&pt_table_lock);
-	for (unsigned int i = 0; i < __TRACEBUF_PT_STREAM_MAX; i++) {
-		if (!pt_table[i]) {
-			pt_table[i] = t;
-			*trid = (trace_id_t)i + 1;
-			ret = 0;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&pt_table_lock);
-	return ret;
-}
-
-static struct pt_trace *pt_trace_lookup_locked(trace_id_t trid, int kind)
-{
-	struct pt_trace *t;
-
-	if (trid < 1 || trid > __TRACEBUF_PT_STREAM_MAX)
-		return NULL;
-	t = pt_table[trid - 1];
-	if (!t || (kind && t->kind != kind))
-		return NULL;
-	return t;
-}
-
-struct pt_trace *pt_trace_get(trace_id_t trid, int kind)
-{
-	struct pt_trace *t;
-
-	pthread_mutex_lock(&pt_table_lock);
-	t = pt_trace_lookup_locked(trid, kind);
-	if (t)
-		pthread_mutex_lock(&t->lock);
-	pthread_mutex_unlock(&pt_table_lock);
-	return t;
-}
+/* Trace ids (trid.c)                                                       */
 
 void pt_trace_put(struct pt_trace *t)
 {
 	if (t->nerrors)
 		pt_errors_record(t);
 	pthread_mutex_unlock(&t->lock);
-}
-
-struct pt_trace *pt_trace_remove(trace_id_t trid, int kind)
-{
-	struct pt_trace *t;
-
-	pthread_mutex_lock(&pt_table_lock);
-	t = pt_trace_lookup_locked(trid, kind);
-	if (t) {
-		pt_table[trid - 1] = NULL;
-		pthread_mutex_lock(&t->lock);
-	}
-	pthread_mutex_unlock(&pt_table_lock);
-	return t;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libposixtrace: the table of this process's trace ids (streams and logs).
+ * A leaf: it calls nothing else of the library's.
+ *
+ * An id names one trace for as long as it lives, and only in the process
+ * that made it:
+ *
+ *  - An id is a slot (0 .. TRACE_SYS_MAX - 1) and the slot's generation:
+ *    1 + slot + TRACE_SYS_MAX * generation.  A slot's generation goes up
+ *    each time its trace is removed, so the id of a trace that was shut down or
+ *    closed is not the id of the next trace in its slot: it stays invalid
+ *    (EINVAL) until the generation wraps, after INT_MAX / TRACE_SYS_MAX
+ *    traces in that slot.
+ *  - posix_trace_create(3p): a stream's id "is valid only in the process
+ *    that made the function call.  If it is used from another process,
+ *    that is a child process, in functions defined in POSIX.1-2017, these
+ *    functions shall return with the error [EINVAL]."  The child of a
+ *    fork() starts with an empty table (pt_table_fork_child()): every id
+ *    its parent had, of a stream or of a log, is EINVAL there, and the
+ *    child never touches its parent's traces: their locks may have been
+ *    held by threads the child does not have, their sessions are the
+ *    parent's.  It only closes its copies of the files that tie them to
+ *    the module (pt_trace_forget()), so that a child that lives on does
+ *    not keep its parent's streams open.
+ *
+ * Locking: pt_table_lock, then a trace's lock.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "posixtrace_priv.h"
+
+#define PT_SLOTS	__TRACEBUF_PT_STREAM_MAX
+/* the largest generation of a slot whose ids are still positive ints */
+#define PT_GEN_MAX	((INT_MAX - PT_SLOTS) / PT_SLOTS)
+
+static pthread_mutex_t pt_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pt_trace *pt_table[PT_SLOTS];
+static unsigned int pt_table_gen[PT_SLOTS];
+static pthread_once_t pt_table_once = PTHREAD_ONCE_INIT;
+
+/*
+ * In a child of fork(): close the child's copies of the files through
+ * which @t, its parent's, talks to the module and to its thread.  The
+ * rest of @t (memory, its buffers' mappings, a log's bytes) is left as it
+ * is: the child never uses it.
+ */
+static void pt_trace_forget(struct pt_trace *t)
+{
+	if (t->kind != PT_KIND_STREAM)
+		return;
+	if (t->session)
+		close(tracebuf_session_fd(t->session));
+	if (t->wake_fd >= 0)
+		close(t->wake_fd);
+	if (t->out_fd >= 0)
+		close(t->out_fd);
+	if (t->snap_fd >= 0)
+		close(t->snap_fd);
+}
+
+static void pt_table_fork_prepare(void)
+{
+	pthread_mutex_lock(&pt_table_lock);
+}
+
+static void pt_table_fork_parent(void)
+{
+	pthread_mutex_unlock(&pt_table_lock);
+}
+
+/*
+ * The child's only thread is the one that forked, which holds
+ * pt_table_lock (pt_table_fork_prepare()); the traces are its parent's.
+ * Only async-signal-safe calls here: close().
+ */
+static void pt_table_fork_child(void)
+{
+	for (unsigned int i = 0; i < PT_SLOTS; i++) {
+		if (pt_table[i])
+			pt_trace_forget(pt_table[i]);
+		pt_table[i] = NULL;
+	}
+	pthread_mutex_unlock(&pt_table_lock);
+}
+
+static void pt_table_init(void)
+{
+	pthread_atfork(pt_table_fork_prepare, pt_table_fork_parent, pt_table_fork_child);
+}
+
+int pt_trace_add(struct pt_trace *t, trace_id_t *trid)
+{
+	int ret = EAGAIN;
+
+	pthread_once(&pt_table_once, pt_table_init);
+	pthread_mutex_lock(&pt_table_lock);
+	for (unsigned int i = 0; i < PT_SLOTS; i++) {
+		if (!pt_table[i]) {
+			pt_table[i] = t;
+			*trid = (trace_id_t)(1 + i + PT_SLOTS * pt_table_gen[i]);
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pt_table_lock);
+	return ret;
+}
+
+/* pt_table_lock held: trace @trid of @kind (0: either), or NULL. */
+static struct pt_trace *pt_trace_lookup_locked(trace_id_t trid, int kind)
+{
+	unsigned int slot, gen;
+	struct pt_trace *t;
+
+	if (trid < 1)
+		return NULL;
+	slot = (unsigned int)(trid - 1) % PT_SLOTS;
+	gen = (unsigned int)(trid - 1) / PT_SLOTS;
+	t = pt_table[slot];
+	if (!t || pt_table_gen[slot] != gen || (kind && t->kind != kind))
+		return NULL;
+	return t;
+}
+
+struct pt_trace *pt_trace_get(trace_id_t trid, int kind)
+{
+	struct pt_trace *t;
+
+	pthread_mutex_lock(&pt_table_lock);
+	t = pt_trace_lookup_locked(trid, kind);
+	if (t)
+		pthread_mutex_lock(&t->lock);
+	pthread_mutex_unlock(&pt_table_lock);
+	return t;
+}
+
+struct pt_trace *pt_trace_remove(trace_id_t trid, int kind)
+{
+	struct pt_trace *t;
+
+	pthread_mutex_lock(&pt_table_lock);
+	t = pt_trace_lookup_locked(trid, kind);
+	if (t) {
+		unsigned int slot = (unsigned int)(trid - 1) % PT_SLOTS;
+
+		pt_table[slot] = NULL;
+		/* the next trace in the slot has another id */
+		pt_table_gen[slot] = pt_table_gen[slot] < PT_GEN_MAX ? pt_table_gen[slot] + 1 : 0;
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&pt_table_lock);
+	return t;
+}
