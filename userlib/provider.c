@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,14 +48,32 @@ struct tracebuf_provider {
 };
 
 static atomic_bool tb_have_provider;
+/* the process's provider, once created, until destroyed */
+static struct tracebuf_provider *_Atomic tb_provider;
 
 /*
  * A child of fork() does not own its parent's provider (and its buffer
- * mapping is not inherited): it may create its own.
+ * mapping is not inherited): it may create its own.  It had a copy of
+ * the parent's provider file, which would keep the parent's provider
+ * registered for as long as the child lives, whatever became of the
+ * parent: /dev/null takes its place (the number stays taken, so that the
+ * struct the child inherited names no other file; the child must not use
+ * it, as libtracebuf(3) says).  Async-signal-safe calls only.
  */
 static void tb_forget_after_fork(void)
 {
+	struct tracebuf_provider *p = atomic_load(&tb_provider);
+
+	atomic_store(&tb_provider, NULL);
 	atomic_store(&tb_have_provider, false);
+	if (p) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null < 0 || dup3(null, p->fd, O_CLOEXEC) < 0)
+			close(p->fd);
+		if (null >= 0)
+			close(null);
+	}
 }
 
 static pthread_once_t tb_once = PTHREAD_ONCE_INIT;
@@ -433,6 +452,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 			goto out_close_fd;
 		p->has_thread = true;
 	}
+	atomic_store(&tb_provider, p);
 	*out = p;
 	return 0;
 
@@ -453,6 +473,7 @@ TRACEBUF_API void tracebuf_provider_destroy(struct tracebuf_provider *p)
 {
 	if (!p)
 		return;
+	atomic_store(&tb_provider, NULL);
 	if (p->has_thread) {
 		atomic_store(&p->quit, true);
 		eventfd_write(p->efd, 1);
