@@ -122,6 +122,14 @@ static int analyze(int fd, unsigned int requests)
 	return 0;
 }
 
+/* The controller failed: the target goes too, never left behind. */
+static int fail(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *log = "posix-trace.fxt";
@@ -154,17 +162,23 @@ int main(int argc, char **argv)
 		perror("fork");
 		return 2;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		/* the parent's ends: a parent that dies leaves an end of file */
+		close(go[1]);
+		close(done[0]);
 		_exit(target(go[0], done[1], requests));
+	}
+	close(go[0]);
+	close(done[1]);
 	/* The controller: a stream of the child, with a log. */
 	if (read(done[0], &c, 1) != 1) {
 		fprintf(stderr, "posix-trace-example: the target did not start\n");
-		return 2;
+		return fail(pid);
 	}
 	fd = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s\n", log, strerror(errno));
-		return 2;
+		return fail(pid);
 	}
 	posix_trace_attr_init(&attr);
 	posix_trace_attr_setname(&attr, "posix-trace-example");
@@ -173,8 +187,7 @@ int main(int argc, char **argv)
 		ret = posix_trace_start(trid);
 	if (ret) {
 		fprintf(stderr, "posix_trace_create_withlog/start: %s\n", strerror(ret));
-		kill(pid, SIGKILL);
-		return 2;
+		return fail(pid);
 	}
 	if (write(go[1], "g", 1) != 1 || read(done[0], &c, 1) != 1)
 		fprintf(stderr, "posix-trace-example: the target failed\n");

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <trace.h>
+#include <tracebuf_manager.h>
 
 /* Seconds one misused call may take before it counts as a hang. */
 #define CALL_TIMEOUT	10
@@ -414,11 +415,79 @@ static void child_that_lives_on_keeps_no_stream(void)
 	close(fd2);
 }
 
+/* A program beside this one (check.sh puts them all in one directory). */
+static void beside(char *path, size_t size, const char *prog)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	T_ASSERT(n > 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	T_ASSERT(slash != NULL);
+	*slash = '\0';
+	snprintf(path, size, "%s/%s", self, prog);
+}
+
+/* Providers named posix_trace.* registered now. */
+static int posix_providers(void)
+{
+	struct tracebuf_provider_info *list = NULL;
+	struct tracebuf_manager *m;
+	int n, found = 0;
+
+	T_CHECK_EQ(tracebuf_manager_open(NULL, 0, &m), 0, return -1);
+	n = tracebuf_manager_list(m, &list);
+	for (int i = 0; i < n; i++)
+		if (!strncmp((const char *)list[i].name, "posix_trace.", 12))
+			found++;
+	free(list);
+	tracebuf_manager_close(m);
+	return found;
+}
+
+/* Providers named posix_trace.* once none is (at most 5 s later). */
+static int posix_providers_settled(void)
+{
+	int n = -1;
+
+	for (int i = 0; i < 500 && n; i++) {
+		n = posix_providers();
+		if (n)
+			usleep(10000);
+	}
+	return n;
+}
+
+/*
+ * posix-trace-example whose controller fails (its log cannot be
+ * created) leaves neither its target process nor the target's provider
+ * behind.
+ */
+static void failed_example_leaves_no_provider(void)
+{
+	char example[4200], cmd[9000];
+	int status;
+
+	beside(example, sizeof(example), "posix-trace-example");
+	T_ASSERT_EQ(access(example, X_OK), 0);
+	/* the earlier tests' processes are gone */
+	T_ASSERT_EQ(posix_providers_settled(), 0);
+	snprintf(cmd, sizeof(cmd), "%s -n 10 -o /proc/no-such-dir/log.fxt 2>/dev/null", example);
+	alarm(CALL_TIMEOUT);
+	status = system(cmd);
+	alarm(0);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+	T_EXPECT_EQ(posix_providers_settled(), 0);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(garbage_ids_are_einval),
 	T_TEST(stale_ids_are_einval),
 	T_TEST(parent_ids_are_einval_in_a_child),
 	T_TEST(child_that_lives_on_keeps_no_stream),
+	T_TEST(failed_example_leaves_no_provider),
 };
 
 T_MAIN(tests)
