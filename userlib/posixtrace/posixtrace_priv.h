@@ -340,6 +340,8 @@ void pt_trace_put(struct pt_trace *t);
 int pt_trace_add(struct pt_trace *t, trace_id_t *trid);
 /* Take @trid's id back; the caller then frees it.  Returns it locked. */
 struct pt_trace *pt_trace_remove(trace_id_t trid, int kind);
+/* The ids of @kind (0: all) in use now, into @ids (TRACE_SYS_MAX of room): how many. */
+unsigned int pt_trace_ids(int kind, trace_id_t *ids);
 
 /* filter.c */
 const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id);

@@ -203,6 +203,30 @@ static int pt_stream_free(struct pt_trace *t)
 	return ret;
 }
 
+/*
+ * posix_trace_create(3p): when a process exits, its streams "shall be
+ * automatically shut down as if an explicit call were made to the
+ * posix_trace_shutdown() function", which writes what a stream with a
+ * log still holds to its log.  Run at exit() and at the return from
+ * main(); _exit(), a death by a signal and exec*() run nothing of the
+ * process's (posix_trace(7) says what is left then).
+ */
+static void pt_exit_shutdown(void)
+{
+	trace_id_t ids[__TRACEBUF_PT_STREAM_MAX];
+	unsigned int n = pt_trace_ids(PT_KIND_STREAM, ids);
+
+	for (unsigned int i = 0; i < n; i++)
+		posix_trace_shutdown(ids[i]);
+}
+
+static pthread_once_t pt_exit_once = PTHREAD_ONCE_INIT;
+
+static void pt_exit_init(void)
+{
+	atexit(pt_exit_shutdown);
+}
+
 /* A stream of @pid, with a log on @file_desc, or without one (-1). */
 static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_id_t *trid)
 {
@@ -317,6 +341,7 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		goto out_free;
 	}
 	t->has_thread = true;
+	pthread_once(&pt_exit_once, pt_exit_init);
 	ret = pt_trace_add(t, &id);
 	if (ret)
 		goto out_free;

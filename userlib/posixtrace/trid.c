@@ -155,3 +155,15 @@ struct pt_trace *pt_trace_remove(trace_id_t trid, int kind)
 	pthread_mutex_unlock(&pt_table_lock);
 	return t;
 }
+
+unsigned int pt_trace_ids(int kind, trace_id_t *ids)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&pt_table_lock);
+	for (unsigned int i = 0; i < PT_SLOTS; i++)
+		if (pt_table[i] && (!kind || pt_table[i]->kind == kind))
+			ids[n++] = (trace_id_t)(1 + i + PT_SLOTS * pt_table_gen[i]);
+	pthread_mutex_unlock(&pt_table_lock);
+	return n;
+}
