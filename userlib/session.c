@@ -981,23 +981,39 @@ TRACEBUF_API uint64_t tracebuf_session_ticks(const struct tracebuf_session *s,
 	return counter ? __tracebuf_counter() : __tracebuf_ticks_slow();
 }
 
+/*
+ * The session's own records are provider 0's (no provider has id 0):
+ * each begins with its provider info record the first time in a file, a
+ * provider section record after, as a provider's read-out does (§1.6 of
+ * userlib/Documentation/trace-format.md), so that nothing in the file
+ * comes before a provider record and none is taken for a provider's.
+ */
 TRACEBUF_API int tracebuf_session_write(struct tracebuf_session *s, const void *records,
 					size_t len)
 {
-	uint64_t init[2], tps;
+	static const char name[] = TRACEBUF_LIB_SESSION_PROVIDER_NAME;
+	uint64_t head[1 + (sizeof(name) + 7) / 8 + 2], tps;
 	size_t valid;
+	int n, init;
 
 	if (!records || !len || len % 8 || (uintptr_t)records % 8)
 		return -EINVAL;
 	tracebuf_fxt_walk(records, len, &valid);
 	if (valid != len)
 		return -EINVAL;
+	if (!s->own_info_written)
+		n = tracebuf_fxt_provider_info_write(head, sizeof(head), 0, name,
+						     sizeof(name) - 1);
+	else
+		n = tracebuf_fxt_provider_section_write(head, sizeof(head), 0);
 	tracebuf_session_ticks(s, &tps);
-	if (tracebuf_fxt_init_write(init, sizeof(init), tps) != sizeof(init))
+	init = n < 0 ? n : tracebuf_fxt_init_write(head + n / 8, sizeof(head) - (size_t)n, tps);
+	if (init < 0)
 		return -EINVAL;
-	if (tracebuf_out_write(&s->out, init, sizeof(init)) ||
+	if (tracebuf_out_write(&s->out, head, (size_t)(n + init)) ||
 	    tracebuf_out_write(&s->out, records, len))
 		return s->out.err;
+	s->own_info_written = true;
 	/* in the file when it returns, as a stop's records are */
 	return tracebuf_out_flush(&s->out);
 }
@@ -1028,6 +1044,7 @@ TRACEBUF_API int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
 		t->info_written = false;
 		t->durable_written = 0;
 	}
+	s->own_info_written = false;
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
 	ret = tracebuf_out_write(&s->out, &magic, sizeof(magic));
 	if (!ret)

@@ -86,6 +86,7 @@ struct tracebuf_session {
 						 */
 	size_t snap_copy_cap;
 	bool in_notify;				/* in the caller's notify callback */
+	bool own_info_written;			/* provider 0's, in this file */
 };
 
 /* A snapshot under way (session.c): its own file, and what it holds. */

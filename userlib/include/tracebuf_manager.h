@@ -357,10 +357,16 @@ uint64_t tracebuf_session_bytes(const struct tracebuf_session *s);
  */
 uint64_t tracebuf_session_ticks(const struct tracebuf_session *s,
 				uint64_t *ticks_per_second);
+/* The name of provider 0, whose records tracebuf_session_write() writes. */
+#define TRACEBUF_LIB_SESSION_PROVIDER_NAME	"tracebuf.session"
+
 /**
  * tracebuf_session_write() - write records the manager made itself to the
- * output, where its providers' data go, behind an initialization record
- * of the session's timebase: their timestamps are tracebuf_session_ticks().
+ * output, where its providers' data go, as provider 0's (no provider has
+ * that id): behind its provider info record (named
+ * TRACEBUF_LIB_SESSION_PROVIDER_NAME) the first time in the file, else a
+ * provider section record, and an initialization record of the session's
+ * timebase: their timestamps are tracebuf_session_ticks().
  * They are in the file when it returns.
  * @records: whole FXT records, 8-aligned, that refer to no string or
  *	thread table entry (inline strings and thread koids only: they may

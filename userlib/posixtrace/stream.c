@@ -121,10 +121,12 @@ static uint64_t pt_buffer_size(uint64_t want)
 }
 
 /*
- * Write the log's attributes record, right after the magic record; its
- * size into *@written.
+ * Write the log's attributes record, right after the magic record, as the
+ * session's own (tracebuf_session_write()): behind a provider info
+ * record, as a trace of tracebufctl's begins, so that no record of the
+ * log comes before a provider's.
  */
-static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid, uint64_t *written)
+static int pt_write_log_attr(struct tracebuf_session *s, const struct pt_attr *a, uint32_t pid)
 {
 	static const char name[] = PT_LOG_ATTR_NAME;
 	struct tracebuf_fxt_str n = tracebuf_fxt_str_inline(name, sizeof(name) - 1);
@@ -143,8 +145,7 @@ static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid, uint
 		.max_data_size = a->max_data_size,
 	};
 	uint64_t rec[(sizeof(la) + 64) / 8];
-	const char *p = (const char *)rec;
-	int size;
+	int size, ret;
 
 	memcpy(la.name, a->name, sizeof(a->name));
 	memcpy(la.genversion, a->genversion, sizeof(a->genversion));
@@ -152,18 +153,10 @@ static int pt_write_log_attr(int fd, const struct pt_attr *a, uint32_t pid, uint
 				       &la, sizeof(la));
 	if (size < 0)
 		return EINVAL;
-	*written = (uint64_t)size;
-	while (size) {
-		ssize_t w = write(fd, p, (size_t)size);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 && errno == ENOSPC ? ENOSPC : EIO;
-		p += w;
-		size -= (int)w;
-	}
-	return 0;
+	ret = tracebuf_session_write(s, rec, (size_t)size);
+	if (!ret)
+		return 0;
+	return ret == -ENOSPC ? ENOSPC : EIO;
 }
 
 /*
@@ -236,7 +229,6 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	};
 	const struct pt_attr *a = (const struct pt_attr *)attr;
 	struct pt_trace *t;
-	uint64_t attr_size;
 	trace_id_t id;
 	int flags, ret;
 
@@ -318,14 +310,14 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		goto out_free;
 	}
 	if (t->has_log) {
-		ret = pt_write_log_attr(file_desc, &t->attr, t->pid, &attr_size);
+		ret = pt_write_log_attr(t->session, &t->attr, t->pid);
 		if (ret)
 			goto out_free;
 		/* where posix_trace_clear() cuts the log back to (-1: it cannot) */
 		t->log_fd = file_desc;
 		t->log_start = lseek(file_desc, 0, SEEK_CUR);
 		t->log_head = t->log_start >= 0 ? (uint64_t)t->log_start :
-			      TRACEBUF_LIB_FXT_WORD + attr_size;
+			      tracebuf_session_bytes(t->session);
 		ret = pt_log_reset(t);
 		if (ret)
 			goto out_free;

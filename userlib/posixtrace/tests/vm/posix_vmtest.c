@@ -2033,6 +2033,107 @@ static void example_log_opens_in_tracebufctl_dump(void)
 	unlink("/tmp/posix-example.fxt");
 }
 
+/*
+ * Leave a copy of the log on @fd as $TB_OUT/@name: the host reads every
+ * *.fxt there with scripts/fxt-check.py (vm-results.sh).
+ */
+static void leave_log(int fd, const char *name)
+{
+	const char *dir = getenv("TB_OUT");
+	char to[PATH_MAX], buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int out;
+
+	if (!dir || snprintf(to, sizeof(to), "%s/%s", dir, name) >= (int)sizeof(to))
+		return;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		if (write(out, buf, (size_t)n) != n)
+			break;
+		off += n;
+	}
+	close(out);
+}
+
+/*
+ * A log begins as tracebufctl's traces do: the magic record, then a
+ * provider info record, before any other (here provider 0's, the
+ * session's own, whose records are the attributes and the system
+ * events); every record after is in a provider's section.
+ */
+static void log_begins_with_a_provider_record(void)
+{
+	struct tracebuf_reader_record r;
+	struct tracebuf_reader *rd;
+	trace_event_id_t a;
+	trace_id_t trid, ltrid;
+	uint64_t d = 0x4142434445464748ull;
+	bool provider = false, attr = false;
+	unsigned int sections0 = 0, records = 0;
+	char buf[1 << 16];
+	ssize_t size;
+	int fd = log_fd();
+
+	self_log_start(NULL, fd, "shape", &trid, &a);
+	posix_trace_event(a, &d, sizeof(d));
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	posix_trace_event(a, &d, sizeof(d));
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+
+	size = pread(fd, buf, sizeof(buf), 0);
+	T_ASSERT(size > 8 && size < (ssize_t)sizeof(buf));
+	T_ASSERT_EQ(tracebuf_reader_open_mem(buf, (size_t)size, TRACEBUF_LIB_READER_MAGIC, &rd),
+		    0);
+	while (tracebuf_reader_next(rd, &r) > 0) {
+		records++;
+		if (r.type == TRACEBUF_LIB_FXT_RECORD_METADATA &&
+		    r.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO) {
+			if (!provider) {
+				T_EXPECT_EQ(r.meta.provider_id, 0);
+				T_EXPECT_EQ(r.meta.name.len,
+					    sizeof(TRACEBUF_LIB_SESSION_PROVIDER_NAME) - 1);
+			}
+			provider = true;
+			continue;
+		}
+		if (r.type == TRACEBUF_LIB_FXT_RECORD_METADATA) {
+			if (r.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_SECTION &&
+			    !r.meta.provider_id)
+				sections0++;
+			continue;
+		}
+		if (!provider) {
+			T_FAIL("record %u, of type %u, before any provider record", records,
+			       r.type);
+			break;
+		}
+		/* (a provider's own blobs fill its buffers' unused tails) */
+		if (r.type == TRACEBUF_LIB_FXT_RECORD_BLOB &&
+		    r.blob.name.len == sizeof(PT_LOG_ATTR_NAME) - 1 &&
+		    !memcmp(r.blob.name.data, PT_LOG_ATTR_NAME, r.blob.name.len)) {
+			T_EXPECT_EQ(r.provider_id, 0);
+			attr = true;
+		}
+		/* the system events (START, STOP, ...) are provider 0's */
+		if (r.type == TRACEBUF_LIB_FXT_RECORD_EVENT && r.event.name.len > 12 &&
+		    !memcmp(r.event.name.data, "POSIX_TRACE_", 12) && r.provider_id)
+			T_FAIL("%.*s at offset %zu is provider %u's", (int)r.event.name.len,
+			       r.event.name.data, r.offset, r.provider_id);
+	}
+	tracebuf_reader_close(rd);
+	T_EXPECT(attr);
+	T_EXPECT(sections0 >= 3);	/* START, STOP, START, STOP after the first */
+	/* and it still reads */
+	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+	leave_log(fd, "posix-log-shape.fxt");
+	close(fd);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(self_trace_log_holds_every_event),
 	T_TEST(log_reads_as_a_tracebuf_trace),
@@ -2071,6 +2172,7 @@ static const struct t_test tests[] = {
 	T_TEST(log_append_grows),
 	T_TEST(error_event_when_the_target_does_not_answer),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
+	T_TEST(log_begins_with_a_provider_record),
 };
 
 T_MAIN(tests)
