@@ -345,9 +345,12 @@ TRACEBUF_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 		shaped[i] = args[i];
 		shaped[i].name = index ? tracebuf_fxt_str_index(index) : args[i].name;
 		site->arg_header[i] = tb_arg_header(&args[i], index);
-		if (args[i].type == TRACEBUF_LIB_FXT_ARG_STRING)
+		/* a string's or a blob's bytes are read, and sized, each time */
+		if (args[i].type == TRACEBUF_LIB_FXT_ARG_STRING ||
+		    args[i].type == TRACEBUF_LIB_FXT_ARG_BLOB)
 			strings = true;
-		if (!index || args[i].type == TRACEBUF_LIB_FXT_ARG_STRING)
+		if (!index || args[i].type == TRACEBUF_LIB_FXT_ARG_STRING ||
+		    args[i].type == TRACEBUF_LIB_FXT_ARG_BLOB)
 			fixed = false;
 	}
 	site->strings = strings;

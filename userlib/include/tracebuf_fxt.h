@@ -165,8 +165,8 @@ enum tracebuf_fxt_arg_type {
 	TRACEBUF_LIB_FXT_ARG_POINTER = 7,	/* value word follows */
 	TRACEBUF_LIB_FXT_ARG_KOID = 8,		/* value word follows */
 	TRACEBUF_LIB_FXT_ARG_BOOL = 9,		/* value in bit 32 */
-	TRACEBUF_LIB_FXT_ARG_BLOB = 10,		/* newer Fuchsia; decoded by the
-						 * reader, not written here
+	TRACEBUF_LIB_FXT_ARG_BLOB = 10,		/* byte size in [32..63], the bytes
+						 * follow (newer Fuchsia)
 						 */
 };
 
@@ -388,13 +388,18 @@ static inline uint64_t *tracebuf_fxt_put_thread(uint64_t *p,
 /* Arguments (§4.4)                                                         */
 
 /*
- * One argument: its type (TRACEBUF_LIB_FXT_ARG_*, not BLOB), its name and
- * the member of the union that the type selects.
+ * One argument: its type (TRACEBUF_LIB_FXT_ARG_*), its name and the member
+ * of the union that the type selects (a blob's bytes: str, always inline).
  *
  * Argument header: [0..3] type, [4..15] size in words (header included),
  * [16..31] name ref, [32..63] type-specific; then the inline name stream,
  * then the value word (int64, uint64, double, pointer, koid) or the inline
- * value stream (string).
+ * value stream (string; blob: its bytes, their size in [32..63]).
+ *
+ * FXT strings are UTF-8; bytes that are not go in a blob argument
+ * (argument type 10 of the Fuchsia trace format's newest text,
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format), which
+ * a reader that does not know it skips by its size.
  */
 struct tracebuf_fxt_arg {
 	unsigned int type;
@@ -445,6 +450,17 @@ TRACEBUF_LIB_FXT_ARG_CTOR(koid, uint64_t, koid, TRACEBUF_LIB_FXT_ARG_KOID)
 TRACEBUF_LIB_FXT_ARG_CTOR(bool, bool, b, TRACEBUF_LIB_FXT_ARG_BOOL)
 #undef TRACEBUF_LIB_FXT_ARG_CTOR
 
+/* @len bytes at @data, as they are (at most TRACEBUF_LIB_FXT_STRING_MAX). */
+static inline struct tracebuf_fxt_arg tracebuf_fxt_arg_blob(struct tracebuf_fxt_str name,
+							    const void *data, size_t len)
+{
+	struct tracebuf_fxt_arg a = tracebuf_fxt_arg_null(name);
+
+	a.type = TRACEBUF_LIB_FXT_ARG_BLOB;
+	a.str = tracebuf_fxt_str_inline((const char *)data, len);
+	return a;
+}
+
 /* Whether an argument of this type carries a value word after its name. */
 static inline bool tracebuf_fxt_arg_has_word(unsigned int type)
 {
@@ -461,7 +477,8 @@ static inline int tracebuf_fxt_arg_size(const struct tracebuf_fxt_arg *a)
 	size_t size = 8;
 	int ret;
 
-	if (a->type > TRACEBUF_LIB_FXT_ARG_BOOL)
+	if (a->type > TRACEBUF_LIB_FXT_ARG_BLOB ||
+	    (a->type == TRACEBUF_LIB_FXT_ARG_BLOB && a->str.index))
 		return -EINVAL;
 	ret = tracebuf_fxt_str_check(&a->name);
 	if (ret)
@@ -469,7 +486,7 @@ static inline int tracebuf_fxt_arg_size(const struct tracebuf_fxt_arg *a)
 	size += tracebuf_fxt_str_size(&a->name);
 	if (tracebuf_fxt_arg_has_word(a->type))
 		size += 8;
-	if (a->type == TRACEBUF_LIB_FXT_ARG_STRING) {
+	if (a->type == TRACEBUF_LIB_FXT_ARG_STRING || a->type == TRACEBUF_LIB_FXT_ARG_BLOB) {
 		ret = tracebuf_fxt_str_check(&a->str);
 		if (ret)
 			return ret;
@@ -542,6 +559,10 @@ static inline uint64_t *tracebuf_fxt_put_arg(uint64_t *p,
 	case TRACEBUF_LIB_FXT_ARG_BOOL:
 		w = tracebuf_fxt_field(a->b ? 1 : 0, 32, 32);
 		break;
+	case TRACEBUF_LIB_FXT_ARG_BLOB:
+		w = tracebuf_fxt_field(a->str.len, 32, 63);
+		words += tracebuf_fxt_str_size(&a->str) / 8;
+		break;
 	default:
 		break;
 	}
@@ -552,7 +573,7 @@ static inline uint64_t *tracebuf_fxt_put_arg(uint64_t *p,
 	p = tracebuf_fxt_put_str(p, &a->name);
 	if (tracebuf_fxt_arg_has_word(a->type))
 		p = tracebuf_fxt_put(p, value);
-	if (a->type == TRACEBUF_LIB_FXT_ARG_STRING)
+	if (a->type == TRACEBUF_LIB_FXT_ARG_STRING || a->type == TRACEBUF_LIB_FXT_ARG_BLOB)
 		p = tracebuf_fxt_put_str(p, &a->str);
 	return p;
 }

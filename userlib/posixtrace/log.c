@@ -107,6 +107,10 @@ bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 		} else if (pt_str_eq(&a->name, "data") && a->type == TRACEBUF_LIB_FXT_ARG_STRING) {
 			ev->data = a->str.data;
 			ev->len = (uint32_t)a->str.len;
+		} else if (pt_str_eq(&a->name, "data") && a->type == TRACEBUF_LIB_FXT_ARG_BLOB) {
+			/* bytes that are not UTF-8 (target.c) */
+			ev->data = a->raw.data;
+			ev->len = (uint32_t)a->raw.len;
 		} else if (pt_str_eq(&a->name, "truncated") &&
 			   a->type == TRACEBUF_LIB_FXT_ARG_BOOL) {
 			ev->truncated = a->b;

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -47,20 +48,82 @@
  *       events since the stream started: 0, 1, ...; a gap is a loss)
  *   argument "pc", pointer: header and value           16
  *   argument "thread", uint64 (the pthread_t)          16
- *   argument "data", a string of n bytes inline:        8 + n rounded up to 8
+ *   argument "data", n bytes inline, a string if they   8 + n rounded up to 8
+ *       are UTF-8, else a blob (pt_data_is_text())
  *                                                      ---
  *                                                      88 + round_up(n, 8)
  *
  * (and a bool argument "truncated", 8 bytes, when the data were longer
- * than PT_MAX_DATA_SIZE_MAX).  The one place this formula lives:
- * getmaxusereventsize() and getmaxsystemeventsize() use it; target.c
- * writes the arguments.
+ * than PT_MAX_DATA_SIZE_MAX).  A string argument and a blob argument of
+ * the same bytes have the same size: the header word, then the bytes.
+ * The one place this formula lives: getmaxusereventsize() and
+ * getmaxsystemeventsize() use it; target.c writes the arguments.
  */
 #define PT_EVENT_RECORD_FIXED	88u
 
 static inline uint64_t pt_event_record_size(uint64_t data_len)
 {
 	return PT_EVENT_RECORD_FIXED + ((data_len + 7u) & ~(uint64_t)7u);
+}
+
+/*
+ * Whether @len bytes at @data go in the log as a string argument: FXT's
+ * strings are UTF-8 (the Fuchsia trace format, "String references"), so
+ * only bytes that are well-formed UTF-8 (Unicode's table 3-7: no overlong
+ * forms, no surrogates, nothing above U+10FFFF; NUL is a character) do.
+ * Others go in a blob argument (FXT argument type 10), which keeps them
+ * as they are.  On the hot path: eight ASCII bytes a load and a test,
+ * and the first byte that cannot be UTF-8 ends the scan, so 8 bytes of
+ * binary data cost about a nanosecond, text of n bytes about n / 8 loads.
+ */
+static inline bool pt_data_is_text(const void *data, size_t len)
+{
+	const unsigned char *s = data, *end;
+
+	if (!len)
+		return true;
+	end = s + len;
+	while (s < end) {
+		unsigned char c = *s, lo = 0x80, hi = 0xbf;
+		unsigned int n;
+		uint64_t w;
+
+		if (end - s >= 8) {
+			memcpy(&w, s, 8);
+			if (!(w & 0x8080808080808080ull)) {
+				s += 8;
+				continue;
+			}
+		}
+		if (c < 0x80) {
+			s++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;	/* overlong */
+			else if (c == 0xed)
+				hi = 0x9f;	/* surrogates */
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;	/* overlong */
+			else if (c == 0xf4)
+				hi = 0x8f;	/* above U+10FFFF */
+		} else {
+			return false;
+		}
+		if ((size_t)(end - s) <= n || s[1] < lo || s[1] > hi)
+			return false;
+		for (unsigned int i = 2; i <= n; i++)
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+		s += n + 1;
+	}
+	return true;
 }
 
 /*
@@ -81,8 +144,9 @@ _Static_assert(PT_EVENT_RECORD_FIXED + PT_MAX_DATA_SIZE_MAX <= TRACEBUF_LIB_FXT_
  *   category "posix:NAME", inline                       6 + NAME rounded up to 8
  *   name NAME, inline                                   NAME rounded up to 8
  *   argument "id", uint32, its name inline              16
- *   argument "data", a string of n bytes, its name      16 + n rounded up to 8
- *       inline (none without data)
+ *   argument "data", n bytes, its name inline (none     16 + n rounded up to 8
+ *       without data): a string or a blob, as a user
+ *       event's data
  *
  * The largest is POSIX_TRACE_FILTER, whose data are the old and the new
  * filter: posix_trace_attr_getmaxsystemeventsize() says how large.

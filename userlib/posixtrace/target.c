@@ -275,6 +275,26 @@ static bool pt_fast_ok(const struct pt_type *t)
 }
 
 /*
+ * The data argument's header: its name ref from the site's, its size, and
+ * the bytes as a string (inline ref) when they are UTF-8, else as a blob
+ * (byte size in [32..63]).  Either is the header word and the bytes.
+ */
+static inline uint64_t pt_data_header(uint64_t site_header, const void *data, size_t len)
+{
+	uint64_t h = (site_header & tracebuf_fxt_field(0xffff, 16, 31)) |
+		     tracebuf_fxt_field(1 + (len + 7) / 8, 4, 15);
+
+	if (pt_data_is_text(data, len)) {
+		struct tracebuf_fxt_str str = tracebuf_fxt_str_inline(data, len);
+
+		return h | tracebuf_fxt_field(TRACEBUF_LIB_FXT_ARG_STRING, 0, 3) |
+		       tracebuf_fxt_field(tracebuf_fxt_str_ref(&str), 32, 47);
+	}
+	return h | tracebuf_fxt_field(TRACEBUF_LIB_FXT_ARG_BLOB, 0, 3) |
+	       tracebuf_fxt_field(len, 32, 63);
+}
+
+/*
  * Reserve, store the words, commit: no lock, no system call.  The data
  * argument's size and inline length are the event's.  A record that does
  * not fit is dropped (and counted).
@@ -284,7 +304,7 @@ static void pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const
 {
 	const struct tracebuf_site *site = &t->site;
 	struct tracebuf_thread *th = &__tracebuf_self;
-	struct tracebuf_fxt_str str = tracebuf_fxt_str_inline(data, len);
+	uint64_t data_header = pt_data_header(site->arg_header[4], data, len);
 	size_t dwords = (len + 7) / 8;
 	/* header, ticks, id, seq, pc (2), thread (2), data (1 + dwords) */
 	size_t words = 9 + dwords;
@@ -306,10 +326,7 @@ static void pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const
 	p = tracebuf_fxt_put(p, (uint64_t)(uintptr_t)pc);
 	p = tracebuf_fxt_put(p, site->arg_header[3]);
 	p = tracebuf_fxt_put(p, (uint64_t)pthread_self());
-	/* the data argument: its own size in words, its inline string ref */
-	p = tracebuf_fxt_put(p, (site->arg_header[4] & ~tracebuf_fxt_field(0xfff, 4, 15)) |
-			     tracebuf_fxt_field(1 + dwords, 4, 15) |
-			     tracebuf_fxt_field(tracebuf_fxt_str_ref(&str), 32, 47));
+	p = tracebuf_fxt_put(p, data_header);
 	p = tracebuf_fxt_put_stream(p, data, len);
 	tracebuf_record_commit(th, p);
 }
@@ -350,8 +367,11 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 					   (uint64_t)(uintptr_t)pc);
 	args[3] = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("thread", 6),
 					  (uint64_t)pthread_self());
-	args[4] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
-					  tracebuf_fxt_str_inline(len ? data : "", len));
+	if (pt_data_is_text(data, len))
+		args[4] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
+						  tracebuf_fxt_str_inline(len ? data : "", len));
+	else
+		args[4] = tracebuf_fxt_arg_blob(tracebuf_fxt_str_inline("data", 4), data, len);
 	if (truncated)
 		args[nargs++] = tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("truncated", 9),
 						      true);

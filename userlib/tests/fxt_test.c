@@ -238,8 +238,13 @@ static void errors(void)
 	T_EXPECT_EQ(tracebuf_fxt_event_size(&ev), -E2BIG);
 	ev.nargs = 15;
 	T_EXPECT_EQ(tracebuf_fxt_event_size(&ev), 16 + 15 * 8);
-	args[3].type = TRACEBUF_LIB_FXT_ARG_BLOB;
+	/* a blob's bytes are inline: never a table entry */
+	args[3] = tracebuf_fxt_arg_blob(t_lit("b"), "x", 1);
+	args[3].str = tracebuf_fxt_str_index(3);
 	T_EXPECT_EQ(tracebuf_fxt_event_size(&ev), -EINVAL);
+	args[3] = tracebuf_fxt_arg_blob(t_lit("b"), NULL, 2);
+	T_EXPECT_EQ(tracebuf_fxt_event_size(&ev), -EINVAL);
+	args[3] = tracebuf_fxt_arg_null(tracebuf_fxt_str_empty());
 	args[3].type = 11;
 	T_EXPECT_EQ(tracebuf_fxt_event_size(&ev), -EINVAL);
 	args[3] = tracebuf_fxt_arg_string(t_lit("s"), tracebuf_fxt_str_inline(NULL, 2));
@@ -343,6 +348,8 @@ static void check_arg_types(bool name_by_ref)
 	args[n++] = tracebuf_fxt_arg_koid(name, 42);
 	args[n++] = tracebuf_fxt_arg_bool(name, true);
 	args[n++] = tracebuf_fxt_arg_bool(name, false);
+	args[n++] = tracebuf_fxt_arg_blob(name, "\xff\x00\xfe bytes", 9);
+	args[n++] = tracebuf_fxt_arg_blob(name, NULL, 0);
 	ev.type = TRACEBUF_LIB_FXT_EVENT_INSTANT;
 	ev.args = args;
 	ev.nargs = n;
@@ -373,6 +380,9 @@ static void check_arg_types(bool name_by_ref)
 	T_EXPECT_EQ(rec.args[9].koid, 42);
 	T_EXPECT_EQ(rec.args[10].b, true);
 	T_EXPECT_EQ(rec.args[11].b, false);
+	T_EXPECT_EQ(rec.args[12].raw.len, 9);
+	T_EXPECT_MEM(rec.args[12].raw.data, "\xff\x00\xfe bytes", 9);
+	T_EXPECT_EQ(rec.args[13].raw.len, 0);
 	t_trace_free(&t);
 }
 

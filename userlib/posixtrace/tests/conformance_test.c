@@ -1329,7 +1329,47 @@ static void header_types_have_fixed_sizes(void)
 	T_EXPECT(sizeof(trace_id_t) > 0 && sizeof(trace_event_id_t) == 4);
 }
 
+/*
+ * Which data go in a log as a string (pt_data_is_text()): exactly the
+ * well-formed UTF-8 (Unicode's table 3-7), as FXT's strings must be.
+ */
+static void data_is_text_when_utf8(void)
+{
+	static const struct {
+		const char *s;
+		size_t len;
+		bool text;
+	} v[] = {
+		{ "", 0, true },
+		{ "plain ASCII, more than eight bytes", 34, true },
+		{ "\x00\x01\x7f", 3, true },
+		{ "\xc2\x80 \xdf\xbf", 5, true },		/* U+0080, U+07FF */
+		{ "\xe0\xa0\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf", 12, true },
+		{ "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", 8, true },	/* U+10000, U+10FFFF */
+		{ "\x80", 1, false },				/* a continuation byte */
+		{ "\xc0\x80", 2, false },			/* overlong NUL */
+		{ "\xc1\xbf", 2, false },
+		{ "\xe0\x9f\xbf", 3, false },			/* overlong */
+		{ "\xed\xa0\x80", 3, false },			/* U+D800 */
+		{ "\xf0\x8f\xbf\xbf", 4, false },		/* overlong */
+		{ "\xf4\x90\x80\x80", 4, false },		/* U+110000 */
+		{ "\xf5\x80\x80\x80", 4, false },
+		{ "\xff", 1, false },
+		{ "eight ok\xe2\x82", 10, false },		/* cut short */
+		{ "\xe2\x28\xa1", 3, false },			/* no continuation */
+		{ "12345678\xef\xbe\xad\xde", 12, false },	/* a word, after ASCII */
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (pt_data_is_text(v[i].s, v[i].len) != v[i].text)
+			T_FAIL("case %zu: %s", i, v[i].text ? "not text" : "text");
+	T_EXPECT(pt_data_is_text(NULL, 0));
+	/* the record is the same size, a string or a blob */
+	T_EXPECT_EQ(pt_event_record_size(4), 96);
+}
+
 static const struct t_test tests[] = {
+	T_TEST(data_is_text_when_utf8),
 	/* posix_trace_attr_destroy(3p) */
 	T_TEST(attr_init_sets_default_values),
 	T_TEST(attr_init_sets_genversion_and_clockres),

@@ -2058,6 +2058,137 @@ static void leave_log(int fd, const char *name)
 	close(out);
 }
 
+/* The data of binary_data_is_kept_as_fxt_allows(): bytes, and whether they are text. */
+static char pt_big_bin[PT_MAX_DATA_SIZE_MAX], pt_big_text[PT_MAX_DATA_SIZE_MAX];
+
+static const struct {
+	const char *data;
+	size_t len;
+	bool text;
+} pt_datas[] = {
+	{ "\xff\xfe\x00\x01", 4, false },		/* bytes that are no UTF-8 */
+	{ "\xef\xbe\xad\xde\x00\x00\x00\x00", 8, false },	/* a uint64_t */
+	{ "h\xc3\xa9llo, \xe2\x82\xac\xf0\x9f\x98\x80", 15, true },	/* UTF-8 text */
+	{ "\x05\x00\x00\x00", 4, true },		/* an int: NUL is UTF-8 */
+	{ "\xed\xa0\x80", 3, false },			/* a surrogate */
+	{ "\xc0\xaf", 2, false },			/* overlong */
+	{ "\xf4\x90\x80\x80", 4, false },		/* above U+10FFFF */
+	{ "abc\xc3", 4, false },			/* cut in a character */
+	{ pt_big_bin, sizeof(pt_big_bin), false },
+	{ pt_big_text, sizeof(pt_big_text), true },
+};
+
+/*
+ * FXT strings are UTF-8: an event's data that are not go in the log as a
+ * blob argument, those that are as a string, and either reads back as
+ * recorded, to the byte; a FILTER event's sets (binary) too.  Every
+ * string of the log is UTF-8; scripts/fxt-check.py reads its copy.
+ */
+static void binary_data_is_kept_as_fxt_allows(void)
+{
+	static char out[PT_MAX_DATA_SIZE_MAX];
+	size_t n = sizeof(pt_datas) / sizeof(pt_datas[0]), k = 0, blobs = 0, strings = 0;
+	struct posix_trace_event_info info;
+	struct tracebuf_reader_record r;
+	struct tracebuf_reader *rd;
+	trace_event_set_t set, sets[2];
+	trace_event_id_t a;
+	trace_id_t trid, ltrid;
+	trace_attr_t attr;
+	bool filter_seen = false;
+	char *buf;
+	size_t len;
+	off_t size;
+	int fd = log_fd(), un;
+
+	for (size_t i = 0; i < sizeof(pt_big_bin); i++) {
+		pt_big_bin[i] = (char)(i * 7);
+		pt_big_text[i] = (char)(i % 2 ? 0xa9 : 0xc3);	/* U+00E9 */
+	}
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, PT_MAX_DATA_SIZE_MAX), 0);
+	self_log_start(&attr, fd, "bin", &trid, &a);
+	for (size_t i = 0; i < n; i++) {
+		T_EXPECT_EQ(pt_data_is_text(pt_datas[i].data, pt_datas[i].len), pt_datas[i].text);
+		posix_trace_event(a, pt_datas[i].data, pt_datas[i].len);
+	}
+	/* FLUSH_STOP (7): its bit is the high one of the set's first byte */
+	T_ASSERT_EQ(posix_trace_eventset_empty(&set), 0);
+	T_ASSERT_EQ(posix_trace_eventset_add(POSIX_TRACE_FLUSH_STOP, &set), 0);
+	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+
+	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	for (;;) {
+		T_ASSERT_EQ(posix_trace_getnext_event(ltrid, &info, out, sizeof(out), &len, &un),
+			    0);
+		if (un)
+			break;
+		if (info.posix_event_id == POSIX_TRACE_FILTER) {
+			filter_seen = true;
+			T_EXPECT_EQ(len, sizeof(sets));
+			memcpy(sets, out, sizeof(sets));
+			T_EXPECT_MEM(&sets[1], &set, sizeof(set));
+			continue;
+		}
+		if (info.posix_event_id != a)
+			continue;
+		if (k >= n) {
+			T_FAIL("more events than recorded");
+			break;
+		}
+		T_EXPECT_EQ(info.posix_truncation_status, POSIX_TRACE_NOT_TRUNCATED);
+		T_EXPECT_EQ(len, pt_datas[k].len);
+		if (len == pt_datas[k].len && memcmp(out, pt_datas[k].data, len))
+			T_FAIL("the data of event %zu are not as recorded", k);
+		k++;
+	}
+	T_EXPECT_EQ(k, n);
+	T_EXPECT(filter_seen);
+	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
+
+	/* the log itself: data as strings when UTF-8, else as blobs; all strings UTF-8 */
+	size = lseek(fd, 0, SEEK_END);
+	T_ASSERT(size > 0);
+	buf = malloc((size_t)size);
+	T_ASSERT(buf);
+	T_ASSERT_EQ(pread(fd, buf, (size_t)size, 0), size);
+	T_ASSERT_EQ(tracebuf_reader_open_mem(buf, (size_t)size, TRACEBUF_LIB_READER_MAGIC, &rd),
+		    0);
+	k = 0;
+	while (tracebuf_reader_next(rd, &r) > 0) {
+		if (r.type == TRACEBUF_LIB_FXT_RECORD_STRING &&
+		    !pt_data_is_text(r.string.str.data, r.string.str.len))
+			T_FAIL("string record %u is not UTF-8", r.string.index);
+		if (r.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
+			continue;
+		if (!pt_data_is_text(r.event.category.data, r.event.category.len) ||
+		    !pt_data_is_text(r.event.name.data, r.event.name.len))
+			T_FAIL("an event's category or name is not UTF-8");
+		for (unsigned int i = 0; i < r.nargs; i++) {
+			const struct tracebuf_reader_arg *g = &r.args[i];
+			bool data = g->name.len == 4 && !memcmp(g->name.data, "data", 4);
+
+			if (g->type == TRACEBUF_LIB_FXT_ARG_STRING) {
+				if (!pt_data_is_text(g->str.data, g->str.len))
+					T_FAIL("a string argument is not UTF-8");
+				strings += data;
+			} else if (g->type == TRACEBUF_LIB_FXT_ARG_BLOB) {
+				if (pt_data_is_text(g->raw.data, g->raw.len))
+					T_FAIL("UTF-8 data in a blob, not a string");
+				blobs += data;
+			}
+		}
+	}
+	tracebuf_reader_close(rd);
+	/* the user events' 7 blobs and 3 strings, and FILTER's blob */
+	T_EXPECT_EQ(blobs, 8);
+	T_EXPECT_EQ(strings, 3);
+	free(buf);
+	leave_log(fd, "posix-binary-data.fxt");
+	close(fd);
+}
+
 /*
  * A log begins as tracebufctl's traces do: the magic record, then a
  * provider info record, before any other (here provider 0's, the
@@ -2172,6 +2303,7 @@ static const struct t_test tests[] = {
 	T_TEST(log_append_grows),
 	T_TEST(error_event_when_the_target_does_not_answer),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
+	T_TEST(binary_data_is_kept_as_fxt_allows),
 	T_TEST(log_begins_with_a_provider_record),
 };
 
