@@ -13,7 +13,9 @@ thread tables, initialization records, events with their arguments,
 kernel objects and scheduling records, with the rules the Perfetto UI's
 importer applies besides (a section names a provider seen before, a CPU
 below 4096, a thread object carries its process's koid as the koid
-argument "process", weights are int32).
+argument "process", weights are int32).  Strings are UTF-8, as the format
+says: string records, inline strings and provider names; bytes that are
+not go in blob records and blob arguments (argument type 10).
 
 With --sched the file must also hold a kernel provider's view: context
 switches, each of whose nonzero thread ids some thread object names.
@@ -35,6 +37,16 @@ class Fault(Exception):
 
 def field(w, lo, hi):
     return (w >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
+def utf8(data, what):
+    """FXT's strings are UTF-8; bytes that are not are a blob's."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Fault(f"{what} is not UTF-8: byte {e.start} of {len(data)}, "
+                    f"{data[e.start:e.start + 4].hex()}") from None
+    return data
 
 
 class Provider:
@@ -91,7 +103,7 @@ class Checker:
             n = ref & 0x7fff
             if n > 32000:
                 raise Fault(f"inline {what} of {n} bytes")
-            return r.stream(n, what)
+            return utf8(r.stream(n, what), what)
         if ref not in self.cur.strings:
             raise Fault(f"{what}: string index {ref} not defined")
         return self.cur.strings[ref]
@@ -122,6 +134,8 @@ class Checker:
                 val = sub.word("argument value")
             elif typ == 6:
                 val = self.string(sub, field(h, 32, 47), "string argument")
+            elif typ == 10:
+                val = sub.stream(field(h, 32, 63), "blob argument")
             else:
                 val = None
             out[name] = (typ, val)
@@ -151,7 +165,7 @@ class Checker:
             idx, length = field(h, 16, 30), field(h, 32, 46)
             if length > 32000:
                 raise Fault(f"string of {length} bytes")
-            s = r.stream(length, "string")
+            s = utf8(r.stream(length, "string"), f"string {idx}")
             if idx:
                 self.cur.strings[idx] = s
         elif typ == 3:
@@ -159,6 +173,9 @@ class Checker:
             self.cur.threads[idx] = (r.word("process koid"), r.word("thread koid"))
         elif typ == 4:
             self.event(r, h)
+        elif typ == 5:
+            self.string(r, field(h, 16, 31), "blob name")
+            r.stream(field(h, 32, 46), "blob payload")
         elif typ == 7:
             self.kobj(r, h)
         elif typ == 8:
@@ -169,7 +186,7 @@ class Checker:
         mtype = field(h, 16, 19)
         if mtype == 1:
             pid, length = field(h, 20, 51), field(h, 52, 59)
-            name = r.stream(length, "provider name")
+            name = utf8(r.stream(length, "provider name"), "provider name")
             self.cur = self.providers[pid] = Provider(pid, name)
         elif mtype == 2:
             pid = field(h, 20, 51)

@@ -315,11 +315,24 @@ test_zero_word_fails_both() {
 }
 
 # scripts/fxt-check.py, the second reader vm-results.sh runs on the
-# guest's traces: it accepts the sample, with its context switch, and
-# names the first fault of a damaged copy.
+# guest's traces: it refuses the sample's event name that is not UTF-8
+# (there for dump's and convert's escapes), accepts the sample with that
+# name made ASCII, with its context switch, and names the first fault of
+# a damaged copy.
 test_fxt_check() {
 	local check=$HERE/../../../scripts/fxt-check.py out
 	make_sample || return 1
+	if out=$("$check" --sched "$TMP/w/s.fxt" 2>&1); then
+		fail "fxt-check took a name that is not UTF-8"
+		return 1
+	fi
+	case $out in
+	*": name is not UTF-8: byte 3 of 11, ffc32801") ;;
+	*) fail "fxt-check: $out"; return 1 ;;
+	esac
+	python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+open(sys.argv[1], "wb").write(d.replace(b"bad\xff\xc3(", b"bad-x("))' "$TMP/w/s.fxt"
 	out=$("$check" --sched "$TMP/w/s.fxt") || fail "fxt-check refused the sample" || return 1
 	case $out in
 	*": $RECORDS records, 2 providers, $EVENTS events, 1 context switches on 1 CPUs, 1 wakeups, 1 threads and 0 processes named") ;;
@@ -332,6 +345,45 @@ test_fxt_check() {
 		return 1
 	fi
 	[ "$out" = "$TMP/w/z.fxt: offset $FIRST: a zero word" ] || fail "fxt-check: $out"
+}
+
+# Strings are UTF-8 in FXT: fxt-check refuses a string record, an inline
+# string argument and a provider name that are not, and takes the same
+# bytes in a blob argument (type 10) and in a blob record.
+fxt_words() {
+	python3 -c 'import struct, sys
+sys.stdout.buffer.write(struct.pack("<%dQ" % (len(sys.argv) - 1),
+				    *(int(a, 0) for a in sys.argv[1:])))' "$@"
+}
+
+test_fxt_check_utf8() {
+	local check=$HERE/../../../scripts/fxt-check.py out f
+	local magic=0x0016547846040010 info=0x0010000000110020 name=0x70	# provider 1, "p"
+	# an instant event, inline thread koids 1, 2, one argument of 2 words
+	local ev=0x0000000000100064 ts=5 pid=1 tid=2 bytes=0xfeff
+	local str_arg=0x0000800200000026 blob_arg=0x000000020000002a
+
+	f=$TMP/w/u.fxt
+	mkdir -p "$TMP/w"
+	fxt_words $magic $info $name 0x0000000200010022 $bytes >"$f"
+	out=$("$check" "$f" 2>&1) && { fail "took a string record of ff fe: $out"; return 1; }
+	[ "$out" = "$f: offset 24: string 1 is not UTF-8: byte 0 of 2, fffe" ] ||
+		fail "string record: $out" || return 1
+	fxt_words $magic $info $name $ev $ts $pid $tid $str_arg $bytes >"$f"
+	out=$("$check" "$f" 2>&1) && { fail "took a string argument of ff fe: $out"; return 1; }
+	[ "$out" = "$f: offset 24: string argument is not UTF-8: byte 0 of 2, fffe" ] ||
+		fail "string argument: $out" || return 1
+	fxt_words $magic 0x0010000000110020 0xff >"$f"
+	out=$("$check" "$f" 2>&1) && { fail "took a provider named ff: $out"; return 1; }
+	[ "$out" = "$f: offset 8: provider name is not UTF-8: byte 0 of 1, ff" ] ||
+		fail "provider name: $out" || return 1
+	# the same bytes as a blob argument, then a blob record; and UTF-8 text
+	fxt_words $magic $info $name $ev $ts $pid $tid $blob_arg $bytes \
+		0x0001000280040035 0x61746164 $bytes \
+		0x0000000200010022 0xa9c3 >"$f"
+	out=$("$check" "$f") || fail "refused blobs and UTF-8: $out" || return 1
+	[ "$out" = "$f: 5 records, 1 providers, 1 events, 0 context switches on 0 CPUs, 0 wakeups, 0 threads and 0 processes named" ] ||
+		fail "blobs: $out"
 }
 
 test_report_usage_errors() {
@@ -427,6 +479,7 @@ TESTS=(
 	test_truncated_file_fails_both
 	test_zero_word_fails_both
 	test_fxt_check
+	test_fxt_check_utf8
 	test_report_usage_errors
 	test_report_sample
 	test_report_bad_file
