@@ -98,6 +98,34 @@ void pt_online_full_reset(struct pt_trace *t)
 {
 	pt_online_check_drops(t);
 	t->drops_base = t->drops_seen;
+	t->loop_full = false;
+	t->full_stopped = false;
+}
+
+bool pt_online_full(const struct pt_trace *t)
+{
+	if (t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL)
+		return t->drops_seen > t->drops_base;
+	return t->attr.stream_policy == POSIX_TRACE_LOOP && t->loop_full;
+}
+
+/*
+ * posix_trace_attr_getstreamfullpolicy(3p): an UNTIL_FULL stream "shall
+ * be run until the trace stream resources are exhausted.  Then the trace
+ * stream will stop."  Its provider dropped records: stop it, its data
+ * (and the window of what it dropped, read as the STOP that follows its
+ * last event) to the queue; it starts again once its reader emptied it
+ * (pt_online_getnext()).
+ */
+static int pt_until_full_stop(struct pt_trace *t)
+{
+	if (t->attr.stream_policy != POSIX_TRACE_UNTIL_FULL || !t->running)
+		return 0;
+	pt_online_check_drops(t);
+	if (t->drops_seen <= t->drops_base)
+		return 0;
+	t->full_stopped = true;
+	return pt_stream_stop(t);
 }
 
 
@@ -145,8 +173,11 @@ static int pt_take(struct pt_trace *t, const struct pt_event *ev)
 			return ENOMEM;
 		if (!is_new && (int32_t)(ev->seq - th->next) < 0)
 			return 0;	/* read before */
-		if (ev->seq != th->next)
-			t->overrun = true;	/* the events between were lost */
+		if (ev->seq != th->next) {
+			/* the events between were lost: overwritten unread */
+			t->overrun = true;
+			t->loop_full = t->attr.stream_policy == POSIX_TRACE_LOOP;
+		}
 		th->next = ev->seq + 1;
 	}
 	if (t->npending == t->cap_pending) {
@@ -186,6 +217,18 @@ static void pt_pending_sort(struct pt_trace *t)
 	if (t->npending - t->first_pending > 1)
 		qsort(t->pending + t->first_pending, t->npending - t->first_pending,
 		      sizeof(*t->pending), pt_pending_cmp);
+}
+
+/* What the stream's providers recorded so far, as their headers hint it. */
+static uint64_t pt_recorded(const struct pt_trace *t)
+{
+	struct tracebuf_session_provider p[4];
+	int n = tracebuf_session_providers(t->session, p, 4);
+	uint64_t bytes = 0;
+
+	for (int i = 0; i < n && i < 4; i++)
+		bytes += p[i].bytes_recorded;
+	return bytes;
 }
 
 /* Read @len bytes of FXT at @buf (@magic: from the start of a trace). */
@@ -229,8 +272,11 @@ static int pt_refill(struct pt_trace *t)
 {
 	size_t len = 0;
 	char *buf = NULL;
-	int ret = 0;
+	int ret;
 
+	ret = pt_until_full_stop(t);
+	if (ret)
+		return ret;
 	if (t->running) {
 		uint64_t errors = t->nerrors_total;
 		uint64_t w = tracebuf_session_ticks(t->session, NULL);
@@ -238,6 +284,7 @@ static int pt_refill(struct pt_trace *t)
 		/* the snapshot is written at the file's offset: empty it, from 0 */
 		if (ftruncate(t->snap_fd, 0) || lseek(t->snap_fd, 0, SEEK_SET))
 			return EIO;
+		t->refill_bytes = pt_recorded(t);
 		ret = tracebuf_session_snapshot(t->session, t->snap_fd, NULL);
 		if (ret < 0)
 			return ret == -ENOMEM ? ENOMEM : 0;	/* e.g. not started yet */
@@ -279,6 +326,42 @@ int pt_online_add(struct pt_trace *t, const void *buf, size_t len)
 int pt_online_read_stop(struct pt_trace *t)
 {
 	return pt_refill(t);
+}
+
+/*
+ * Before a status.  An UNTIL_FULL stream that filled stops.  A running
+ * LOOP stream's buffer is read when nothing read waits to be reported,
+ * or when what it recorded since it was last read (its header's hint)
+ * may have overwritten events not read yet: half a rolling buffer.  So a
+ * loss is an overrun at once, without a snapshot, which costs the target
+ * a round trip, at every status of a reader that is behind.
+ */
+int pt_online_refresh(struct pt_trace *t)
+{
+	uint64_t half = tracebuf_layout_rolling_size(t->buffer_size, TRACEBUF_MODE_CIRCULAR);
+
+	if (t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL)
+		return pt_until_full_stop(t);
+	if (t->attr.stream_policy != POSIX_TRACE_LOOP || !t->running)
+		return 0;
+	if (t->first_pending == t->npending || pt_recorded(t) - t->refill_bytes >= half / 2)
+		return pt_refill(t);
+	return 0;
+}
+
+/*
+ * Nothing is left to report: a LOOP stream is not full any more, and an
+ * UNTIL_FULL stream that stopped full starts again (its START to come).
+ */
+static int pt_emptied(struct pt_trace *t)
+{
+	if (t->first_pending != t->npending || t->out_unread)
+		return 0;
+	t->loop_full = false;
+	if (!t->full_stopped)
+		return 0;
+	pt_online_full_reset(t);
+	return pt_stream_restart_emptied(t);
 }
 
 /* The first pending event, if it may be reported now. */
@@ -342,6 +425,8 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		p = pt_ready(t);
 		if (!p) {
 			ret = pt_refill(t);
+			if (!ret)
+				ret = pt_emptied(t);
 			if (ret)
 				break;
 			p = pt_ready(t);

@@ -371,6 +371,11 @@ struct pt_trace {
 	int snap_fd;			/* memfd for snapshots, or -1 */
 	bool out_unread;		/* a stop wrote to out_fd since it was read */
 	bool overrun;			/* since the last get_status */
+	bool loop_full;			/* LOOP: lost unread events since emptied */
+	uint64_t refill_bytes;		/* pt_recorded() at the last snapshot */
+	bool full_stopped;		/* UNTIL_FULL: stopped full, to restart
+					 * once its reader emptied it
+					 */
 	uint64_t drops_seen;		/* the providers' drop count, last read */
 	struct pt_thread *threads;
 	size_t nthreads, cap_threads;
@@ -420,6 +425,8 @@ int pt_stream_restart(struct pt_trace *t);
 int pt_stream_refilter(struct pt_trace *t);
 /* stream.c: stop a running stream's provider, its data written as its log allows */
 int pt_stream_stop(struct pt_trace *t);
+/* stream.c: start a stream emptied after it filled again, cleared, its START first */
+int pt_stream_restart_emptied(struct pt_trace *t);
 
 /*
  * logfull.c, for a stream with a log: pt_log_reset() when the log is
@@ -475,5 +482,13 @@ void pt_online_free(struct pt_trace *t);
 void pt_online_check_drops(struct pt_trace *t);
 /* A flush or a clear: the stream is not full from now on. */
 void pt_online_full_reset(struct pt_trace *t);
+/*
+ * Whether @t is full (posix_trace_get_status(3p)): an UNTIL_FULL
+ * stream's provider dropped records, a LOOP stream lost events before
+ * they were read; since it was created, emptied, flushed or cleared.
+ */
+bool pt_online_full(const struct pt_trace *t);
+/* Before get_status: what an active stream without a log holds, if it may tell more. */
+int pt_online_refresh(struct pt_trace *t);
 
 #endif /* POSIXTRACE_PRIV_H */

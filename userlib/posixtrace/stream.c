@@ -453,6 +453,32 @@ static int pt_session_start(struct pt_trace *t, uint32_t disposition)
 	return ret == -EBUSY ? EBUSY : EIO;
 }
 
+/*
+ * Whether @t is an UNTIL_FULL stream that is full: stopped, as far as
+ * its caller can tell, and posix_trace_start(3p) and _stop() record
+ * nothing and change nothing ("If the trace stream is full, the
+ * POSIX_TRACE_START [STOP] system trace event shall not be recorded and
+ * the status of the trace stream shall not be changed").
+ */
+static bool pt_until_full_full(struct pt_trace *t)
+{
+	if (t->attr.stream_policy != POSIX_TRACE_UNTIL_FULL)
+		return false;
+	pt_online_check_drops(t);
+	return pt_online_full(t);
+}
+
+int pt_stream_restart_emptied(struct pt_trace *t)
+{
+	/* stamped before the target starts: before all it records */
+	uint64_t ticks = tracebuf_session_ticks(t->session, NULL);
+	int ret = pt_session_start(t, TRACEBUF_START_CLEAR_ENTIRE);
+
+	if (!ret)
+		ret = pt_system_event(t, POSIX_TRACE_START, ticks, NULL, 0);
+	return ret;
+}
+
 POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 {
 	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
@@ -461,7 +487,10 @@ POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 
 	if (!t)
 		return EINVAL;
-	if (!t->running) {
+	if (pt_until_full_full(t)) {
+		/* without a log, it starts again once its reader emptied it */
+		t->full_stopped = !t->has_log;
+	} else if (!t->running) {
 		/* stamped before the target starts: before all it records */
 		ticks = tracebuf_session_ticks(t->session, NULL);
 		ret = pt_session_start(t, 0);
@@ -542,9 +571,11 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 	if (t->running) {
 		/* the providers' data go to the log as each stops */
 		ret = pt_stream_stop(t);
-		if (!ret)
+		if (!ret && !pt_until_full_full(t))
 			ret = pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	}
+	/* stopped by its caller: not started again once emptied */
+	t->full_stopped = false;
 	pt_trace_put(t);
 	return ret;
 }
@@ -603,8 +634,9 @@ POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
 		pt_trace_put(t);
 		return EINVAL;
 	}
-	running = t->running;
-	if (running) {
+	/* a stream that stopped full is to run again, empty */
+	running = t->running || t->full_stopped;
+	if (t->running) {
 		/* what the provider holds is dropped, not written */
 		ret = pt_log_errno(tracebuf_session_stop(t->session, false));
 		t->running = false;
@@ -633,7 +665,7 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 	pthread_cond_broadcast(&t->cond);
 	while (t->waiters)
 		pthread_cond_wait(&t->cond, &t->lock);
-	if (t->running && !pt_stream_stop(t))
+	if (t->running && !pt_stream_stop(t) && !pt_until_full_full(t))
 		pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	return pt_stream_free(t) ? EIO : 0;
 }
@@ -659,6 +691,7 @@ POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 					  struct posix_trace_status_info *statusinfo)
 {
 	struct pt_trace *t;
+	bool full = false;
 
 	if (!statusinfo)
 		return EINVAL;
@@ -666,15 +699,23 @@ POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 	if (!t)
 		return EINVAL;
 	memset(statusinfo, 0, sizeof(*statusinfo));
-	if (t->kind == PT_KIND_STREAM)
+	if (t->kind == PT_KIND_STREAM) {
+		/*
+		 * A stream without a log reads what it holds when that may
+		 * tell more (pt_online_refresh()): the events a LOOP stream
+		 * overwrote before they were read are an overrun at once,
+		 * and an UNTIL_FULL stream that filled stops.
+		 */
+		if (!t->has_log)
+			pt_online_refresh(t);
 		pt_online_check_drops(t);
+		full = pt_online_full(t);
+	}
 	/* a log: the status of the completed stream */
-	statusinfo->posix_stream_status = t->running ? POSIX_TRACE_RUNNING :
-				     POSIX_TRACE_SUSPENDED;
-	/* an UNTIL_FULL stream is full once its provider dropped a record */
-	statusinfo->posix_stream_full_status =
-		t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL && t->drops_seen > t->drops_base ?
-		POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
+	statusinfo->posix_stream_status =
+		t->running && !(full && t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL) ?
+		POSIX_TRACE_RUNNING : POSIX_TRACE_SUSPENDED;
+	statusinfo->posix_stream_full_status = full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
 	statusinfo->posix_stream_overrun_status = t->overrun ? POSIX_TRACE_OVERRUN :
 					     POSIX_TRACE_NO_OVERRUN;
 	/* a flush is done when posix_trace_flush() returns */

@@ -33,7 +33,12 @@
  * OVERFLOW and RESUME are not written: libtracebuf's engine marks the
  * records a full buffer dropped with a window (tracebuf_reader_drop_window())
  * in the target's own data, and its start and end are read as OVERFLOW
- * and RESUME (pt_drop_window_events()).
+ * and RESUME (pt_drop_window_events()): a POSIX_TRACE_FLUSH stream was
+ * full until a flush of its buffer made room.  A POSIX_TRACE_UNTIL_FULL
+ * stream stops when it is full (posix_trace_attr_getstreamfullpolicy(3p):
+ * "a POSIX_TRACE_STOP trace event shall be reported after reporting the
+ * last recorded trace event"): its window is read as that STOP, at its
+ * start, and no STOP is recorded when it is stopped while full.
  *
  * A system event type in the stream's filter is not recorded.
  */
@@ -108,6 +113,16 @@ int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader
 
 	if (!tracebuf_reader_drop_window(r, NULL))
 		return 0;
+	if (t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL) {
+		if (pt_filtered(t, POSIX_TRACE_STOP))
+			return 0;
+		memset(&ev[0], 0, sizeof(ev[0]));
+		ev[0].id = POSIX_TRACE_STOP;
+		ev[0].ns = r->event.ns;
+		ev[0].ticks = r->event.ticks;
+		ev[0].pid = (uint32_t)r->event.process_koid;
+		return 1;
+	}
 	for (int i = 0; i < 2; i++) {
 		trace_event_id_t id = i ? POSIX_TRACE_RESUME : POSIX_TRACE_OVERFLOW;
 
