@@ -21,6 +21,8 @@
 
 #include <trace.h>
 
+#include "ptvm.h"
+
 #define N_EVENTS	100
 
 enum how { BY_EXIT, BY_EXIT_LATER, BY_EXIT_STOPPED, BY_EXIT_ONLINE, BY__EXIT };
@@ -102,17 +104,6 @@ static struct log_seen read_log(int fd)
 	}
 	posix_trace_close(trid);
 	return s;
-}
-
-static int log_fd(void)
-{
-	int fd = memfd_create("posix-log", MFD_CLOEXEC);
-
-	if (fd < 0) {
-		perror("memfd_create");
-		exit(2);
-	}
-	return fd;
 }
 
 /* Ended by @how, with a log: every event in it, then the STOP. */

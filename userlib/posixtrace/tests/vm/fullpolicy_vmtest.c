@@ -29,6 +29,8 @@
 
 #include <trace.h>
 
+#include "ptvm.h"
+
 static void online_stream(int policy, trace_id_t *trid, trace_event_id_t *id)
 {
 	trace_attr_t attr;
@@ -41,15 +43,15 @@ static void online_stream(int policy, trace_id_t *trid, trace_event_id_t *id)
 	T_ASSERT_EQ(posix_trace_start(*trid), 0);
 }
 
-/* The status once it says FULL (at most 5 s: the provider reports drops). */
-static void status_once_full(trace_id_t trid, struct posix_trace_status_info *st)
+/* An UNTIL_FULL stream of 64 KiB, sent 5000 events: full, its status in @st. */
+static void fill_until_full(trace_id_t *trid, trace_event_id_t *id,
+			    struct posix_trace_status_info *st)
 {
-	for (int i = 0; i < 500; i++) {
-		T_ASSERT_EQ(posix_trace_get_status(trid, st), 0);
-		if (st->posix_stream_full_status == POSIX_TRACE_FULL)
-			return;
-		usleep(10000);
-	}
+	online_stream(POSIX_TRACE_UNTIL_FULL, trid, id);
+	for (uint64_t i = 0; i < 5000; i++)
+		posix_trace_event(*id, &i, sizeof(i));
+	wait_full(*trid, st);
+	T_EXPECT_EQ(st->posix_stream_full_status, POSIX_TRACE_FULL);
 }
 
 struct read_out {
@@ -109,11 +111,7 @@ static void until_full_stops_then_restarts_when_emptied(void)
 	trace_event_id_t id;
 	trace_id_t trid;
 
-	online_stream(POSIX_TRACE_UNTIL_FULL, &trid, &id);
-	for (uint64_t i = 0; i < 5000; i++)
-		posix_trace_event(id, &i, sizeof(i));
-	status_once_full(trid, &st);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	fill_until_full(&trid, &id, &st);
 	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_SUSPENDED);
 	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
 
@@ -154,11 +152,7 @@ static void until_full_stop_and_start_while_full(void)
 	trace_event_id_t id;
 	trace_id_t trid;
 
-	online_stream(POSIX_TRACE_UNTIL_FULL, &trid, &id);
-	for (uint64_t i = 0; i < 5000; i++)
-		posix_trace_event(id, &i, sizeof(i));
-	status_once_full(trid, &st);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	fill_until_full(&trid, &id, &st);
 	T_EXPECT_EQ(posix_trace_stop(trid), 0);
 	T_EXPECT_EQ(posix_trace_start(trid), 0);
 	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);

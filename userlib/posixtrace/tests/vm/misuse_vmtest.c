@@ -27,6 +27,8 @@
 #include <trace.h>
 #include <tracebuf_manager.h>
 
+#include "ptvm.h"
+
 /* Seconds one misused call may take before it counts as a hang. */
 #define CALL_TIMEOUT	10
 
@@ -208,17 +210,6 @@ static void expect_einval_in_children(trace_id_t trid, const char *what)
 
 /* ---------------------------------------------------------------------- */
 /* Streams that must not notice                                           */
-
-static int log_fd(void)
-{
-	int fd = memfd_create("posix-log", MFD_CLOEXEC);
-
-	if (fd < 0) {
-		perror("memfd_create");
-		exit(2);
-	}
-	return fd;
-}
 
 /* Events of type @id in the log on @fd, with data 0, 1, ... in order: how many. */
 static size_t log_count_in_order(int fd, trace_event_id_t id)
@@ -413,21 +404,6 @@ static void child_that_lives_on_keeps_no_stream(void)
 	close(ready[0]);
 	close(fd);
 	close(fd2);
-}
-
-/* A program beside this one (check.sh puts them all in one directory). */
-static void beside(char *path, size_t size, const char *prog)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	T_ASSERT(n > 0);
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	T_ASSERT(slash != NULL);
-	*slash = '\0';
-	snprintf(path, size, "%s/%s", self, prog);
 }
 
 /* Providers named posix_trace.* registered now. */

@@ -29,17 +29,7 @@
 #include <tracebuf_reader.h>
 
 #include "posixtrace_priv.h"
-
-static int log_fd(void)
-{
-	int fd = memfd_create("posix-log", MFD_CLOEXEC);
-
-	if (fd < 0) {
-		perror("memfd_create");
-		exit(2);
-	}
-	return fd;
-}
+#include "ptvm.h"
 
 /* A C string equal to a literal. */
 #define T_EXPECT_CSTR(s, lit)						\
@@ -157,22 +147,6 @@ static void self_log_start(const trace_attr_t *attr, int fd, const char *name, t
 	T_ASSERT_EQ(posix_trace_create_withlog(0, attr, fd, trid), 0);
 	T_ASSERT_EQ(posix_trace_eventid_open(name, id), 0);
 	T_ASSERT_EQ(posix_trace_start(*trid), 0);
-}
-
-/*
- * The status of a stream that filled: its provider reports the records it
- * dropped from its own thread, a moment after (on arm64's emulation, after
- * the next get_status); at most 5 s.  The first FULL comes with the
- * overrun that made it.
- */
-static void wait_full(trace_id_t trid, struct posix_trace_status_info *st)
-{
-	for (int i = 0; i < 500; i++) {
-		T_ASSERT_EQ(posix_trace_get_status(trid, st), 0);
-		if (st->posix_stream_full_status == POSIX_TRACE_FULL)
-			return;
-		usleep(10000);
-	}
 }
 
 /* The child records its events; it has when this returns. */
@@ -1986,21 +1960,6 @@ static void error_event_when_the_target_does_not_answer(void)
 	T_EXPECT_EQ(users, 10);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
 	child_end(&c);
-}
-
-/* A program beside this one (check.sh puts them all in one directory). */
-static void beside(char *path, size_t size, const char *prog)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	T_ASSERT(n > 0);
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	T_ASSERT(slash != NULL);
-	*slash = '\0';
-	snprintf(path, size, "%s/%s", self, prog);
 }
 
 /*
