@@ -15,10 +15,11 @@
  *                           is not written.
  *   POSIX_TRACE_LOOP        the log is a sequence of parts that each read
  *                           alone (each begins with the provider's
- *                           durable records); before a part begins that
- *                           would take the log past log-max-size, the
- *                           oldest parts are dropped: the file's later
- *                           bytes move down over them.  A part is what
+ *                           durable records); once a write took the log
+ *                           past log-max-size, the oldest parts are
+ *                           dropped (the file's later bytes move down
+ *                           over them), but never the newest that holds
+ *                           records, whatever its size.  A part is what
  *                           one stop or flush wrote or, with
  *                           POSIX_TRACE_FLUSH, what was written between
  *                           two rotations of the session
@@ -29,8 +30,8 @@
  * exceed log-max-size by what was written before the stream's thread
  * looked: a stream buffer, or with POSIX_TRACE_FLUSH the halves saved
  * meanwhile (on a loaded machine, up to two buffers' worth); a LOOP log
- * keeps at least its newest part.  A log that cannot be cut back (a pipe) does not loop: LOOP is
- * APPEND there.
+ * keeps at least its newest part.  A log that cannot be cut back (a
+ * pipe) does not loop: LOOP is APPEND there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,9 +42,6 @@
 #include <tracebuf_fxt.h>
 
 #include "posixtrace_priv.h"
-
-/* What a stop may write besides the buffer: provider info, sections. */
-#define PT_LOG_SLACK	4096u
 
 /* The log's size now: its head, and what the session wrote since. */
 static uint64_t pt_log_end(const struct pt_trace *t)
@@ -120,17 +118,22 @@ static int pt_log_move(int fd, uint64_t from, uint64_t to, uint64_t end)
 }
 
 /*
- * LOOP: drop the oldest parts but the newest until @need more bytes fit
- * log-max-size.  Everything the session wrote is in the file.
+ * LOOP: drop the oldest parts while the log is larger than log-max-size,
+ * but never the newest part that holds records: the log always keeps the
+ * newest events flushed, whole, even when that part alone is larger.  A
+ * part that holds nothing yet (where the next stop writes, or only the
+ * magic record of a rotation) does not count as the newest.  Everything
+ * the session wrote is in the file.
  */
-static int pt_log_make_room(struct pt_trace *t, uint64_t need)
+static int pt_log_trim(struct pt_trace *t)
 {
 	uint64_t end = pt_log_end(t), gap;
-	size_t k = 0;
+	size_t last = t->nunits - 1, k = 0;
 	int ret;
 
-	while (k + 1 < t->nunits &&
-	       end - (t->units[k] - t->log_head) + need > t->attr.log_size)
+	if (last && t->units[last] + TRACEBUF_LIB_FXT_WORD >= end)
+		last--;
+	while (k < last && end - (t->units[k] - t->log_head) > t->attr.log_size)
 		k++;
 	if (!k)
 		return 0;
@@ -155,9 +158,7 @@ bool pt_log_before_stop(struct pt_trace *t)
 			t->log_full = true;
 		return !t->log_full;
 	}
-	/* with FLUSH, the session's last half: the part goes on */
-	if (pt_log_loops(t) && t->attr.stream_policy != POSIX_TRACE_FLUSH)
-		pt_log_make_room(t, t->buffer_size + PT_LOG_SLACK);
+	/* a LOOP log makes room once the stop's part is in (pt_log_trim()) */
 	return true;
 }
 
@@ -179,21 +180,22 @@ void pt_log_written(struct pt_trace *t)
 			return;
 		if (t->attr.stream_policy != POSIX_TRACE_FLUSH) {
 			/* a stop's data: the next part begins here */
-			pt_log_unit_add(t, end);
+			if (!pt_log_unit_add(t, end))
+				pt_log_trim(t);
 			return;
 		}
 		if (end - t->units[t->nunits - 1] < (part ? part : 1))
 			return;
 		/*
 		 * A new part: the session writes all that is pending, then,
-		 * from the magic record on, a trace that reads alone
+		 * from the magic record on, a trace that reads alone; the
+		 * log is trimmed only then, with all of it in the file
 		 */
 		if (tracebuf_session_rotate(t->session, t->log_fd))
 			return;
 		end = pt_log_end(t);
-		if (pt_log_unit_add(t, end - TRACEBUF_LIB_FXT_WORD))
-			return;
-		pt_log_make_room(t, (part ? part : 1) + t->buffer_size / 2 + PT_LOG_SLACK);
+		if (!pt_log_unit_add(t, end - TRACEBUF_LIB_FXT_WORD))
+			pt_log_trim(t);
 		return;
 	default:
 		return;

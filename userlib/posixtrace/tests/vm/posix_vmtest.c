@@ -1773,6 +1773,60 @@ static void log_loop_keeps_the_newest(void)
 }
 
 /*
+ * A LOOP log smaller than its stream's buffer keeps the newest flushes
+ * that fit it, and always the newest one, whole, however large: with a
+ * 1 MiB stream, a 64 KiB or a 256 KiB log holds two flushes of 15 KB
+ * each, then, after a flush of 160 KB, that flush alone.
+ */
+static void log_loop_smaller_than_the_stream_one(size_t log_size)
+{
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t first, last;
+	int fd = log_fd();
+	size_t n;
+
+	log_attr(&attr, POSIX_TRACE_LOOP, 1u << 20, POSIX_TRACE_LOOP, log_size);
+	self_log_start(&attr, fd, "ls", &trid, &a);
+	/* 190 events of 80 bytes: 15,200 bytes a flush */
+	for (uint64_t i = 0; i < 190; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	for (uint64_t i = 1000; i < 1190; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	n = log_increasing(fd, &first, &last);
+	printf("# %zu KiB log: %zu events, %" PRIu64 " to %" PRIu64 ", %lld bytes\n",
+	       log_size / 1024, n, first, last, (long long)fd_size(fd));
+	T_EXPECT_EQ(n, 380);
+	T_EXPECT_EQ(first, 0);
+	T_EXPECT_EQ(last, 1189);
+	/* 2000 events, 160 KB: more than a 64 KiB log, kept whole */
+	for (uint64_t i = 10000; i < 12000; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = log_increasing(fd, &first, &last);
+	printf("# %zu KiB log: %zu events, %" PRIu64 " to %" PRIu64 ", %lld bytes\n",
+	       log_size / 1024, n, first, last, (long long)fd_size(fd));
+	T_EXPECT_EQ(last, 11999);
+	if (log_size < 160 * 1024) {
+		T_EXPECT_EQ(n, 2000);
+		T_EXPECT_EQ(first, 10000);
+	} else {
+		T_EXPECT(n >= 2000);
+		T_EXPECT(fd_size(fd) <= (off_t)log_size + 1024);
+	}
+	close(fd);
+}
+
+static void log_loop_smaller_than_the_stream(void)
+{
+	log_loop_smaller_than_the_stream_one(64 * 1024);
+	log_loop_smaller_than_the_stream_one(256 * 1024);
+}
+
+/*
  * LOOP with POSIX_TRACE_FLUSH: the log rotates in parts an eighth of
  * log-max-size and drops the oldest.  How much it keeps depends on how
  * large the parts grew (the halves saved between two looks): at least
@@ -2259,6 +2313,7 @@ static const struct t_test tests[] = {
 	T_TEST(clear_of_a_stream_read_online),
 	T_TEST(log_until_full_stops_the_stream),
 	T_TEST(log_loop_keeps_the_newest),
+	T_TEST(log_loop_smaller_than_the_stream),
 	T_TEST(log_loop_of_a_flush_stream),
 	T_TEST(log_append_grows),
 	T_TEST(error_event_when_the_target_does_not_answer),
