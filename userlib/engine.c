@@ -667,6 +667,11 @@ static void tb_once_init(void)
 		atomic_store(&__tracebuf_hot.strong_fence, 1);
 }
 
+void tracebuf_engine_init(void)
+{
+	pthread_once(&tb_once, tb_once_init);
+}
+
 int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 			   const struct tracebuf_engine_ops *ops)
 {

@@ -172,6 +172,13 @@ struct tracebuf_engine {
 
 struct tracebuf_engine *tracebuf_engine_get(void);
 void tracebuf_engine_format(void *buf, size_t size, uint32_t mode);
+/*
+ * The engine's one-time set-up, its fork handlers among them: a library
+ * that registers fork handlers after this call has its prepare handler
+ * run before the engine's (pthread_atfork(3): in reverse order), while
+ * the engine's lock is free.
+ */
+void tracebuf_engine_init(void);
 int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 			   const struct tracebuf_engine_ops *ops);
 int tracebuf_engine_start(uint32_t disposition, uint32_t flags);

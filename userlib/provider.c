@@ -387,6 +387,8 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 	    !cfg->name || cfg->flags & ~TRACEBUF_LIB_PROVIDER_ALL || !out)
 		return -EINVAL;
 	pthread_once(&tb_once, tb_once_init);
+	/* the engine's fork handlers before any its caller registers next */
+	tracebuf_engine_init();
 	if (!atomic_compare_exchange_strong(&tb_have_provider, &expect, true))
 		return -EBUSY;
 

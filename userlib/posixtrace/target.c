@@ -95,16 +95,20 @@ const char *pt_user_event_name(trace_event_id_t id)
 
 /*
  * fork(), in the parent: does the stream that traces it want its
- * children?  The category's state is read, not looked up: a fork handler
- * of libtracebuf's may hold the engine's lock by now.  The first event
- * after each start looks it up (pt_event_slow()), so a process that
- * forks before it recorded anything since its stream started does not
- * pass the stream on.
+ * children?  The category's state is looked up if no event did since the
+ * stream started or stopped.  That takes the engine's lock, which no
+ * fork handler of libtracebuf's holds yet: this one was registered after
+ * the engine's (tracebuf_provider_create() sets the engine up first, and
+ * pt_once_init() runs once it returned), so it runs before them.
  */
 static void pt_fork_prepare(void)
 {
-	pt_fork_inherits = pt_provider &&
-			   atomic_load(&pt_inherit_site.state) == TRACEBUF_LIB_SITE_ENABLED;
+	pt_fork_inherits = false;
+	if (!pt_provider)
+		return;
+	if (atomic_load(&pt_inherit_site.state) == TRACEBUF_LIB_SITE_UNKNOWN)
+		__tracebuf_site_lookup(&pt_inherit_site, NULL, 0);
+	pt_fork_inherits = atomic_load(&pt_inherit_site.state) == TRACEBUF_LIB_SITE_ENABLED;
 }
 
 /*

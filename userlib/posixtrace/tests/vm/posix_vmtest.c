@@ -676,7 +676,7 @@ static void eventid_open_ids_and_limits(void)
  * events, forks a child that records 10 (and a grandchild 3), then 5
  * more.  Returns how many of the log's events each process recorded.
  */
-static void fork_under_stream(int inheritance, size_t *parent, size_t *child,
+static void fork_under_stream(int inheritance, uint64_t before, size_t *parent, size_t *child,
 			      size_t *grandchild)
 {
 	static struct seen v[64];
@@ -692,7 +692,7 @@ static void fork_under_stream(int inheritance, size_t *parent, size_t *child,
 	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
 	T_ASSERT_EQ(posix_trace_attr_setinherited(&attr, inheritance), 0);
 	self_log_start(&attr, fd, "fork", &trid, &a);
-	for (uint64_t i = 0; i < 5; i++)
+	for (uint64_t i = 0; i < before; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	pid = fork();
 	T_ASSERT(pid >= 0);
@@ -738,8 +738,19 @@ static void inherited_stream_traces_children(void)
 {
 	size_t parent, child, grandchild;
 
-	fork_under_stream(POSIX_TRACE_INHERITED, &parent, &child, &grandchild);
+	fork_under_stream(POSIX_TRACE_INHERITED, 5, &parent, &child, &grandchild);
 	T_EXPECT_EQ(parent, 10);
+	T_EXPECT_EQ(child, 10);
+	T_EXPECT_EQ(grandchild, 3);
+}
+
+/* ... also a child forked before its parent recorded anything since the start */
+static void inherited_stream_traces_a_child_forked_at_once(void)
+{
+	size_t parent, child, grandchild;
+
+	fork_under_stream(POSIX_TRACE_INHERITED, 0, &parent, &child, &grandchild);
+	T_EXPECT_EQ(parent, 5);
 	T_EXPECT_EQ(child, 10);
 	T_EXPECT_EQ(grandchild, 3);
 }
@@ -749,7 +760,7 @@ static void close_for_child_stream_does_not(void)
 {
 	size_t parent, child, grandchild;
 
-	fork_under_stream(POSIX_TRACE_CLOSE_FOR_CHILD, &parent, &child, &grandchild);
+	fork_under_stream(POSIX_TRACE_CLOSE_FOR_CHILD, 5, &parent, &child, &grandchild);
 	T_EXPECT_EQ(parent, 10);
 	T_EXPECT_EQ(child, 0);
 	T_EXPECT_EQ(grandchild, 0);
@@ -2292,6 +2303,7 @@ static const struct t_test tests[] = {
 	T_TEST(trace_sys_max_streams),
 	T_TEST(open_and_getnext_errors),
 	T_TEST(inherited_stream_traces_children),
+	T_TEST(inherited_stream_traces_a_child_forked_at_once),
 	T_TEST(close_for_child_stream_does_not),
 	T_TEST(online_self_trace_getnext),
 	T_TEST(online_million_events_loop),
