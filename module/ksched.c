@@ -262,6 +262,58 @@ static void tracebuf_kprobe_wakeup(void *data, struct task_struct *t)
 }
 
 /*
+ * The length of the well-formed UTF-8 sequence at @s (at most @len
+ * bytes), or 0 (Unicode's table 3-7: no overlong forms, no surrogates,
+ * nothing above U+10FFFF).
+ */
+static size_t tracebuf_utf8_seq(const u8 *s, size_t len)
+{
+	u8 lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		lo = s[0] == 0xe0 ? 0xa0 : lo;
+		hi = s[0] == 0xed ? 0x9f : hi;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		lo = s[0] == 0xf0 ? 0x90 : lo;
+		hi = s[0] == 0xf4 ? 0x8f : hi;
+	} else {
+		return 0;
+	}
+	if (n > len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * FXT's strings are UTF-8, and a task's name is any bytes (PR_SET_NAME),
+ * cut at TASK_COMM_LEN - 1 even inside a character: each byte of @name
+ * that no well-formed sequence holds becomes '?', so its length stays.
+ */
+static void tracebuf_kname_utf8(char *name, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = tracebuf_utf8_seq((const u8 *)name + i, len - i);
+		if (n) {
+			i += n;
+			continue;
+		}
+		name[i++] = '?';
+	}
+}
+
+/*
  * Name @t: a kernel object record for the thread (with its process), and
  * one for the process if @t leads it.  Nothing for a thread the manager
  * does not see.  @comm: its name, or NULL to read it.
@@ -282,6 +334,7 @@ static void tracebuf_kname(struct tracebuf_kprov *k, struct task_struct *t, cons
 	else
 		memcpy(name, t->comm, TASK_COMM_LEN - 1);
 	len = strnlen(name, TASK_COMM_LEN - 1);
+	tracebuf_kname_utf8(name, len);
 	words = DIV_ROUND_UP(len, 8);
 
 	local_irq_save(flags);

@@ -23,7 +23,8 @@
  * pinned to it, each printing "sleeper CPU TID", sleeping US microseconds
  * (default 1000) until it blocked N times, then printing "slept CPU
  * BLOCKED".  With --threads N, N threads, one
- * after the other, each sleeping once then exiting.
+ * after the other, each sleeping once then exiting.  With --names,
+ * threads with names that are not UTF-8 (names()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -38,6 +39,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -124,6 +126,40 @@ static int threads(int n)
 		pthread_t t;
 
 		if (pthread_create(&t, NULL, short_lived, NULL) || pthread_join(t, NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The --names workload: threads whose names (PR_SET_NAME) are not UTF-8,
+ * or end inside a character, and one whose name is, each sleeping a few
+ * times.  Their names in a trace, as thread_names_are_utf8() wants them.
+ */
+static const char *const names_set[][2] = {
+	{ "\xff\xfe bad", "?? bad" },
+	{ "cut-\xc3", "cut-?" },
+	{ "\xed\xa0\x80 surrogate", "??? surrogat" },
+	{ "ok-\xc3\xa9", "ok-\xc3\xa9" },
+};
+
+static void *named(void *arg)
+{
+	struct timespec ts = { 0, 200 * 1000 };
+
+	prctl(PR_SET_NAME, arg);
+	for (int i = 0; i < 5; i++)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static int names(void)
+{
+	for (size_t i = 0; i < sizeof(names_set) / sizeof(names_set[0]); i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, named, (void *)names_set[i][0]) ||
+		    pthread_join(t, NULL))
 			return 1;
 	}
 	return 0;
@@ -667,6 +703,34 @@ static void exited_threads_keep_their_ids(void)
 	T_EXPECT_EQ(c.dead_anonymous, 0);
 }
 
+/*
+ * FXT's strings are UTF-8; a thread's name is any bytes, and the kernel
+ * cuts it at 15 even inside a character.  Each byte that is not part of
+ * a well-formed sequence reaches the trace as '?', a name that is UTF-8
+ * unchanged, and fxt-check reads the trace (ksched.names.sched.fxt).
+ */
+static void thread_names_are_utf8(void)
+{
+	const char *rec[] = { "tracebufctl", "record", "-q", "-c", "sched", "-p", "kernel",
+			      "-o", path("n.fxt"), "--", prog_path("ksched_vmtest"), "--names",
+			      NULL };
+	static char out[4096], err[4096], buf[1 << 20];
+	size_t n = 0;
+	FILE *f;
+
+	T_ASSERT_EQ(set_param("1"), 0);
+	T_EXPECT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_EXPECT_EQ(set_param("0"), 0);
+	f = fopen(path("n.fxt"), "r");
+	T_ASSERT(f != NULL);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(names_set) / sizeof(names_set[0]); i++)
+		if (!memmem(buf, n, names_set[i][1], strlen(names_set[i][1])))
+			T_FAIL("no thread named \"%s\" in the trace", names_set[i][1]);
+	leave(path("n.fxt"), "ksched.names.sched.fxt");
+}
+
 /* Every category of the session but sched: no scheduling record. */
 static void off_unless_named(void)
 {
@@ -758,6 +822,7 @@ static const struct t_test tests[] = {
 	T_TEST(provider_goes_while_recording),
 	T_TEST(hidden_threads_show_only_that_they_ran),
 	T_TEST(one_timebase_with_user_space),
+	T_TEST(thread_names_are_utf8),
 };
 
 int main(int argc, char **argv)
@@ -768,6 +833,8 @@ int main(int argc, char **argv)
 		return sleeper(atoi(argv[2]), argc == 4 ? atol(argv[3]) : 1000);
 	if (argc == 3 && !strcmp(argv[1], "--threads"))
 		return threads(atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "--names"))
+		return names();
 	ret = vmtest_main(argv[0], tests, sizeof(tests) / sizeof(tests[0]));
 	/* the tests after these see no kernel provider, whatever failed */
 	set_param("0");
