@@ -70,6 +70,7 @@ static const struct tbctl_arg_style dump_arg_style = {
 	.pointer = "0x%" PRIx64,
 	.koid = "koid:%" PRIu64,
 	.blob = "blob[%zu]",
+	.blob_hex = 64,
 	.unknown = "?type%u[%zu]",
 };
 

@@ -134,6 +134,13 @@ void tbctl_print_arg(FILE *f, const struct tracebuf_reader_arg *a,
 		break;
 	case TRACEBUF_LIB_FXT_ARG_BLOB:
 		fprintf(f, style->blob, a->raw.len);
+		if (!style->blob_hex)
+			break;
+		putc(':', f);
+		for (size_t i = 0; i < a->raw.len && i < style->blob_hex; i++)
+			fprintf(f, "%02x", (unsigned char)a->raw.data[i]);
+		if (a->raw.len > style->blob_hex)
+			fputs("...", f);
 		break;
 	default:
 		fprintf(f, style->unknown, a->type, a->raw.len);

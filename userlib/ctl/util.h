@@ -227,6 +227,10 @@ struct tbctl_arg_style {
 	const char *pointer;		/* one PRIx64 */
 	const char *koid;		/* one PRIu64 */
 	const char *blob;		/* one %zu */
+	unsigned int blob_hex;		/* then ':' and up to this many of
+					 * its bytes in hex ("..." if more);
+					 * 0: none
+					 */
 	const char *unknown;		/* %u, then %zu */
 };
 

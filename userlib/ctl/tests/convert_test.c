@@ -372,7 +372,7 @@ static void convert_argument_types(void)
 	T_ASSERT(e != NULL);
 	args = json_get(e, "args");
 	T_ASSERT(args && args->type == JSON_OBJECT);
-	T_EXPECT_EQ(args->n, 10);
+	T_EXPECT_EQ(args->n, 11);
 	EXPECT_MEMBER_NUM(args, "i32", "-5");
 	EXPECT_MEMBER_NUM(args, "u32", "7");
 	EXPECT_MEMBER_NUM(args, "i64", "-1000000000000");
@@ -386,6 +386,7 @@ static void convert_argument_types(void)
 	T_EXPECT(a && a->type == JSON_BOOL && a->b);
 	a = json_get(args, "nothing");
 	T_EXPECT(a && a->type == JSON_NULL);
+	EXPECT_MEMBER_STR(args, "bytes", "<blob, 3 bytes>");
 	json_free(v);
 	teardown();
 }
@@ -699,7 +700,8 @@ static void dump_event_fields(void)
 		" kobject thread koid=101 name=\"worker\" process=koid:100 ",
 		" event instant provider=1 ts=1000 pid=100 tid=101 cat=\"cat\" name=\"hi \\\"q\\\"\\n\" "
 		"i32=-5 u32=7 i64=-1000000000000 u64=9223372036854775809 dbl=1.5 "
-		"str=\"s\\tv\\\"\\\\\" ptr=0xdeadbeef koid=koid:42 flag=true nothing=null ",
+		"str=\"s\\tv\\\"\\\\\" ptr=0xdeadbeef koid=koid:42 flag=true nothing=null "
+		"bytes=blob[3]:ff00fe ",
 		" event complete provider=1 ts=4000 pid=100 tid=101 cat=\"cat\" name=\"cmp\" end=6000 ",
 		" event counter provider=1 ts=7000 pid=100 tid=101 cat=\"cat\" name=\"ctr\" counter=7 "
 		"value=10 str=\"x\" d=2.5 ",

@@ -91,7 +91,7 @@ static inline int sample_event(struct sample *s, unsigned int type, uint64_t tic
 static inline int sample_build(struct sample *s)
 {
 	const struct tracebuf_fxt_thread t1 = tracebuf_fxt_thread_index(1);
-	struct tracebuf_fxt_arg all[10], ctr[3], proc;
+	struct tracebuf_fxt_arg all[11], ctr[3], proc;
 	struct tracebuf_fxt_sched sched = { 0 };
 	struct tracebuf_fxt_kobj kobj;
 	struct tracebuf_fxt_str blob_name = sample_str("blob");
@@ -117,8 +117,9 @@ static inline int sample_build(struct sample *s)
 	all[7] = tracebuf_fxt_arg_koid(sample_str("koid"), 42);
 	all[8] = tracebuf_fxt_arg_bool(sample_str("flag"), true);
 	all[9] = tracebuf_fxt_arg_null(sample_str("nothing"));
+	all[10] = tracebuf_fxt_arg_blob(sample_str("bytes"), "\xff\x00\xfe", 3);
 	ret = sample_event(s, TRACEBUF_LIB_FXT_EVENT_INSTANT, 2000, t1, "hi \"q\"\n",
-			   all, 10, 0);
+			   all, 11, 0);
 	if (ret)
 		return ret;
 	ret = sample_event(s, TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, 4000, t1, "work",
