@@ -396,10 +396,26 @@ static char *convert_default_output(const char *file)
 }
 
 /*
+ * Whether FILE's own path names a regular file, which a default output
+ * may be named after: a regular file, or a link to one outside /dev and
+ * /proc (/dev/stdin, /dev/fd/N and /proc/self/fd/N name a descriptor,
+ * not a place for a .json).
+ */
+static bool convert_names_a_file(const char *file, const struct stat *in)
+{
+	struct stat l;
+
+	if (!S_ISREG(in->st_mode) || lstat(file, &l))
+		return false;
+	return S_ISREG(l.st_mode) ||
+	       (S_ISLNK(l.st_mode) && strncmp(file, "/dev/", 5) && strncmp(file, "/proc/", 6));
+}
+
+/*
  * Refuse what would destroy or invent data: an output that is the input
- * (the same file by any name), and, with no -o, an input that is not a
- * regular file (/dev/null would make /dev/null.json).  0 or -errno after
- * a message.
+ * (the same file by any name), and, with no -o, an input whose path does
+ * not name a regular file (/dev/null would make /dev/null.json, and
+ * /dev/stdin /dev/stdin.json).  0 or -errno after a message.
  */
 static int convert_check_paths(const char *file, const char *out)
 {
@@ -411,7 +427,7 @@ static int convert_check_paths(const char *file, const char *out)
 		tbctl_err("%s: %s", file, strerror(errno));
 		return -errno;
 	}
-	if (!out && !S_ISREG(in.st_mode)) {
+	if (!out && !convert_names_a_file(file, &in)) {
 		tbctl_err("%s: not a regular file: name the output with -o (- for standard "
 			  "output)", file);
 		return -EINVAL;

@@ -612,6 +612,36 @@ static void convert_non_regular_input_needs_output(void)
 	teardown();
 }
 
+/*
+ * A descriptor's name (/proc/self/fd/N, as /dev/stdin is for 0) resolves
+ * to a regular file but is no place for a .json: it needs -o too.  (Not
+ * /dev/fd/N: the test guest has no /dev/fd.)
+ */
+static void convert_descriptor_input_needs_output(void)
+{
+	char path[256], name[64], json[80];
+	struct run r;
+	int fd;
+
+	setup();
+	write_sample("s.fxt", sample.len);
+	snprintf(path, sizeof(path), "%s/s.fxt", work);
+	fd = open(path, O_RDONLY);
+	T_ASSERT(fd >= 0);
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	snprintf(json, sizeof(json), "%s.json", name);
+	RUN(&r, "convert", name);
+	T_EXPECT(r.status != 0);
+	T_EXPECT(strstr(r.err, "not a regular file: name the output with -o") != NULL);
+	run_free(&r);
+	T_EXPECT(access(json, F_OK) != 0);
+	if (!access(json, F_OK))
+		unlink(json);
+	close(fd);
+	EXPECT_WORK_FILES("s.fxt");
+	teardown();
+}
+
 static void convert_missing_input(void)
 {
 	struct run r;
@@ -832,6 +862,7 @@ static const struct t_test tests[] = {
 	T_TEST(convert_empty_input),
 	T_TEST(convert_refuses_to_overwrite_its_input),
 	T_TEST(convert_non_regular_input_needs_output),
+	T_TEST(convert_descriptor_input_needs_output),
 	T_TEST(convert_missing_input),
 	T_TEST(convert_usage_errors),
 	T_TEST(dump_one_line_per_record),
