@@ -38,6 +38,21 @@ _tracebufctl_files()
 	mapfile -t COMPREPLY < <({ compgen -f "$@" -- "$cur"; compgen -d -- "$cur"; } | sort -u)
 }
 
+# _tracebufctl_traces: the traces for $cur, compressed ones too (.fxt,
+# .fxt.gz, .fxt.zst), and every directory.
+_tracebufctl_traces()
+{
+	local x
+
+	compopt -o filenames 2>/dev/null
+	mapfile -t COMPREPLY < <({
+		for x in fxt fxt.gz fxt.zst; do
+			compgen -f -X "!*.$x" -- "$cur"
+		done
+		compgen -d -- "$cur"
+	} | sort -u)
+}
+
 _tracebufctl()
 {
 	local cur prev words cword i cmd='' dashdash=0
@@ -144,7 +159,7 @@ _tracebufctl()
 		if [[ $cur == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W '-h --help' -- "$cur")
 		else
-			_tracebufctl_files -X '!*.fxt'
+			_tracebufctl_traces
 		fi ;;
 	convert)
 		case $prev in
@@ -155,7 +170,7 @@ _tracebufctl()
 		if [[ $cur == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W '-o --output -h --help' -- "$cur")
 		else
-			_tracebufctl_files -X '!*.fxt'
+			_tracebufctl_traces
 		fi ;;
 	report)
 		case $prev in
@@ -166,7 +181,7 @@ _tracebufctl()
 		if [[ $cur == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W '-s --sort -j --json -h --help' -- "$cur")
 		else
-			_tracebufctl_files -X '!*.fxt'
+			_tracebufctl_traces
 		fi ;;
 	status | stop)
 		if [[ $cur == -* ]]; then

@@ -77,15 +77,15 @@ test_buffer_sizes() {
 }
 
 test_files() {
-	touch "$TMP/w/a.fxt" "$TMP/w/b.json"
+	touch "$TMP/w/a.fxt" "$TMP/w/b.json" "$TMP/w/c.fxt.gz" "$TMP/w/d.fxt.zst" "$TMP/w/e.gz"
 	mkdir "$TMP/w/dir"
-	expect "a.fxt dir" dump "" || return 1
-	expect "a.fxt dir" convert "" || return 1
-	expect "a.fxt dir" report "" || return 1
-	expect "a.fxt dir" -j report -s max "" || return 1
-	expect "a.fxt b.json dir" convert a.fxt -o "" || return 1
-	expect "a.fxt b.json dir" record -o "" || return 1
-	expect "a.fxt b.json dir" record -m streaming --config "" || return 1
+	expect "a.fxt c.fxt.gz d.fxt.zst dir" dump "" || return 1
+	expect "a.fxt c.fxt.gz d.fxt.zst dir" convert "" || return 1
+	expect "a.fxt c.fxt.gz d.fxt.zst dir" report "" || return 1
+	expect "a.fxt c.fxt.gz d.fxt.zst dir" -j report -s max "" || return 1
+	expect "a.fxt b.json c.fxt.gz d.fxt.zst dir e.gz" convert a.fxt -o "" || return 1
+	expect "a.fxt b.json c.fxt.gz d.fxt.zst dir e.gz" record -o "" || return 1
+	expect "a.fxt b.json c.fxt.gz d.fxt.zst dir e.gz" record -m streaming --config "" || return 1
 	expect "--config" record --con
 }
 
