@@ -283,9 +283,12 @@ def main(argv):
             print(f"{name}: offset {f.args[1]}: {f.args[0]}", file=sys.stderr)
             status = 1
             continue
+        # the kernel's part only where there is one: "0 context switches
+        # on 0 CPUs" tells a user nothing
+        sched = (f"{c.switches} context switches on {len(c.cpus)} CPUs, {c.wakeups} wakeups, "
+                 if c.switches or c.wakeups else "")
         print(f"{name}: {c.records} records, {len(c.providers)} providers, {c.events} events, "
-              f"{c.switches} context switches on {len(c.cpus)} CPUs, {c.wakeups} wakeups, "
-              f"{len(c.named)} threads and {len(c.processes)} processes named")
+              f"{sched}{len(c.named)} threads and {len(c.processes)} processes named")
     return status
 
 
