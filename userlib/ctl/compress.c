@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,7 +62,8 @@ const char *tbctl_z_prog(enum tbctl_z z)
 	return z == TBCTL_Z_NONE ? NULL : tbctl_z_formats[z].prog;
 }
 
-int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, pid_t *pid)
+int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, int err_fd,
+		  pid_t *pid)
 {
 	char *argv[] = { (char *)tbctl_z_prog(z), decompress ? "-dc" : "-c", NULL };
 	posix_spawn_file_actions_t fa;
@@ -88,6 +90,8 @@ int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, pid_t 
 	ret = posix_spawn_file_actions_adddup2(&fa, in_fd, STDIN_FILENO);
 	if (!ret)
 		ret = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	if (!ret && err_fd >= 0)
+		ret = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
 	if (!ret)
 		ret = posix_spawnattr_setsigmask(&attr, &none);
 	if (!ret)
@@ -102,8 +106,25 @@ int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, pid_t 
 	return -ret;
 }
 
-int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file)
+/*
+ * The first line the program wrote to @err_fd, into @buf (gzip begins
+ * with an empty one); "" if none.
+ */
+static const char *tbctl_z_said(int err_fd, char *buf, size_t len)
 {
+	ssize_t n = err_fd >= 0 ? pread(err_fd, buf, len - 1, 0) : -1;
+	char *line;
+
+	buf[n > 0 ? n : 0] = '\0';
+	line = buf + strspn(buf, "\n");
+	line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file, int err_fd)
+{
+	char said[256];
+	const char *line;
 	int status;
 
 	while (waitpid(pid, &status, 0) < 0) {
@@ -117,7 +138,10 @@ int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	if (WIFEXITED(status))
+	line = tbctl_z_said(err_fd, said, sizeof(said));
+	if (WIFEXITED(status) && line[0])
+		tbctl_err("%s: %s", file, line);
+	else if (WIFEXITED(status))
 		tbctl_err("%s: %s exited with status %d", file, tbctl_z_prog(z),
 			  WEXITSTATUS(status));
 	else
@@ -141,7 +165,7 @@ int tbctl_reader_open(const char *file, unsigned int flags, struct tracebuf_read
 {
 	unsigned char magic[4];
 	char path[32];
-	int fd, pfd[2], ret;
+	int fd, pfd[2], err_fd, ret;
 	enum tbctl_z z;
 	ssize_t n;
 	pid_t pid;
@@ -176,11 +200,15 @@ int tbctl_reader_open(const char *file, unsigned int flags, struct tracebuf_read
 		tbctl_err("%s: %s", file, strerror(-ret));
 		return ret;
 	}
-	ret = tbctl_z_spawn(z, true, fd, pfd[1], &pid);
+	/* what the decompressor says goes into our one line (tbctl_z_wait()) */
+	err_fd = memfd_create("tracebufctl-z", MFD_CLOEXEC);
+	ret = tbctl_z_spawn(z, true, fd, pfd[1], err_fd, &pid);
 	close(fd);
 	close(pfd[1]);
 	if (ret) {
 		close(pfd[0]);
+		if (err_fd >= 0)
+			close(err_fd);
 		return tbctl_z_spawn_err(z, file, ret);
 	}
 	/* the reader reads the whole stream into memory, then we wait */
@@ -192,9 +220,13 @@ int tbctl_reader_open(const char *file, unsigned int flags, struct tracebuf_read
 		tbctl_err("%s: %s", file, strerror(-ret));
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		if (err_fd >= 0)
+			close(err_fd);
 		return ret;
 	}
-	ret = tbctl_z_wait(pid, z, file);
+	ret = tbctl_z_wait(pid, z, file, err_fd);
+	if (err_fd >= 0)
+		close(err_fd);
 	if (ret) {
 		tracebuf_reader_close(*r);
 		*r = NULL;

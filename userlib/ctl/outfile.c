@@ -93,7 +93,7 @@ int tbctl_out_open(struct tbctl_out *o)
 		tbctl_out_abort(o);
 		return ret;
 	}
-	ret = tbctl_z_spawn(o->z, false, pfd[0], fd, &o->zpid);
+	ret = tbctl_z_spawn(o->z, false, pfd[0], fd, -1, &o->zpid);
 	close(pfd[0]);
 	if (ret) {
 		close(pfd[1]);
@@ -118,7 +118,7 @@ int tbctl_out_commit(struct tbctl_out *o)
 		/* end of input for the compressor, then its status */
 		close(o->fd);
 		o->fd = -1;
-		ret = tbctl_z_wait(o->zpid, o->z, o->path);
+		ret = tbctl_z_wait(o->zpid, o->z, o->path, -1);
 		o->zpid = -1;
 		if (ret) {
 			tbctl_out_abort(o);

@@ -228,14 +228,20 @@ const char *tbctl_z_prog(enum tbctl_z z);
 
 /*
  * tbctl_z_spawn() - run the program of z (-c, or -dc to decompress) with
- * in_fd as its standard input and out_fd as its standard output.
+ * in_fd as its standard input, out_fd as its standard output and, unless
+ * it is -1, err_fd as its standard error.
  * Return: 0 and its pid, or -errno (-ENOENT: not installed); nothing
  * reported (tbctl_z_spawn_err() does).
  */
-int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, pid_t *pid);
+int tbctl_z_spawn(enum tbctl_z z, bool decompress, int in_fd, int out_fd, int err_fd,
+		  pid_t *pid);
 int tbctl_z_spawn_err(enum tbctl_z z, const char *file, int err);
-/* Wait for it: 0 if it exited 0, else -EIO after one line naming file. */
-int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file);
+/*
+ * Wait for it: 0 if it exited 0, else -EIO after one line naming file,
+ * with the first line the program wrote to err_fd (a file, read from its
+ * start; -1: none) as the reason.
+ */
+int tbctl_z_wait(pid_t pid, enum tbctl_z z, const char *file, int err_fd);
 
 /*
  * tbctl_reader_open() - tracebuf_reader_open_file() for file, "-" being

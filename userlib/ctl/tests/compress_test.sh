@@ -67,7 +67,8 @@ test_truncated_gzip_fails() {
 	t_run dump t.fxt.gz
 	[ "$RC" != 0 ] || fail "exit 0 for a truncated file" || return 1
 	[ -z "$OUT" ] || fail "records printed from a truncated file" || return 1
-	[[ $ERR == *"tracebufctl: t.fxt.gz: gzip exited with status 1"* ]] ||
+	# one line, with gzip's own reason
+	[ "$ERR" = "tracebufctl: t.fxt.gz: gzip: stdin: unexpected end of file" ] ||
 		fail "stderr: $ERR" || return 1
 	# cut where gzip has written whole records before it fails (the
 	# reader opened them), for every command that reads it: convert
@@ -77,8 +78,8 @@ test_truncated_gzip_fails() {
 	for cmd in dump convert report; do
 		t_run $cmd big.fxt.gz
 		[ "$RC" = 1 ] || fail "$cmd: exit $RC for a truncated file: $ERR" || return 1
-		[[ $ERR == *"big.fxt.gz: gzip exited with status 1"* ]] &&
-			[[ $ERR != *Sanitizer* ]] || fail "$cmd: stderr: $ERR" || return 1
+		[ "$ERR" = "tracebufctl: big.fxt.gz: gzip: stdin: unexpected end of file" ] ||
+			fail "$cmd: stderr: $ERR" || return 1
 	done
 	[ ! -e "$TMP/w/big.json" ] || fail "convert left big.json"
 }
@@ -97,7 +98,7 @@ test_missing_program_named() {
 test_not_gzip_after_magic() {
 	printf '\037\213garbage that is not deflate' > "$TMP/w/bad.gz"
 	t_run dump bad.gz
-	[ "$RC" != 0 ] && [[ $ERR == *"tracebufctl: bad.gz: gzip exited with status"* ]] ||
+	[ "$RC" != 0 ] && [ "$ERR" = "tracebufctl: bad.gz: gzip: stdin: unknown method 103 -- not supported" ] ||
 		fail "exit $RC, stderr: $ERR"
 }
 
