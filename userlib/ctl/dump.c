@@ -40,7 +40,7 @@ static void dump_esc(FILE *f, struct tracebuf_reader_str s, bool quote)
 			fprintf(f, "\\x%02x", c);
 		} else if (c < 0x80) {
 			putc(c, f);
-		} else if ((n = tbctl_utf8_len(p + i, s.len - i))) {
+		} else if ((n = tracebuf_fxt_utf8_len(p + i, s.len - i))) {
 			fwrite(p + i, 1, n, f);
 			i += n;
 			continue;

@@ -662,40 +662,6 @@ void tbctl_file_abort(struct tbctl_file *f)
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                     */
 
-size_t tbctl_utf8_len(const unsigned char *s, size_t len)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		if (c == 0xe0)
-			lo = 0xa0;	/* overlong */
-		else if (c == 0xed)
-			hi = 0x9f;	/* surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		if (c == 0xf0)
-			lo = 0x90;	/* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f;	/* beyond U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /* A control character of an untrusted string shows as '?'. */
 static char tbctl_safe_char(char c)
 {
@@ -765,7 +731,7 @@ void tbctl_json_str(FILE *f, const char *str, size_t len)
 				fprintf(f, "\\u%04x", c);
 				break;
 			}
-			n = tbctl_utf8_len(s + i, len - i);
+			n = tracebuf_fxt_utf8_len(s + i, len - i);
 			if (!n) {
 				fputs("\\ufffd", f);
 				break;

@@ -197,9 +197,6 @@ const char *tbctl_safe(const char *s, char *buf, size_t len);
 /* tbctl_fwrite_safe() - the len bytes at s (NULs included) as tbctl_fputs_safe() prints */
 void tbctl_fwrite_safe(FILE *f, const char *s, size_t len);
 
-/* Length of the valid UTF-8 sequence at s (len > 0 bytes), 0 if invalid. */
-size_t tbctl_utf8_len(const unsigned char *s, size_t len);
-
 /*
  * tbctl_json_str() - len bytes at s as a JSON string, quotes included:
  * '"', '\\' and control characters escaped, valid UTF-8 copied, every

@@ -246,6 +246,73 @@ static inline size_t tracebuf_fxt_words(size_t bytes)
 	return (bytes + 7) / 8;
 }
 
+/*
+ * Strings are UTF-8 (§4.4), and a reader may refuse one that is not.
+ * tracebuf_fxt_utf8_len() - the length of the well-formed UTF-8 sequence
+ * at @s, of the @len (at least 1) bytes there, or 0 (Unicode's table
+ * 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+ */
+static inline size_t tracebuf_fxt_utf8_len(const unsigned char *s, size_t len)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		if (s[0] == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (s[0] == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		if (s[0] == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (s[0] == 0xf4)
+			hi = 0x8f;	/* beyond U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (len < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * tracebuf_fxt_utf8() - whether the @len bytes at @data are UTF-8 (NUL
+ * is a character), so that a string may hold them; other bytes go in a
+ * blob (argument type 10, §4.4).  Eight ASCII bytes cost a load and a
+ * test, and the first byte that cannot be UTF-8 ends the scan.
+ */
+static inline bool tracebuf_fxt_utf8(const void *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	size_t i = 0, n;
+
+	while (i < len) {
+		uint64_t w;
+
+		if (len - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if (!(w & 0x8080808080808080ull)) {
+				i += 8;
+				continue;
+			}
+		}
+		n = tracebuf_fxt_utf8_len(s + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
 /* A record header: [0..3] type, [4..15] size in words (§4.1). */
 static inline uint64_t tracebuf_fxt_header(unsigned int type, size_t bytes)
 {

@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -49,7 +48,7 @@
  *   argument "pc", pointer: header and value           16
  *   argument "thread", uint64 (the pthread_t)          16
  *   argument "data", n bytes inline, a string if they   8 + n rounded up to 8
- *       are UTF-8, else a blob (pt_data_is_text())
+ *       are UTF-8, else a blob (pt_data_arg())
  *                                                      ---
  *                                                      88 + round_up(n, 8)
  *
@@ -67,63 +66,17 @@ static inline uint64_t pt_event_record_size(uint64_t data_len)
 }
 
 /*
- * Whether @len bytes at @data go in the log as a string argument: FXT's
- * strings are UTF-8 (the Fuchsia trace format, "String references"), so
- * only bytes that are well-formed UTF-8 (Unicode's table 3-7: no overlong
- * forms, no surrogates, nothing above U+10FFFF; NUL is a character) do.
- * Others go in a blob argument (FXT argument type 10), which keeps them
- * as they are.  On the hot path: eight ASCII bytes a load and a test,
- * and the first byte that cannot be UTF-8 ends the scan, so 8 bytes of
- * binary data cost about a nanosecond, text of n bytes about n / 8 loads.
+ * The argument "data" of @len bytes at @data: a string when they are
+ * UTF-8, as FXT's strings must be (tracebuf_fxt_utf8()), else a blob
+ * (argument type 10), which keeps any bytes; the same size either way.
  */
-static inline bool pt_data_is_text(const void *data, size_t len)
+static inline struct tracebuf_fxt_arg pt_data_arg(const void *data, size_t len)
 {
-	const unsigned char *s = data, *end;
+	struct tracebuf_fxt_str name = tracebuf_fxt_str_inline("data", 4);
 
-	if (!len)
-		return true;
-	end = s + len;
-	while (s < end) {
-		unsigned char c = *s, lo = 0x80, hi = 0xbf;
-		unsigned int n;
-		uint64_t w;
-
-		if (end - s >= 8) {
-			memcpy(&w, s, 8);
-			if (!(w & 0x8080808080808080ull)) {
-				s += 8;
-				continue;
-			}
-		}
-		if (c < 0x80) {
-			s++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			if (c == 0xe0)
-				lo = 0xa0;	/* overlong */
-			else if (c == 0xed)
-				hi = 0x9f;	/* surrogates */
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			if (c == 0xf0)
-				lo = 0x90;	/* overlong */
-			else if (c == 0xf4)
-				hi = 0x8f;	/* above U+10FFFF */
-		} else {
-			return false;
-		}
-		if ((size_t)(end - s) <= n || s[1] < lo || s[1] > hi)
-			return false;
-		for (unsigned int i = 2; i <= n; i++)
-			if ((s[i] & 0xc0) != 0x80)
-				return false;
-		s += n + 1;
-	}
-	return true;
+	if (!tracebuf_fxt_utf8(data, len))
+		return tracebuf_fxt_arg_blob(name, data, len);
+	return tracebuf_fxt_arg_string(name, tracebuf_fxt_str_inline(len ? data : "", len));
 }
 
 /*

@@ -86,11 +86,7 @@ int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, con
 	ev.name = tracebuf_fxt_str_inline(name, strlen(name));
 	args[0] = tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("id", 2), id);
 	/* an errno, event sets: bytes, kept as a user event's (target.c) */
-	if (pt_data_is_text(data, len))
-		args[1] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
-						  tracebuf_fxt_str_inline(data, len));
-	else
-		args[1] = tracebuf_fxt_arg_blob(tracebuf_fxt_str_inline("data", 4), data, len);
+	args[1] = pt_data_arg(data, len);
 	ev.args = args;
 	ev.nargs = len ? 2 : 1;
 	/* on-line, the reader wants the timebase first; a log gets it from the session */

@@ -288,7 +288,7 @@ static inline uint64_t pt_data_header(uint64_t site_header, const void *data, si
 	uint64_t h = (site_header & tracebuf_fxt_field(0xffff, 16, 31)) |
 		     tracebuf_fxt_field(1 + (len + 7) / 8, 4, 15);
 
-	if (pt_data_is_text(data, len)) {
+	if (tracebuf_fxt_utf8(data, len)) {
 		struct tracebuf_fxt_str str = tracebuf_fxt_str_inline(data, len);
 
 		return h | tracebuf_fxt_field(TRACEBUF_LIB_FXT_ARG_STRING, 0, 3) |
@@ -371,11 +371,7 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 					   (uint64_t)(uintptr_t)pc);
 	args[3] = tracebuf_fxt_arg_uint64(tracebuf_fxt_str_inline("thread", 6),
 					  (uint64_t)pthread_self());
-	if (pt_data_is_text(data, len))
-		args[4] = tracebuf_fxt_arg_string(tracebuf_fxt_str_inline("data", 4),
-						  tracebuf_fxt_str_inline(len ? data : "", len));
-	else
-		args[4] = tracebuf_fxt_arg_blob(tracebuf_fxt_str_inline("data", 4), data, len);
+	args[4] = pt_data_arg(data, len);
 	if (truncated)
 		args[nargs++] = tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("truncated", 9),
 						      true);

@@ -1330,7 +1330,7 @@ static void header_types_have_fixed_sizes(void)
 }
 
 /*
- * Which data go in a log as a string (pt_data_is_text()): exactly the
+ * Which data go in a log as a string (tracebuf_fxt_utf8()): exactly the
  * well-formed UTF-8 (Unicode's table 3-7), as FXT's strings must be.
  */
 static void data_is_text_when_utf8(void)
@@ -1361,9 +1361,9 @@ static void data_is_text_when_utf8(void)
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (pt_data_is_text(v[i].s, v[i].len) != v[i].text)
+		if (tracebuf_fxt_utf8(v[i].s, v[i].len) != v[i].text)
 			T_FAIL("case %zu: %s", i, v[i].text ? "not text" : "text");
-	T_EXPECT(pt_data_is_text(NULL, 0));
+	T_EXPECT(tracebuf_fxt_utf8(NULL, 0));
 	/* the record is the same size, a string or a blob */
 	T_EXPECT_EQ(pt_event_record_size(4), 96);
 }

@@ -2134,7 +2134,7 @@ static void binary_data_is_kept_as_fxt_allows(void)
 	T_ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, PT_MAX_DATA_SIZE_MAX), 0);
 	self_log_start(&attr, fd, "bin", &trid, &a);
 	for (size_t i = 0; i < n; i++) {
-		T_EXPECT_EQ(pt_data_is_text(pt_datas[i].data, pt_datas[i].len), pt_datas[i].text);
+		T_EXPECT_EQ(tracebuf_fxt_utf8(pt_datas[i].data, pt_datas[i].len), pt_datas[i].text);
 		posix_trace_event(a, pt_datas[i].data, pt_datas[i].len);
 	}
 	/* FLUSH_STOP (7): its bit is the high one of the set's first byte */
@@ -2183,23 +2183,23 @@ static void binary_data_is_kept_as_fxt_allows(void)
 	k = 0;
 	while (tracebuf_reader_next(rd, &r) > 0) {
 		if (r.type == TRACEBUF_LIB_FXT_RECORD_STRING &&
-		    !pt_data_is_text(r.string.str.data, r.string.str.len))
+		    !tracebuf_fxt_utf8(r.string.str.data, r.string.str.len))
 			T_FAIL("string record %u is not UTF-8", r.string.index);
 		if (r.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
 			continue;
-		if (!pt_data_is_text(r.event.category.data, r.event.category.len) ||
-		    !pt_data_is_text(r.event.name.data, r.event.name.len))
+		if (!tracebuf_fxt_utf8(r.event.category.data, r.event.category.len) ||
+		    !tracebuf_fxt_utf8(r.event.name.data, r.event.name.len))
 			T_FAIL("an event's category or name is not UTF-8");
 		for (unsigned int i = 0; i < r.nargs; i++) {
 			const struct tracebuf_reader_arg *g = &r.args[i];
 			bool data = g->name.len == 4 && !memcmp(g->name.data, "data", 4);
 
 			if (g->type == TRACEBUF_LIB_FXT_ARG_STRING) {
-				if (!pt_data_is_text(g->str.data, g->str.len))
+				if (!tracebuf_fxt_utf8(g->str.data, g->str.len))
 					T_FAIL("a string argument is not UTF-8");
 				strings += data;
 			} else if (g->type == TRACEBUF_LIB_FXT_ARG_BLOB) {
-				if (pt_data_is_text(g->raw.data, g->raw.len))
+				if (tracebuf_fxt_utf8(g->raw.data, g->raw.len))
 					T_FAIL("UTF-8 data in a blob, not a string");
 				blobs += data;
 			}
