@@ -79,14 +79,27 @@ void pt_online_started(struct pt_trace *t)
 	t->nthreads = 0;
 }
 
-void pt_online_check_drops(struct pt_trace *t)
+/*
+ * What the stream's providers dropped and recorded so far, as their
+ * headers say (the bytes recorded are a hint).
+ */
+static void pt_provider_totals(const struct pt_trace *t, uint64_t *dropped, uint64_t *recorded)
 {
 	struct tracebuf_session_provider p[4];
-	uint64_t drops = 0;
 	int n = tracebuf_session_providers(t->session, p, 4);
 
-	for (int i = 0; i < n && i < 4; i++)
-		drops += p[i].records_dropped;
+	*dropped = *recorded = 0;
+	for (int i = 0; i < n && i < 4; i++) {
+		*dropped += p[i].records_dropped;
+		*recorded += p[i].bytes_recorded;
+	}
+}
+
+void pt_online_check_drops(struct pt_trace *t)
+{
+	uint64_t drops, bytes;
+
+	pt_provider_totals(t, &drops, &bytes);
 	if (drops < t->drops_seen)
 		t->drops_base = 0;	/* counted anew: a buffer cleared */
 	if (drops > t->drops_seen)
@@ -109,6 +122,14 @@ bool pt_online_full(const struct pt_trace *t)
 	return t->attr.stream_policy == POSIX_TRACE_LOOP && t->loop_full;
 }
 
+bool pt_online_until_full(struct pt_trace *t)
+{
+	if (t->attr.stream_policy != POSIX_TRACE_UNTIL_FULL)
+		return false;
+	pt_online_check_drops(t);
+	return pt_online_full(t);
+}
+
 /*
  * posix_trace_attr_getstreamfullpolicy(3p): an UNTIL_FULL stream "shall
  * be run until the trace stream resources are exhausted.  Then the trace
@@ -119,10 +140,7 @@ bool pt_online_full(const struct pt_trace *t)
  */
 static int pt_until_full_stop(struct pt_trace *t)
 {
-	if (t->attr.stream_policy != POSIX_TRACE_UNTIL_FULL || !t->running)
-		return 0;
-	pt_online_check_drops(t);
-	if (t->drops_seen <= t->drops_base)
+	if (!t->running || !pt_online_until_full(t))
 		return 0;
 	t->full_stopped = true;
 	return pt_stream_stop(t);
@@ -222,12 +240,9 @@ static void pt_pending_sort(struct pt_trace *t)
 /* What the stream's providers recorded so far, as their headers hint it. */
 static uint64_t pt_recorded(const struct pt_trace *t)
 {
-	struct tracebuf_session_provider p[4];
-	int n = tracebuf_session_providers(t->session, p, 4);
-	uint64_t bytes = 0;
+	uint64_t drops, bytes;
 
-	for (int i = 0; i < n && i < 4; i++)
-		bytes += p[i].bytes_recorded;
+	pt_provider_totals(t, &drops, &bytes);
 	return bytes;
 }
 

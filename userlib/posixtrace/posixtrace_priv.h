@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/tracebuf.h>	/* TRACEBUF_BUFFER_MIN, _MAX */
 #include <tracebuf_fxt.h>	/* TRACEBUF_LIB_FXT_STRING_MAX, _RECORD_MAX */
@@ -352,6 +353,17 @@ struct pt_trace {
 	trace_event_set_t filter;
 };
 
+/* Close the files a stream opened for its thread and its reading. */
+static inline void pt_stream_close_files(const struct pt_trace *t)
+{
+	if (t->wake_fd >= 0)
+		close(t->wake_fd);
+	if (t->out_fd >= 0)
+		close(t->out_fd);
+	if (t->snap_fd >= 0)
+		close(t->snap_fd);
+}
+
 /*
  * Find trace @trid of @kind (0: either) and lock it; NULL if there is
  * none.  pt_trace_put() unlocks it.
@@ -441,6 +453,14 @@ void pt_online_full_reset(struct pt_trace *t);
  * they were read; since it was created, emptied, flushed or cleared.
  */
 bool pt_online_full(const struct pt_trace *t);
+/*
+ * Whether @t is an UNTIL_FULL stream that is full, as its provider says
+ * now: stopped, as far as its caller can tell, and posix_trace_start(3p)
+ * and _stop() record nothing and change nothing ("If the trace stream is
+ * full, the POSIX_TRACE_START [STOP] system trace event shall not be
+ * recorded and the status of the trace stream shall not be changed").
+ */
+bool pt_online_until_full(struct pt_trace *t);
 /* Before get_status: what an active stream without a log holds, if it may tell more. */
 int pt_online_refresh(struct pt_trace *t);
 

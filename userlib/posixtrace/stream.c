@@ -179,12 +179,7 @@ static int pt_stream_free(struct pt_trace *t)
 	}
 	if (t->session)
 		ret = tracebuf_session_destroy(t->session);
-	if (t->wake_fd >= 0)
-		close(t->wake_fd);
-	if (t->out_fd >= 0)
-		close(t->out_fd);
-	if (t->snap_fd >= 0)
-		close(t->snap_fd);
+	pt_stream_close_files(t);
 	pt_online_free(t);
 	free(t->units);
 	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
@@ -453,21 +448,6 @@ static int pt_session_start(struct pt_trace *t, uint32_t disposition)
 	return ret == -EBUSY ? EBUSY : EIO;
 }
 
-/*
- * Whether @t is an UNTIL_FULL stream that is full: stopped, as far as
- * its caller can tell, and posix_trace_start(3p) and _stop() record
- * nothing and change nothing ("If the trace stream is full, the
- * POSIX_TRACE_START [STOP] system trace event shall not be recorded and
- * the status of the trace stream shall not be changed").
- */
-static bool pt_until_full_full(struct pt_trace *t)
-{
-	if (t->attr.stream_policy != POSIX_TRACE_UNTIL_FULL)
-		return false;
-	pt_online_check_drops(t);
-	return pt_online_full(t);
-}
-
 int pt_stream_restart_emptied(struct pt_trace *t)
 {
 	/* stamped before the target starts: before all it records */
@@ -487,7 +467,7 @@ POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 
 	if (!t)
 		return EINVAL;
-	if (pt_until_full_full(t)) {
+	if (pt_online_until_full(t)) {
 		/* without a log, it starts again once its reader emptied it */
 		t->full_stopped = !t->has_log;
 	} else if (!t->running) {
@@ -571,7 +551,7 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 	if (t->running) {
 		/* the providers' data go to the log as each stops */
 		ret = pt_stream_stop(t);
-		if (!ret && !pt_until_full_full(t))
+		if (!ret && !pt_online_until_full(t))
 			ret = pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	}
 	/* stopped by its caller: not started again once emptied */
@@ -665,7 +645,7 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 	pthread_cond_broadcast(&t->cond);
 	while (t->waiters)
 		pthread_cond_wait(&t->cond, &t->lock);
-	if (t->running && !pt_stream_stop(t) && !pt_until_full_full(t))
+	if (t->running && !pt_stream_stop(t) && !pt_online_until_full(t))
 		pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 	return pt_stream_free(t) ? EIO : 0;
 }

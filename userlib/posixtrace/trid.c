@@ -54,12 +54,7 @@ static void pt_trace_forget(struct pt_trace *t)
 		return;
 	if (t->session)
 		close(tracebuf_session_fd(t->session));
-	if (t->wake_fd >= 0)
-		close(t->wake_fd);
-	if (t->out_fd >= 0)
-		close(t->out_fd);
-	if (t->snap_fd >= 0)
-		close(t->snap_fd);
+	pt_stream_close_files(t);
 }
 
 static void pt_table_fork_prepare(void)
