@@ -563,7 +563,7 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 		const struct tracebuf_engine_hooks *h = tb_hooks(e);
 
 		if (h && h->drop_window)
-			h->drop_window(e, t);
+			h->drop_window(e, t, bytes);
 	}
 	return atomic_load_explicit(&t->pos, memory_order_relaxed);
 

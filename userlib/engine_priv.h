@@ -83,7 +83,8 @@ struct tracebuf_engine_stats {
  *  flush_sites_locked: tracing started or stopped: every call site looks
  *	its category up again.  e->lock held.
  *  drop_window: @t got a chunk while a window of dropped records is open:
- *	close it in the chunk.  No lock: the thread holds the chunk.
+ *	close it in the chunk, if that leaves the @keep bytes of the record
+ *	the thread came for.  No lock: the thread holds the chunk.
  *  drop_window_at: tracing stops with a window open: close it at @p,
  *	which has @room bytes; returns the bytes written.  e->lock held, no
  *	writer left.
@@ -93,7 +94,7 @@ struct tracebuf_engine;
 struct tracebuf_engine_hooks {
 	int (*register_thread_locked)(struct tracebuf_engine *e, struct tracebuf_thread *t);
 	void (*flush_sites_locked)(void);
-	void (*drop_window)(struct tracebuf_engine *e, struct tracebuf_thread *t);
+	void (*drop_window)(struct tracebuf_engine *e, struct tracebuf_thread *t, size_t keep);
 	size_t (*drop_window_at)(struct tracebuf_engine *e, uint64_t *p, size_t room);
 };
 

@@ -483,9 +483,11 @@ static void tb_window_event(struct tracebuf_fxt_event *ev, struct tracebuf_fxt_a
  * Called by the engine when a thread got a chunk while a window of
  * dropped records is open: close the window with a duration-complete
  * event "records dropped" in TRACEBUF_LIB_META_CATEGORY, from the first
- * drop to now, with the count.  Inline strings: no lock may be taken.
+ * drop to now, with the count, when the chunk holds it beside the @keep
+ * bytes of the record the thread came for (else a later chunk closes
+ * it).  Inline strings: no lock may be taken.
  */
-static void tb_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t)
+static void tb_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t, size_t keep)
 {
 	struct tracebuf_fxt_arg arg;
 	struct tracebuf_fxt_event ev;
@@ -498,7 +500,7 @@ static void tb_drop_window(struct tracebuf_engine *e, struct tracebuf_thread *t)
 			tracebuf_fxt_thread_index((uint8_t)t->thread_ref) :
 			tracebuf_fxt_thread_inline(t->pid, t->tid));
 	size = tracebuf_fxt_event_size(&ev);
-	if (size < 0 || (char *)end - (char *)pos < size)
+	if (size < 0 || (size_t)((char *)end - (char *)pos) < (size_t)size + keep)
 		return;		/* the next chunk will do */
 	start = atomic_exchange(&e->window_start, 0);
 	count = atomic_exchange(&e->window_dropped, 0);
