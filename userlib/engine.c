@@ -209,26 +209,34 @@ static void tb_chunk_release(struct tracebuf_engine *e, struct tracebuf_thread *
 }
 
 /*
- * Take @len bytes from the cursor.  Returns 0 and the chunk, -ENOSPC when
+ * Take a chunk of *@len bytes from the cursor, or of what is left of the
+ * half if that is less but holds the @bytes the caller writes first (*@len
+ * then says how much): the end of a half is padded only when the record
+ * that comes to it does not fit.  Returns 0 and the chunk, -ENOSPC when
  * the calling thread found the half full and must switch (it owns
  * [*off, half) and *wrap), -EAGAIN when the half is already full (someone
  * else switches, or a save is awaited).
  */
-static int tb_cursor_take(struct tracebuf_engine *e, uint64_t len,
+static int tb_cursor_take(struct tracebuf_engine *e, uint64_t *len, uint64_t bytes,
 			  uint32_t *wrap, uint64_t *off)
 {
 	uint64_t cur = atomic_load_explicit(&e->cursor, memory_order_acquire);
 
 	for (;;) {
 		uint64_t o = cur & 0xffffffffull;
+		uint64_t n = *len;
 
 		*wrap = (uint32_t)(cur >> 32);
 		*off = o;
 		if (o > e->half_size)
 			return -EAGAIN;
-		if (o + len <= e->fill_limit) {
-			if (atomic_compare_exchange_weak(&e->cursor, &cur, cur + len))
+		if (o + n > e->fill_limit && o + bytes <= e->fill_limit)
+			n = e->fill_limit - o;
+		if (o + n <= e->fill_limit) {
+			if (atomic_compare_exchange_weak(&e->cursor, &cur, cur + n)) {
+				*len = n;
 				return 0;
+			}
 			continue;
 		}
 		if (atomic_compare_exchange_weak(&e->cursor, &cur,
@@ -526,7 +534,7 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 	if (bytes > len)
 		len = bytes;
 	for (;;) {
-		ret = tb_cursor_take(e, len, &wrap, &off);
+		ret = tb_cursor_take(e, &len, bytes, &wrap, &off);
 		if (!ret)
 			break;
 		if (ret == -ENOSPC) {

@@ -856,6 +856,29 @@ static void model_walks(void)
 	T_EXPECT_EQ(failed, 0);
 }
 
+/*
+ * A writer whose next chunk does not fit the end of a oneshot buffer
+ * takes what is left of it: small records fill the buffer to its last
+ * bytes, however large the writer's chunks grew.
+ */
+static void oneshot_fills_to_its_end(void)
+{
+	const size_t size = 256 << 10;
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	uint8_t *buf = engine_up(size, TRACEBUF_MODE_ONESHOT);
+	uint64_t room, got;
+
+	T_ASSERT(buf);
+	room = e->fill_limit - e->durable_size;
+	got = put(16, (unsigned int)(size / 16));
+	printf("# %llu of %llu bytes, chunks up to %u\n", (unsigned long long)got * 16,
+	       (unsigned long long)room, e->chunk_max);
+	T_EXPECT(got * 16 + 16 > room);
+	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	tracebuf_engine_detach();
+	munmap(buf, size);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_first_records),
 	T_TEST(circular_keeps_last_records),
@@ -868,6 +891,7 @@ static const struct t_test tests[] = {
 	T_TEST(retain_after_a_full_stop),
 	T_TEST(retain_after_a_window_past_the_fill_limit),
 	T_TEST(model_walks),
+	T_TEST(oneshot_fills_to_its_end),
 };
 
 T_MAIN(tests)
