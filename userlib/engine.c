@@ -108,15 +108,6 @@ void tb_pad(uint64_t *p, size_t bytes)
 /* -------------------------------------------------------------------- */
 /* Layout                                                               */
 
-static uint64_t tb_oneshot_durable(uint64_t rolling)
-{
-	uint64_t d = rolling / 16;
-
-	if (d > TRACEBUF_DURABLE_MAX)
-		d = TRACEBUF_DURABLE_MAX;
-	return d & ~7ull;
-}
-
 void tracebuf_engine_format(void *buf, size_t size, uint32_t mode)
 {
 	struct tracebuf_buffer_header *h = buf;
@@ -717,13 +708,7 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 		e->durable = (uint64_t *)((uint8_t *)buf + l.durable_off);
 		e->durable_size = l.durable_size;
 	}
-	/* Small buffers get small chunks: at least 16 per half. */
-	e->chunk_size = TRACEBUF_CHUNK_SIZE;
-	while (e->chunk_size > 256 && e->chunk_size * 16 > e->half_size)
-		e->chunk_size /= 2;
-	e->chunk_max = e->chunk_size;
-	while (e->chunk_max < TRACEBUF_CHUNK_MAX && e->chunk_max * 32 <= e->half_size)
-		e->chunk_max *= 2;
+	tb_chunk_rule(e->half_size, &e->chunk_size, &e->chunk_max);
 	e->chunk_fast_ticks = e->ticks_per_second / (1000000000u / TRACEBUF_CHUNK_FAST_NS);
 	e->half[0] = e->half[1] = TB_HALF_FREE;
 	e->durable_pos = 0;

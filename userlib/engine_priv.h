@@ -30,6 +30,38 @@
  */
 #define TRACEBUF_STOP_RESERVE		128u
 
+/*
+ * The chunks of a rolling buffer of @half bytes: *@chunk, what a thread
+ * takes at a time, TRACEBUF_CHUNK_SIZE but at least 16 to a half (and
+ * 256 bytes at least); *@chunk_max, what a fast writer's grow to.
+ */
+static inline void tb_chunk_rule(uint64_t half, uint32_t *chunk, uint32_t *chunk_max)
+{
+	uint32_t c = TRACEBUF_CHUNK_SIZE, m;
+
+	while (c > 256 && (uint64_t)c * 16 > half)
+		c /= 2;
+	m = c;
+	while (m < TRACEBUF_CHUNK_MAX && (uint64_t)m * 32 <= half)
+		m *= 2;
+	*chunk = c;
+	*chunk_max = m;
+}
+
+/*
+ * Oneshot mode has no durable buffer in the layout: the engine keeps its
+ * durable records at the start of the rolling buffer of @rolling bytes,
+ * in this many bytes.
+ */
+static inline uint64_t tb_oneshot_durable(uint64_t rolling)
+{
+	uint64_t d = rolling / 16;
+
+	if (d > TRACEBUF_DURABLE_MAX)
+		d = TRACEBUF_DURABLE_MAX;
+	return d & ~7ull;
+}
+
 /* Engine states. */
 #define TRACEBUF_ENGINE_OFF		0	/* no buffer, or not started */
 #define TRACEBUF_ENGINE_STARTED		1

@@ -95,6 +95,23 @@ uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m);
  */
 int tracebuf_buffer_size_check(const struct tracebuf_manager *m, uint64_t size);
 /**
+ * tracebuf_buffer_size_for() - the smallest buffer size, a multiple of
+ * @align (a power of two, a multiple of TRACEBUF_BUFFER_ALIGN; 0 for
+ * TRACEBUF_BUFFER_ALIGN), in which @bytes of a libtracebuf provider's
+ * records, none over @max_record bytes (a multiple of 8), written by up
+ * to @writers threads (0 for 1), fit one rolling buffer of TRACEBUF_MODE_*
+ * @mode, with room for @durable bytes of string and thread records
+ * besides: oneshot keeps them all, streaming keeps them all before its
+ * first save, circular always keeps the newest @bytes of them.  It counts
+ * what the provider's engine spends on them (chunks, padding, the stop
+ * reserve), by the rules of this version of the library.
+ * Return: the size, or 0 for bad arguments or when no size up to
+ * TRACEBUF_BUFFER_MAX holds them; check it against a kernel with
+ * tracebuf_buffer_size_check().
+ */
+uint64_t tracebuf_buffer_size_for(uint32_t mode, uint64_t bytes, uint64_t max_record,
+				  uint32_t writers, uint64_t durable, uint64_t align);
+/**
  * tracebuf_manager_list() - every provider this manager can see, by id
  * Return: the count and a malloc'd array in *@out (NULL when 0).
  */

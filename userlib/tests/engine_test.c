@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include <tracebuf_fxt.h>
+#include <tracebuf_manager.h>
 
 #include "../engine_priv.h"
 
@@ -879,6 +880,105 @@ static void oneshot_fills_to_its_end(void)
 	munmap(buf, size);
 }
 
+/*
+ * tracebuf_buffer_size_for(): in a buffer of the size it gives, the
+ * records it was asked for fit the first rolling buffer, however their
+ * sizes fall against the chunks: records of random sizes up to the
+ * largest, and runs of small ones that leave a chunk just short of a
+ * largest one, from several writers (whose chunks grow as they write
+ * fast).  Nothing is dropped, and the cursor never leaves the first half.
+ */
+struct size_for_writer {
+	uint64_t bytes, max_record, seed;
+	unsigned int taken, refused;
+};
+
+static void *size_for_writer(void *arg)
+{
+	struct size_for_writer *w = arg;
+	uint64_t left = w->bytes, x = w->seed;
+
+	while (left >= 16) {
+		uint64_t n;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		if ((x >> 60) < 4)
+			n = w->max_record;	/* a largest, often after small ones */
+		else if ((x >> 60) < 10)
+			n = 16;
+		else
+			n = 16 + (x >> 33) % (w->max_record - 8) / 8 * 8;
+		if (n > left)
+			n = left / 8 * 8;
+		if (put(n, 1))
+			w->taken++;
+		else
+			w->refused++;
+		left -= n;
+	}
+	return NULL;
+}
+
+static void size_for_holds_the_records(void)
+{
+	static const uint32_t modes[] = {
+		TRACEBUF_MODE_ONESHOT, TRACEBUF_MODE_CIRCULAR, TRACEBUF_MODE_STREAMING,
+	};
+	static const uint64_t sizes[] = { 4096, 65536, 1 << 20 };
+	static const uint64_t records[] = { 32, 96, 1112, 4104, 32088 };
+	static const uint32_t writers[] = { 1, 4 };
+	struct tracebuf_engine *e = tracebuf_engine_get();
+	unsigned int cases = 0, bad = 0;
+	uint64_t seed = 1;
+
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+	for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++)
+	for (size_t r = 0; r < sizeof(records) / sizeof(records[0]); r++)
+	for (size_t n = 0; n < sizeof(writers) / sizeof(writers[0]); n++) {
+		struct size_for_writer w[4];
+		pthread_t th[4];
+		uint64_t size = tracebuf_buffer_size_for(modes[m], sizes[b], records[r],
+							 writers[n], 512, 0);
+		unsigned int refused = 0;
+		uint8_t *buf;
+		uint32_t wrap;
+
+		T_ASSERT(size >= TRACEBUF_BUFFER_MIN && size % TRACEBUF_BUFFER_ALIGN == 0);
+		buf = engine_up(size, modes[m]);
+		T_ASSERT(buf);
+		for (uint32_t i = 0; i < writers[n]; i++) {
+			w[i] = (struct size_for_writer){ .bytes = sizes[b] / writers[n],
+							 .max_record = records[r],
+							 .seed = seed++ };
+			pthread_create(&th[i], NULL, size_for_writer, &w[i]);
+		}
+		for (uint32_t i = 0; i < writers[n]; i++) {
+			pthread_join(th[i], NULL);
+			refused += w[i].refused;
+		}
+		wrap = (uint32_t)(atomic_load(&e->cursor) >> 32);
+		cases++;
+		if (refused || wrap || atomic_load(&e->dropped)) {
+			bad++;
+			printf("# mode %u, %llu bytes of records up to %llu, %u writers: "
+			       "buffer %llu, %u refused, wrapped %u\n", modes[m],
+			       (unsigned long long)sizes[b], (unsigned long long)records[r],
+			       writers[n], (unsigned long long)size, refused, wrap);
+		}
+		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+		tracebuf_engine_detach();
+		munmap(buf, size);
+	}
+	printf("# %u cases, %u short\n", cases, bad);
+	T_EXPECT_EQ(bad, 0);
+	/* what it refuses */
+	T_EXPECT_EQ(tracebuf_buffer_size_for(9, 4096, 96, 1, 0, 0), 0);
+	T_EXPECT_EQ(tracebuf_buffer_size_for(TRACEBUF_MODE_ONESHOT, 4096, 95, 1, 0, 0), 0);
+	T_EXPECT_EQ(tracebuf_buffer_size_for(TRACEBUF_MODE_ONESHOT, 4096, 96, 1, 0, 6000), 0);
+	T_EXPECT_EQ(tracebuf_buffer_size_for(TRACEBUF_MODE_CIRCULAR, TRACEBUF_BUFFER_MAX / 2,
+					     96, 1, 0, 0), 0);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_first_records),
 	T_TEST(circular_keeps_last_records),
@@ -892,6 +992,7 @@ static const struct t_test tests[] = {
 	T_TEST(retain_after_a_window_past_the_fill_limit),
 	T_TEST(model_walks),
 	T_TEST(oneshot_fills_to_its_end),
+	T_TEST(size_for_holds_the_records),
 };
 
 T_MAIN(tests)

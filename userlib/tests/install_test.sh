@@ -36,6 +36,7 @@ bad=$(printf '%s\n' "$exports" | grep -v -E '^(__)?tracebuf_[A-Za-z0-9_]+@@TRACE
 printf '%s\n' "$exports" | grep -q '^tracebuf_reader_open_mem@@TRACEBUF_1.0$' &&
 	printf '%s\n' "$exports" | grep -q '^tracebuf_session_rotate@@TRACEBUF_1.1$' &&
 	printf '%s\n' "$exports" | grep -q '^tracebuf_session_write@@TRACEBUF_1.3$' &&
+	printf '%s\n' "$exports" | grep -q '^tracebuf_buffer_size_for@@TRACEBUF_1.4$' &&
 	[ -z "$bad" ]
 st=$?
 [ $st = 0 ] || { echo "exports:"; printf '%s\n' "$exports"; } | say
