@@ -115,14 +115,28 @@ static inline uint64_t pt_system_record_size(uint64_t name_len, uint64_t data_le
 }
 
 /*
- * stream-min-size: a tracebuf buffer's rules (a multiple of 4096, from
- * TRACEBUF_BUFFER_MIN to TRACEBUF_BUFFER_MAX); the value is kept as given,
- * the stream's buffer will be the smallest valid one that holds it.
- * Default: libtracebuf's default buffer size (4 MiB).
+ * stream-min-size: from TRACEBUF_BUFFER_MIN to TRACEBUF_BUFFER_MAX, kept
+ * as given.  The standard's promise (posix_trace_attr_getstreamsize(3p)):
+ * events whose maximum sizes (posix_trace_attr_getmaxusereventsize())
+ * add up to at most stream-min-size are all recorded.  The stream's
+ * buffer is sized for that (pt_buffer_size(), with
+ * tracebuf_buffer_size_for()): stream-min-size bytes of events of up to
+ * max-data-size, written by up to PT_STREAM_WRITERS threads at once, fit
+ * one rolling buffer, beside PT_STREAM_DURABLE bytes of string and thread
+ * records: the names of TRACE_USER_EVENT_MAX event types of the longest
+ * name (a string record each), PT_STREAM_THREADS threads (a thread
+ * record, its kernel object record and its name: 80 bytes), the process
+ * and the argument names.  posix_trace(7) says it.  Default: 1 MiB,
+ * whose buffer holds about what libtracebuf's default buffer does.
  */
 #define PT_STREAM_SIZE_MIN	TRACEBUF_BUFFER_MIN
 #define PT_STREAM_SIZE_MAX	TRACEBUF_BUFFER_MAX
-#define PT_STREAM_SIZE_DEFAULT	TRACEBUF_LIB_DEFAULT_BUFFER_SIZE
+#define PT_STREAM_SIZE_DEFAULT	(1u << 20)
+#define PT_STREAM_WRITERS	4u
+#define PT_STREAM_THREADS	64u
+#define PT_STREAM_DURABLE	(1024u + __TRACEBUF_PT_USER_EVENT_MAX * \
+				 (8u + ((__TRACEBUF_PT_EVENT_NAME_MAX + 7u) & ~7u)) + \
+				 PT_STREAM_THREADS * 128u)
 
 /*
  * log-max-size: at least one smallest buffer (a log receives whole

@@ -107,17 +107,21 @@ static int pt_create_errno(int ret)
 	}
 }
 
-/* The stream's buffer: the smallest valid one that holds stream-min-size. */
-static uint64_t pt_buffer_size(uint64_t want)
+/*
+ * The stream's buffer in @mode: the smallest that holds stream-min-size
+ * bytes of events of up to max-data-size (posixtrace_priv.h); 0 when
+ * none does.
+ */
+static uint64_t pt_buffer_size(const struct pt_attr *a, uint32_t mode)
 {
 	uint64_t align = TRACEBUF_BUFFER_ALIGN;
 	long page = sysconf(_SC_PAGESIZE);
 
 	if (page > 0 && (uint64_t)page > align)
 		align = (uint64_t)page;
-	if (want < TRACEBUF_BUFFER_MIN)
-		want = TRACEBUF_BUFFER_MIN;
-	return (want + align - 1) / align * align;
+	return tracebuf_buffer_size_for(mode, a->stream_size,
+					pt_event_record_size(a->max_data_size),
+					PT_STREAM_WRITERS, PT_STREAM_DURABLE, align);
 }
 
 /*
@@ -281,8 +285,12 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		cfg.mode = TRACEBUF_MODE_STREAMING;
 		break;
 	}
-	cfg.buffer_size = pt_buffer_size(t->attr.stream_size);
+	cfg.buffer_size = pt_buffer_size(&t->attr, cfg.mode);
 	t->buffer_size = cfg.buffer_size;
+	if (!cfg.buffer_size) {
+		ret = ENOMEM;
+		goto out_free;
+	}
 	cfg.providers = t->providers;
 	cfg.output_fd = file_desc;
 	cfg.notify = pt_session_note;

@@ -822,7 +822,7 @@ static void getmaxusereventsize_einval(void)
 
 /* "shall copy the stream size, in bytes, from the stream-min-size
  * attribute"; "The default value for the stream-min-size attribute is
- * implementation-defined" (4 MiB)
+ * implementation-defined" (1 MiB)
  */
 static void getstreamsize_copies_the_stream_size(void)
 {

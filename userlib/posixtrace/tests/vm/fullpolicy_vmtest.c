@@ -43,12 +43,12 @@ static void online_stream(int policy, trace_id_t *trid, trace_event_id_t *id)
 	T_ASSERT_EQ(posix_trace_start(*trid), 0);
 }
 
-/* An UNTIL_FULL stream of 64 KiB, sent 5000 events: full, its status in @st. */
+/* An UNTIL_FULL stream of 64 KiB, overfilled: full, its status in @st. */
 static void fill_until_full(trace_id_t *trid, trace_event_id_t *id,
 			    struct posix_trace_status_info *st)
 {
 	online_stream(POSIX_TRACE_UNTIL_FULL, trid, id);
-	for (uint64_t i = 0; i < 5000; i++)
+	for (uint64_t i = 0; i < PT_OVERFILL; i++)
 		posix_trace_event(*id, &i, sizeof(i));
 	wait_full(*trid, st);
 	T_EXPECT_EQ(st->posix_stream_full_status, POSIX_TRACE_FULL);
@@ -119,7 +119,7 @@ static void until_full_stops_then_restarts_when_emptied(void)
 	printf("# read %s, %zu events from %llu\n", o.shape, o.events,
 	       (unsigned long long)o.first);
 	T_EXPECT(!strcmp(o.shape, "SuP"));
-	T_EXPECT(o.events > 100 && o.events < 5000);
+	T_EXPECT(o.events > 100 && o.events < PT_OVERFILL);
 	T_EXPECT_EQ(o.first, 0);
 	T_EXPECT(o.in_order);
 

@@ -1366,12 +1366,13 @@ static void trid_eventid_open_of_another_process(void)
 static void log_shape(int fd, char *out, size_t size)
 {
 	static const char letter[] = "?SPFOR<>E";
-	static struct seen v[4096];
-	size_t n = read_log_events(fd, v, 4096, NULL, true), o = 0, run = 0;
+	enum { CAP = PT_OVERFILL + 64 };
+	static struct seen v[CAP];
+	size_t n = read_log_events(fd, v, CAP, NULL, true), o = 0, run = 0;
 
 	out[0] = '\0';
-	for (size_t i = 0; i <= n && i <= 4096 && o + 16 < size; i++) {
-		bool user = i < n && i < 4096 && v[i].id >= POSIX_TRACE_UNNAMED_USER_EVENT;
+	for (size_t i = 0; i <= n && i <= CAP && o + 16 < size; i++) {
+		bool user = i < n && i < CAP && v[i].id >= POSIX_TRACE_UNNAMED_USER_EVENT;
 
 		if (user) {
 			run++;
@@ -1380,7 +1381,7 @@ static void log_shape(int fd, char *out, size_t size)
 		if (run)
 			o += (size_t)snprintf(out + o, size - o, "%zu", run);
 		run = 0;
-		if (i < n && i < 4096)
+		if (i < n && i < CAP)
 			out[o++] = v[i].id < sizeof(letter) - 1 ? letter[v[i].id] : '?';
 		out[o] = '\0';
 	}
@@ -1466,7 +1467,7 @@ static void overflow_of_a_full_stream(void)
 	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
 	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
-	for (uint64_t i = 0; i < 5000; i++)
+	for (uint64_t i = 0; i < PT_OVERFILL; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	wait_full(trid, &st);
 	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
@@ -1606,7 +1607,7 @@ static void clear_of_a_stream_read_online(void)
 	T_ASSERT_EQ(posix_trace_create(0, &attr, &trid), 0);
 	T_ASSERT_EQ(posix_trace_eventid_open("co", &a), 0);
 	T_ASSERT_EQ(posix_trace_start(trid), 0);
-	for (uint64_t i = 0; i < 5000; i++)
+	for (uint64_t i = 0; i < PT_OVERFILL; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	wait_full(trid, &st);
 	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
@@ -1921,7 +1922,7 @@ static void flush_frees_the_stream(void)
 
 	log_attr(&attr, POSIX_TRACE_UNTIL_FULL, 64 * 1024, POSIX_TRACE_APPEND, 64 * 1024);
 	self_log_start(&attr, fd, "ff", &trid, &a);
-	for (uint64_t i = 0; i < 5000; i++)
+	for (uint64_t i = 0; i < PT_OVERFILL; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	wait_full(trid, &st);
 	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
@@ -1930,12 +1931,12 @@ static void flush_frees_the_stream(void)
 	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
 	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
 	/* recorded after the flush: in the log, the newest */
-	for (uint64_t i = 10000; i < 10100; i++)
+	for (uint64_t i = 100000; i < 100100; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
 	T_EXPECT(log_increasing(fd, &first, &last) > 100);
 	T_EXPECT_EQ(first, 0);
-	T_EXPECT_EQ(last, 10099);
+	T_EXPECT_EQ(last, 100099);
 }
 
 /*

@@ -43,6 +43,12 @@ static inline void beside(char *path, size_t size, const char *prog)
 }
 
 /*
+ * Events of 8 bytes that overfill any small stream: more than the buffer
+ * of a stream-min-size of 64 KiB holds (560 KiB: posix_trace(7) says why).
+ */
+#define PT_OVERFILL	20000u
+
+/*
  * The status of a stream that filled: its provider reports the records it
  * dropped from its own thread, a moment after (on arm64's emulation, after
  * the next get_status); at most 5 s.  The first FULL comes with the
