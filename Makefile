@@ -34,7 +34,9 @@
 #                             beside it; the trace (OUT, default trace.fxt)
 #                             and CMD's output here (scripts/run.sh)
 #   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
-#                             (host only, ~1 min; scripts/bench.sh)
+#                             (~1 min on the host), then the POSIX reader's
+#                             wake-up latency in the guest (~1.5 min;
+#                             scripts/bench.sh)
 #   make bench-sched          the kernel provider's cost per context switch,
 #                             sched on and off, next to ftrace's sched_switch,
 #                             in the guest (~5 min; scripts/bench-sched.sh)

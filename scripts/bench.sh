@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make bench": what writing an event with libtracebuf costs, next to a
-# floor and to LTTng-UST.  Host only, no module: the engine
+# floor and to LTTng-UST, on the host without the module: the engine
 # writes into a memfd (userlib/bench/bench.c says what each figure is and
 # how it is timed).
 #
-#   bench.sh [--rounds N] [--run-ms MS] [--no-lttng]
+#   bench.sh [--rounds N] [--run-ms MS] [--no-lttng] [--no-guest]
 #   bench.sh --arch arm64
 #       tb-bench cross-built for arm64 (static) and run under qemu-aarch64,
 #       one short round, without LTTng: a check that the benchmark and the
@@ -29,7 +29,13 @@
 #    the channel's discarded-event count (lttng list, and the warning of
 #    lttng stop): the LTTng figure is INVALID unless it is 0;
 # 5. prints the final table (figure, median, spread, target, PASS/MISS)
-#    and kills the session daemon and its consumer (also on failure).
+#    and kills the session daemon and its consumer (also on failure);
+# 6. unless --no-guest, boots the test kernel (scripts/check.sh
+#    --programs wake_vmtest, about a minute and a half) and prints the
+#    latency from posix_trace_event() to a blocked
+#    posix_trace_getnext_event() returning, median and p99, next to a
+#    pipe's write to a blocked read in the same run (the one figure that
+#    needs the module).
 #
 # A missed target is a result, not an error: the exit status is 0 when
 # every figure was measured, 1 when one could not be (LTTng missing or
@@ -42,6 +48,7 @@ set -euo pipefail
 ROUNDS=7
 RUN_MS=250
 WANT_LTTNG=1
+WANT_GUEST=1
 ARCH=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=$2; shift ;;
 	--run-ms) RUN_MS=$2; shift ;;
 	--no-lttng) WANT_LTTNG=0 ;;
+	--no-guest) WANT_GUEST=0 ;;
 	*) tb_die "unknown argument '$1' (see the comment at the top of $0)" ;;
 	esac
 	shift
@@ -249,9 +257,31 @@ echo "lttng_setup $lttng_setup" >>"$TMP/results"
 
 report_rc=0
 "$TMP/tb-bench" --report "$TMP/results" || report_rc=$?
+
+# ---------------------------------------------------------------------
+# The POSIX wake-up latency: in the guest, as the stream needs the module
+
+wake_rc=0
+if [ "$WANT_GUEST" = 1 ]; then
+	wake_start=$(date +%s)
+	wake_log=$TB_BUILD/bench-wake.log
+	"$TB_ROOT/scripts/check.sh" --programs wake_vmtest --env TB_BENCH_TRIPS=500 \
+		--timeout 300 >"$wake_log" 2>&1 || wake_rc=$?
+	wake_out=$(find "$TB_BUILD" -path '*/vm/share/out/wake_vmtest.stdout' \
+		   -newermt "@$wake_start" 2>/dev/null | head -n 1)
+	echo
+	echo "POSIX trace, posix_trace_event() to a blocked posix_trace_getnext_event(), in the guest:"
+	if [ -n "$wake_out" ] && grep -q '^# wake_latency:' "$wake_out"; then
+		sed -n 's/^# \(.* median .*\)/  \1/p;s/^# \(wake_latency:.*\)/  \1/p' "$wake_out"
+	else
+		tail -n 20 "$wake_log" >&2
+		tb_log "the wake-up latency could not be measured (see $wake_log)"
+		wake_rc=1
+	fi
+fi
 echo "bench: $(( $(date +%s) - t_start )) s wall time"
 case $report_rc in
-0) ;;
+0) [ $wake_rc = 0 ] || exit 1 ;;
 1) tb_log "some figures could not be measured (see above)"; exit 1 ;;
 *) tb_die "tb-bench --report failed (exit $report_rc)" ;;
 esac

@@ -41,7 +41,10 @@
 
 #include "posixtrace_priv.h"
 
-/* How often a blocked getnext takes a snapshot. */
+/*
+ * How often a blocked getnext takes a snapshot when no event of this
+ * process wakes it (target.c's pt_events_wait()).
+ */
 #define PT_POLL_NS	(10ull * 1000 * 1000)
 
 static void pt_pending_clear(struct pt_trace *t)
@@ -434,18 +437,26 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 	int ret = 0;
 
 	for (;;) {
-		struct timespec until;
-		uint64_t ns;
+		uint64_t ns = PT_POLL_NS;
+		struct timespec now;
+		uint32_t gen = 0;
+		bool late;
 
+		/* counted before the snapshot: an event it misses wakes us */
+		if (wait)
+			gen = pt_events_watch();
 		p = pt_ready(t);
 		if (!p) {
 			ret = pt_refill(t);
 			if (!ret)
 				ret = pt_emptied(t);
-			if (ret)
-				break;
-			p = pt_ready(t);
+			p = ret ? NULL : pt_ready(t);
 		}
+		late = !ret && !p && wait && deadline && pt_past(deadline);
+		if (wait && (ret || p || late))
+			pt_events_unwatch();
+		if (ret)
+			break;
 		if (p) {
 			pt_report(t, p, info, data, num_bytes, data_len);
 			*unavailable = 0;
@@ -453,22 +464,26 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		}
 		if (!wait)
 			break;
-		if (deadline && pt_past(deadline)) {
+		if (late) {
 			ret = ETIMEDOUT;
 			break;
 		}
-		/* wait a poll period (or less, until the deadline) */
-		clock_gettime(CLOCK_REALTIME, &until);
-		ns = (uint64_t)until.tv_nsec + PT_POLL_NS;
-		until.tv_sec += (time_t)(ns / 1000000000u);
-		until.tv_nsec = (long)(ns % 1000000000u);
-		if (deadline && (deadline->tv_sec < until.tv_sec ||
-				 (deadline->tv_sec == until.tv_sec &&
-				  deadline->tv_nsec < until.tv_nsec)))
-			until = *deadline;
+		/* until the next event of this process, a poll period or the deadline */
+		if (deadline) {
+			int64_t left;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			left = (int64_t)(deadline->tv_sec - now.tv_sec) * 1000000000 +
+			       (deadline->tv_nsec - now.tv_nsec);
+			if (left < (int64_t)ns)
+				ns = left > 0 ? (uint64_t)left : 0;
+		}
 		t->waiters++;
-		pthread_cond_timedwait(&t->cond, &t->lock, &until);
+		pthread_mutex_unlock(&t->lock);
+		pt_events_wait(gen, ns);
+		pthread_mutex_lock(&t->lock);
 		t->waiters--;
+		pt_events_unwatch();
 		if (t->dying) {
 			pthread_cond_broadcast(&t->cond);
 			return EINVAL;

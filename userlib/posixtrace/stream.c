@@ -651,6 +651,8 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 	/* a getnext blocked on it returns EINVAL; wait until it has */
 	t->dying = true;
 	pthread_cond_broadcast(&t->cond);
+	if (t->waiters)
+		pt_events_wake();
 	while (t->waiters)
 		pthread_cond_wait(&t->cond, &t->lock);
 	if (t->running && !pt_stream_stop(t) && !pt_online_until_full(t))

@@ -18,11 +18,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracebuf_event.h>
@@ -388,6 +392,55 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 		__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, 0, 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Waking on-line readers                                                   */
+
+/*
+ * An on-line reader of this process that found nothing to read waits for
+ * the next event of this process (pt_events_wait()), not a poll period:
+ * it counts itself in pt_event_waiters, and an event written while one
+ * waits bumps pt_event_gen and wakes them (a private futex: the readers
+ * and the writers share this process's memory).  A reader counts itself
+ * before it takes the snapshot that found nothing, so an event that
+ * snapshot missed was written after it, and sees the count; the hot path
+ * reads the count without a fence, so in the rare race where it does
+ * not, and for events of another process (an inheriting child, another
+ * target), which wake nobody, the reader's wait ends at its poll period.
+ */
+static atomic_uint pt_event_waiters;
+static atomic_uint pt_event_gen;
+
+static void pt_futex_wake(void)
+{
+	atomic_fetch_add(&pt_event_gen, 1);
+	syscall(SYS_futex, &pt_event_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+uint32_t pt_events_watch(void)
+{
+	atomic_fetch_add(&pt_event_waiters, 1);
+	return atomic_load(&pt_event_gen);
+}
+
+void pt_events_wait(uint32_t gen, uint64_t ns)
+{
+	struct timespec rel = { .tv_sec = (time_t)(ns / 1000000000u),
+				.tv_nsec = (long)(ns % 1000000000u) };
+
+	syscall(SYS_futex, &pt_event_gen, FUTEX_WAIT_PRIVATE, gen, &rel, NULL, 0);
+}
+
+void pt_events_unwatch(void)
+{
+	atomic_fetch_sub(&pt_event_waiters, 1);
+}
+
+void pt_events_wake(void)
+{
+	if (atomic_load_explicit(&pt_event_waiters, memory_order_relaxed))
+		pt_futex_wake();
+}
+
 /* A type that is not disabled: enabled (the usual case), or to look up. */
 static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const void *data,
 						     size_t len, void *pc)
@@ -399,6 +452,8 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 		pt_write_fast(t, pt_next_seq(), pc, data, len);
 	else
 		pt_event_slow(t, data, len, pc);
+	if (__builtin_expect(atomic_load_explicit(&pt_event_waiters, memory_order_relaxed), 0))
+		pt_futex_wake();
 }
 
 POSIXTRACE_API void posix_trace_event(trace_event_id_t event_id,
