@@ -261,11 +261,15 @@ st=$?
 grep -v 'running with root privileges' "$WORK/lintian.log" | tb_say
 tb_check lintian_no_error_no_warning $st
 
-# 3. apt in a throw-away root: see --in-root above
+# 3. apt in a throw-away root: see --in-root above.  $WORK is seen there
+# as /tmp/tracebuf-deb-test, made on the root's own /tmp: wherever the
+# tree is (under /tmp, which that tmpfs hides, or on a filesystem the
+# overlay of / does not show), and the copy's scripts run there.
 ROOTWORK=$(mktemp -d)
+INWORK=/tmp/tracebuf-deb-test
 mkdir -p "$WORK/in-root/debs"
 cp "$SRC"/*.deb "$WORK/in-root/debs/"
-ln -s "$SRC" "$WORK/in-root/src"
+ln -s ../src "$WORK/in-root/src"
 if ! command -v unshare > /dev/null; then
 	tb_check throw_away_root 1 "no unshare(1): util-linux"
 	exit 1
@@ -281,11 +285,12 @@ unshare --mount --propagation private sh -c '
 	mount --rbind /sys "$1/root/sys"
 	mount -t tmpfs tmpfs "$1/root/tmp"
 	mount -t tmpfs tmpfs "$1/root/run"
-	# what the run leaves for the outside: its logs and the DKMS modules
-	mount --bind "$2" "$1/root/$2"
-	chroot "$1/root" "$3" --in-root "$2/debs" "$2"
-' deb-test "$ROOTWORK" "$WORK/in-root" "$TB_ROOT/scripts/deb-test.sh" \
-	> "$WORK/in-root.log" 2>&1
+	# the copy of the tree, and what the run leaves for the outside: its
+	# logs and the DKMS modules
+	mkdir "$1/root/$3"
+	mount --bind "$2" "$1/root/$3"
+	chroot "$1/root" "$3/src/scripts/deb-test.sh" --in-root "$3/in-root/debs" "$3/in-root"
+' deb-test "$ROOTWORK" "$WORK" "$INWORK" > "$WORK/in-root.log" 2>&1
 rc=$?
 rmdir "$ROOTWORK" 2>/dev/null
 while IFS= read -r line; do
