@@ -140,6 +140,16 @@ TB_DKMS_FILES := Kbuild module/Kbuild $(sort $(wildcard module/*.c module/*.h)) 
 TB_LIB_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
 	INCLUDEDIR="$(INCLUDEDIR)"
 
+# A path with a space is two words to make, and kbuild refuses it: in such
+# a checkout only userlib and tracebufctl build, and every other target
+# is refused here in one line, not halfway through with make's or kbuild's
+# errors (scripts/tests/space_test.sh).
+ifneq ($(word 2,$(CURDIR)),)
+ifneq ($(filter-out userlib tracebufctl,$(or $(MAKECMDGOALS),all)),)
+$(error '$(CURDIR)' has a space: make and kbuild cannot build in such a path; clone or move the tree to one without (only 'make userlib' and 'make tracebufctl' work here))
+endif
+endif
+
 # userlib first: it builds even where the module cannot (no KDIR).
 all: userlib libposixtrace tracebufctl module selftests
 

@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OUT" ] || tb_die "--out DIR is needed"
 [ -d "$OUT" ] || tb_die "$OUT is not a directory"
+tb_no_space "$TB_BUILD"
 PACKAGES=$(sed -n 's/^Package: //p' "$TB_ROOT/debian/control")
 
 command -v dpkg-buildpackage > /dev/null ||

@@ -6,7 +6,8 @@
 # (userlib/tests/, userlib/ctl/tests/, userlib/posixtrace/tests/), once
 # plainly and once
 # with ASan and UBSan (NAME-san), run every test program on this machine
-# (no module, no VM) and report them the way vm-results.sh reports the
+# (no module, no VM), and the tests of the scripts (scripts/tests/), and
+# report them the way vm-results.sh reports the
 # selftests: one PASS/FAIL line per program, then "N passed, M failed".
 #
 #   host-tests.sh [--out DIR]    results in DIR/out (default .build/host-tests)
@@ -47,6 +48,8 @@ PTRACE=$TB_ROOT/userlib/posixtrace
 make -C "$PTRACE" tests >&2 || tb_die "libposixtrace or its tests did not build"
 mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$PTRACE" list-tests)
 [ ${#progs[@]} -gt 0 ] || tb_die "'make -C userlib list-tests' printed no programs"
+# the tests of the scripts themselves (scripts/tests/*_test.sh: no build)
+mapfile -t -O ${#progs[@]} progs < <(printf '%s\n' "$TB_ROOT"/scripts/tests/*_test.sh)
 # The benchmark and the example are built too (not run: "make bench" and
 # "make demo" do), so that a change to the library cannot leave them
 # behind unnoticed.

@@ -145,12 +145,21 @@ tb_copy_tree() {
 	fi
 }
 
+# tb_no_space DIR: refuse, in one line, to build in DIR if its path has a
+# space (or another blank): make takes it for two words, and kbuild
+# refuses it (the top-level Makefile refuses such a tree too).
+tb_no_space() {
+	[[ $1 != *[[:space:]]* ]] ||
+		tb_die "'$1' has a space: make and kbuild cannot build in such a path; clone or move the tree to one without"
+}
+
 # tb_build_module KDIR DIR [MAKEARGS...]: copy the module sources into
 # DIR/src (so builds for different kernels never share objects with each
 # other or with the tree) and build them there.  Prints the .ko path.
 tb_build_module() {
 	local kdir=$1 dir=$2 ko
 	shift 2
+	tb_no_space "$dir"
 	[ -f "$TB_ROOT/Kbuild" ] || tb_die "no Kbuild at the top of $TB_ROOT: nothing to build"
 	[ -f "$kdir/Makefile" ] || tb_die "KDIR $kdir is not a kernel build tree (no Makefile)"
 	rm -rf "$dir/src"
