@@ -53,13 +53,34 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# Whatever goes wrong before the VM report, the last line keeps its format
-# and counts the host tests that ran.
+# A step that fails (a host test, install-test.sh, deb-test.sh,
+# run-test.sh, the runner's self-check, the guest suite) prints its FAIL
+# line and the run goes on.  What stops the run is a build (or setup)
+# that what follows needs: it prints a FAIL line with the reason, then the
+# last line, in its format, counts the host tests that ran and one failure.
 host_passed=0 host_failed=0
 reported=0
 TALLY=$(mktemp -d)
-trap 'rm -rf "$TALLY"; [ $reported = 1 ] || echo "$host_passed passed, $((host_failed + 1)) failed"' EXIT
+STOPPED=$TALLY/stopped
+stopped() {
+	local rc=$1 why="exit status $1; see the messages above"
+	[ ! -s "$STOPPED" ] || why=$(cat "$STOPPED")
+	rm -rf "$TALLY"
+	[ $reported = 0 ] || return 0
+	printf '  FAIL  %s: %s\n' "check.sh stopped before the guest suite" "$why"
+	echo "$host_passed passed, $((host_failed + 1)) failed"
+}
+trap 'stopped $?' EXIT
+# tb_die, here: the reason is kept for that FAIL line (also from a
+# subshell, $(...)).
+tb_die() {
+	printf '%s\n' "$*" > "$STOPPED"
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 2
+}
 
+tb_no_space "$TB_ROOT"
+tb_no_space "$TB_BUILD"
 # The debug kernel is an x86-64 one.
 [ $DEBUG = 0 ] || [ -z "$TARGET" ] || tb_die "--debug and --target do not go together"
 DEFAULT_TARGET=${TB_TARGETS%% *}
@@ -160,7 +181,7 @@ KO=$(tb_build_module "$KDIR" "$WORK" "${TB_KMAKE[@]}")
 # refused in one line (module/Kbuild), not with pages of compiler errors.
 if [ $FIRST = 0 ] && [ -n "${TB_KMAKE[*]}" ] && [ -z "$PROGRAMS" ]; then
 	check_name="module build refuses the $TB_ARCH tree with the host's compiler"
-	if (tb_build_module "$KDIR" "$WORK/wrong-cc" "${TB_KMAKE[@]}" CC=gcc) \
+	if (STOPPED=/dev/null; tb_build_module "$KDIR" "$WORK/wrong-cc" "${TB_KMAKE[@]}" CC=gcc) \
 		> "$WORK/wrong-cc.log" 2>&1; then
 		echo "  FAIL  $check_name: it built"
 		host_failed=$((host_failed + 1))
@@ -259,23 +280,41 @@ fi
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
 # host_script NAME ARGS...: run scripts/NAME (KTAP, then "N passed, M
-# failed"), log in $WORK/NAME.log; one line for it, its failures, and its
-# numbers added to the host's.
+# failed"), log in $WORK/NAME.log; one line for it, and its numbers added
+# to the host's.  When it fails, the line says why: each "not ok" with
+# the diagnostics just before it (tb_check prints the reason there), or,
+# when it stopped before its summary, its exit status and last lines.  A
+# script that fails never stops this one.
 host_script() {
-	local name=$1 log=$WORK/${1%.sh}.log p f
+	local name=$1 log=$WORK/${1%.sh}.log p='' f='' rc=0 why=''
 	shift
-	"$TB_ROOT/scripts/$name" "$@" > "$log" 2>&1
+	"$TB_ROOT/scripts/$name" "$@" > "$log" 2>&1 || rc=$?
 	read -r p f < <(tail -n 1 "$log" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p') || true
-	if [ -n "${p:-}" ] && [ "${f:-1}" = 0 ]; then
+	if [ -z "$p" ]; then
+		p=0 f=1 why="stopped (exit status $rc) before its summary"
+	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1 why="exit status $rc"
+	fi
+	if [ "$f" = 0 ]; then
 		printf '  PASS  %-28s %s passed\n' "$name" "$p"
 	else
-		printf '  FAIL  %-28s %s passed, %s failed (see %s)\n' "$name" "${p:-0}" "${f:-1}" "$log"
-		# (head may end grep with SIGPIPE: not a failure of the run)
-		grep -a '^not ok\|^# ' "$log" | head -n 30 | sed 's/^/          | /' || true
+		printf '  FAIL  %-28s %s passed, %s failed%s (see %s)\n' "$name" "$p" "$f" \
+			"${why:+: $why}" "$log"
+		if [ -n "$why" ]; then
+			tail -n 5 "$log"
+		else
+			awk '/^(not )?ok / {
+				if (/^not ok/) { for (i = 0; i < n; i++) print d[i]; print }
+				n = 0; next }
+			/^# / && !/^# Totals/ {
+				if (n == 6) { for (i = 1; i < 6; i++) d[i - 1] = d[i]; n = 5 }
+				d[n++] = $0 }' "$log" | head -n 40
+		# (head may end awk with SIGPIPE: not a failure of the run)
+		fi | sed 's/^/          | /' || true
 	fi
-	host_passed=$((host_passed + ${p:-0}))
-	host_failed=$((host_failed + ${f:-1}))
+	host_passed=$((host_passed + p))
+	host_failed=$((host_failed + f))
 }
 
 # make install and make uninstall, against this target's kernel; make deb,
@@ -284,7 +323,7 @@ host_script() {
 if [ $FIRST = 1 ]; then
 	host_script install-test.sh --kdir "$KDIR"
 	host_script deb-test.sh --tests "$TESTS"
-	grep -a '^# [a-z0-9-]*_[^ ]*\.deb ' "$WORK/deb-test.log" | sed 's/^# /        /'
+	grep -a '^# [a-z0-9-]*_[^ ]*\.deb ' "$WORK/deb-test.log" | sed 's/^# /        /' || true
 	host_script run-test.sh --kernel "$KERNEL" --kdir "$KDIR" ${MODDIR:+--moddir "$MODDIR"}
 fi
 
