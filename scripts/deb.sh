@@ -4,7 +4,11 @@
 # The body of "make deb": build the Debian packages (debian/) with
 # dpkg-buildpackage, source and binaries, unsigned, in a copy of the tree
 # under .build/deb (dpkg-buildpackage writes beside the tree it builds,
-# and never into this one), then copy the binary packages to DIR.
+# and never into this one), then copy the binary packages to DIR.  The
+# copy has the files git tracks, as they are in the work tree: an
+# untracked file never reaches the source package (it is named, in case
+# it should have been added); without git, every file no .gitignore names
+# (lib.sh: tb_copy_tree).
 #
 #   deb.sh --out DIR      where the .deb files go (make deb: the top of
 #                         the tree, for "apt install ./*.deb")
@@ -46,6 +50,15 @@ WORK=$TB_BUILD/deb
 SRC=$WORK/tracebuf-$version
 rm -rf "$WORK"
 tb_copy_tree "$SRC"
+if tb_git_top; then
+	mapfile -t untracked < <(git -C "$TB_ROOT" ls-files -o --exclude-standard \
+		--directory --no-empty-directory)
+	if [ ${#untracked[@]} -gt 0 ]; then
+		more=''
+		[ ${#untracked[@]} -le 5 ] || more=" and $((${#untracked[@]} - 5)) more"
+		tb_log "left out, as git does not track them (git add those the packages need): ${untracked[*]:0:5}$more"
+	fi
+fi
 tb_log "dpkg-buildpackage in $SRC (log: $WORK/build.log)"
 if ! (cd "$SRC" && dpkg-buildpackage -us -uc) > "$WORK/build.log" 2>&1; then
 	tail -n 30 "$WORK/build.log" >&2

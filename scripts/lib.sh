@@ -130,16 +130,37 @@ tb_posix_trace_runs() {
 	return 1
 }
 
-# tb_copy_tree DIR: copy the tree as a user has it into DIR: its files
-# (tracked, or new and not ignored, when it is the top of a git work
-# tree; else all but .git and .build: a copy made by this function, in
-# another tree's .build, is not that tree), nothing built.
+# tb_git_top: whether the tree is the top of a git work tree.
+tb_git_top() {
+	[ "$(git -C "$TB_ROOT" rev-parse --show-toplevel 2>/dev/null)" = \
+	  "$(cd "$TB_ROOT" && pwd -P)" ]
+}
+
+# tb_copy_tree DIR: copy the tree as a user gets it into DIR, nothing
+# built.  At the top of a git work tree: the files git tracks, as they are
+# in the work tree (modified or not; those deleted there left out), and no
+# untracked file.  Else (an unpacked tarball, or a copy made by this
+# function in another tree's .build): every file but .git and .build that
+# no .gitignore names (all of them when there is no git to read those).
 tb_copy_tree() {
+	local gitdir st=0
 	mkdir -p "$1"
-	if [ "$(git -C "$TB_ROOT" rev-parse --show-toplevel 2>/dev/null)" = \
-	     "$(cd "$TB_ROOT" && pwd -P)" ]; then
-		git -C "$TB_ROOT" ls-files -z -co --exclude-standard |
-			(cd "$TB_ROOT" && xargs -0 tar -cf -) | tar -C "$1" -xf -
+	if tb_git_top; then
+		git -C "$TB_ROOT" ls-files -z -c |
+			(cd "$TB_ROOT" && while IFS= read -r -d '' f; do
+				[ ! -e "$f" ] && [ ! -L "$f" ] || printf '%s\0' "$f"
+			done) |
+			tar -C "$TB_ROOT" --null --verbatim-files-from -T - -cf - |
+			tar -C "$1" -xf -
+	elif command -v git > /dev/null && gitdir=$(mktemp -d) &&
+	     git init -q --bare "$gitdir"; then
+		# an empty repository: every file is untracked, .gitignore applies
+		git --git-dir="$gitdir" --work-tree="$TB_ROOT" ls-files -z -o \
+			--exclude-standard -x /.build/ |
+			tar -C "$TB_ROOT" --null --verbatim-files-from -T - -cf - |
+			tar -C "$1" -xf - || st=$?
+		rm -rf "$gitdir"
+		return $st
 	else
 		tar -C "$TB_ROOT" --exclude=./.build --exclude=./.git -cf - . | tar -C "$1" -xf -
 	fi
