@@ -831,7 +831,7 @@ static void getstreamsize_copies_the_stream_size(void)
 
 	ATTR_INIT(a);
 	T_EXPECT_EQ(posix_trace_attr_getstreamsize(&a, &sz), 0);
-	T_EXPECT_EQ(sz, (size_t)4 << 20);
+	T_EXPECT_EQ(sz, (size_t)1 << 20);
 }
 
 /* "shall set the minimum allowed size, in bytes, in the stream-min-size
