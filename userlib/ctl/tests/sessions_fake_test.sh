@@ -73,6 +73,8 @@ test_stop_which_session() {
 	detach -o a.fxt || return 1
 	local a=$ID
 	detach -o b.fxt || return 1
+	# a few ticks of the fake session (20 ms): events for a.fxt to hold
+	sleep 0.1
 	t_run stop
 	expect_error "stop: 2 sessions are running: name one" || return 1
 	t_run stop 99999999
