@@ -35,7 +35,9 @@ set -euo pipefail
 # udev (udevadm) and kmod (modinfo): the udev rule and the installed module
 # (install-test.sh).  build-essential, dpkg-dev, debhelper, dh-dkms,
 # dkms, lintian: "make deb", the packages' lint and their installation
-# with DKMS (deb-test.sh; debian/control's Build-Depends).  zstd: compressed traces (userlib/ctl/tests/compress_test.sh; gzip is essential).
+# with DKMS (deb-test.sh; debian/control's Build-Depends).  zstd: compressed
+# traces (userlib/ctl/tests/compress_test.sh; gzip is essential), here and
+# in the guest (vm-run.sh copies it in: make run OUT=trace.fxt.zst).
 # python3: scripts/fxt-check.py, the second FXT reader that checks the
 # traces the guest leaves (vm-results.sh).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static

@@ -36,7 +36,17 @@ exec < /dev/null > /dev/console 2>&1
 mkdir -p /dev/pts /dev/shm /tmp /run /mnt
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
+# /tmp is a tmpfs that starts with what the initramfs holds there: the
+# libraries of a dynamically linked program that lives under the host's
+# /tmp (vm-run.sh copies them to the same paths).
+if [ -n "$(ls -A /tmp 2>/dev/null)" ]; then
+	mv /tmp /.tmp-initramfs
+	mkdir /tmp
+	mount -t tmpfs tmpfs /tmp
+	cp -a /.tmp-initramfs/. /tmp/ && rm -rf /.tmp-initramfs
+else
+	mount -t tmpfs tmpfs /tmp
+fi
 mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
@@ -61,14 +71,22 @@ until mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 tbshare /mnt 2>/
 	sleep 1
 done
 
+# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK, TB_MODULE_ARGS, and what --env
+# exports (TB_TESTS_WRITABLE, for this script only)
+. /mnt/run.conf
+
 # The programs again, read-only and cached: a test may run tracebufctl a
 # hundred times, and the share (uncached, for out/) reads a 1.6 MB
-# program in 3 s on the debug kernel.
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro tbtests \
-	/mnt/tests 2>/dev/null || say "the cached programs (tbtests) not mounted: reading /mnt/tests"
-
-# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK, TB_MODULE_ARGS
-. /mnt/run.conf
+# program in 3 s on the debug kernel.  Not with TB_TESTS_WRITABLE=1
+# (scripts/run.sh): there /mnt/tests is the programs' working directory,
+# where they write, and what they wrote goes back to the host.
+if [ "${TB_TESTS_WRITABLE:-0}" = 1 ]; then
+	say "the programs' directory /mnt/tests is writable (uncached)"
+else
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro tbtests \
+		/mnt/tests 2>/dev/null || say "the cached programs (tbtests) not mounted: reading /mnt/tests"
+fi
+unset TB_TESTS_WRITABLE
 OUT=/mnt/out
 # a test may leave traces here, *.fxt, for vm-results.sh's second reader
 export TB_OUT=$OUT

@@ -46,6 +46,10 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
   --out DIR            output directory (default: .build/vm); the console
                        log is DIR/console.log, results are in DIR/share/out
   -v, --verbose        show the whole guest console, not only progress
+  --interactive        the guest's console is this terminal, both ways (a
+                       copy still goes to the console log); no limit on a
+                       silent console, only the watchdog (scripts/run.sh
+                       --shell)
 
 A guest runs on one host thread (QEMU's -accel tcg,thread=single):
 TB_TCG_THREAD=multi gives each vCPU its own, faster but, with QEMU 7.2,
@@ -56,7 +60,7 @@ EOF
 
 KERNEL='' KO='' MODULE_ARGS='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU='' TIMEOUT='' MULT=1
 ARCH=x86_64 BUSYBOX=''
-KMEMLEAK=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0
+KMEMLEAK=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0 INTERACTIVE=0
 ENVS=() FAIL_FIRST=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -86,6 +90,7 @@ while [ $# -gt 0 ]; do
 		ENVS+=("$2"); shift ;;
 	--out) OUT=$2; shift ;;
 	-v|--verbose) VERBOSE=1 ;;
+	--interactive) INTERACTIVE=1 ;;
 	-h|--help) usage ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -267,8 +272,11 @@ mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,mnt,tmp,run,root,l
 if [ $NATIVE = 1 ]; then
 	copy_with_libs "$BUSYBOX"
 	[ "$BUSYBOX" = /bin/busybox ] || ln -s "$BUSYBOX" "$STAGE/bin/busybox"
-	# bash, for test scripts that ask for it.
+	# bash, for test scripts that ask for it; zstd, which tracebufctl
+	# runs for a .zst trace (busybox has gzip, not zstd).
 	[ -x /bin/bash ] && copy_with_libs /bin/bash
+	zstd=$(command -v zstd || true)
+	[ -z "$zstd" ] || copy_with_libs "$zstd"
 else
 	cp -L "$BUSYBOX" "$STAGE/bin/busybox"
 fi
@@ -362,6 +370,24 @@ boot() {
 tb_log "booting $(basename "$KERNEL") (${MEM} RAM, $n programs, ${TIMEOUT}s each, watchdog ${WATCHDOG}s)"
 : > "$CONSOLE"
 start=$(date +%s)
+if [ "$INTERACTIVE" = 1 ]; then
+	# QEMU's -nographic console on this terminal: timeout in the
+	# foreground, or reading the terminal would stop it (SIGTTIN).  The
+	# firmware's terminal reset, screen clearing and "no line wrap"
+	# before the guest's first line are left out.
+	qrc=0 idle_kill=0
+	timeout --foreground -k 10 "$WATCHDOG" "${QEMU[@]}" -append "$CMDLINE${1:-}" 2>&1 |
+		tee "$CONSOLE" | perl -e '$| = 1; my ($b, $seen);
+			while (sysread(STDIN, $b, 65536)) {
+				unless ($seen) { $b =~ s/\ec|\e\[\?7l|\e\[2J//g; $seen = $b =~ /tracebuf-vm:/ }
+				syswrite(STDOUT, $b);
+			}' || qrc=${PIPESTATUS[0]}
+	# (QEMU restores the terminal unless it was killed)
+	[ "$qrc" = 0 ] || [ ! -t 0 ] || stty sane 2>/dev/null || true
+	elapsed=$(($(date +%s) - start))
+	tb_log "QEMU exited with status $qrc after ${elapsed}s; console log: $CONSOLE"
+	return
+fi
 timeout -k 10 "$WATCHDOG" "${QEMU[@]}" -append "$CMDLINE${1:-}" < /dev/null > "$CONSOLE" 2>&1 &
 qpid=$!
 if [ "$VERBOSE" = 1 ]; then
