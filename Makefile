@@ -29,10 +29,16 @@
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)
 #   make run CMD="./app ARGS" [FILES="data ..."] [RECORD="-m streaming ..."]
+#            [OUT=trace.fxt] [TIMEOUT=300]
 #                             your program traced in QEMU: CMD under
 #                             tracebufctl record RECORD, FILES copied in
-#                             beside it; the trace (OUT, default trace.fxt)
-#                             and CMD's output here (scripts/run.sh)
+#                             beside it; the trace (OUT), CMD's output and
+#                             every file new or changed in the guest's
+#                             working directory here (scripts/run.sh --help)
+#   make shell [FILES="data ..."] [TIMEOUT=3600]
+#                             the same guest with a shell on this terminal:
+#                             the module loaded, tracebufctl, the examples
+#                             and FILES; what the session wrote comes back
 #   make bench                libtracebuf's cost per event vs a floor and LTTng-UST
 #                             (~1 min on the host), then the POSIX reader's
 #                             wake-up latency in the guest (~1.5 min;
@@ -231,10 +237,20 @@ CMD ?=
 FILES ?=
 RECORD ?=
 OUT ?= trace.fxt
+TIMEOUT ?=
+RUN_ARGS = --dest "$(CURDIR)" $(foreach f,$(FILES),--file "$(f)") \
+	$(if $(TIMEOUT),--timeout "$(TIMEOUT)") \
+	$(if $(KERNEL),--kernel $(KERNEL) --kdir $(KDIR)) $(if $(MODDIR),--moddir $(MODDIR))
+# CMD and RECORD reach run.sh through the environment, quotes and all.
+# make fails with its own status, 2, when record's is not 0 ("Error N").
+run: export TB_RUN_CMD = $(CMD)
+run: export TB_RUN_RECORD = $(RECORD)
 run:
-	@VM_ARGS="$(VM_ARGS)" scripts/run.sh --dest "$(CURDIR)" --out "$(OUT)" \
-		$(foreach f,$(FILES),--file "$(f)") --record "$(RECORD)" --cmd "$(CMD)" \
-		$(if $(KERNEL),--kernel $(KERNEL) --kdir $(KDIR)) $(if $(MODDIR),--moddir $(MODDIR))
+	@VM_ARGS="$(VM_ARGS)" scripts/run.sh $(RUN_ARGS) --out "$(OUT)" \
+		--record "$$TB_RUN_RECORD" --cmd "$$TB_RUN_CMD"
+
+shell:
+	@VM_ARGS="$(VM_ARGS)" scripts/run.sh --shell $(RUN_ARGS)
 
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
@@ -301,5 +317,5 @@ uninstall-module:
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
 .PHONY: all userlib libposixtrace tracebufctl module selftests check check-all check-debug fault \
-	fuzz soak lint bench bench-sched bench-stream demo run clean install install-user install-module uninstall \
+	fuzz soak lint bench bench-sched bench-stream demo run shell clean install install-user install-module uninstall \
 	uninstall-user uninstall-module install-dkms-src install-dkms uninstall-dkms deb
