@@ -918,6 +918,7 @@ struct record_run {
 	pid_t child;			/* 0: none, or reaped */
 	int child_status;		/* exit status to return */
 	bool child_exited;
+	bool over;			/* the recording ended (COMMAND may run) */
 	/* snapshots: written, due (a trigger), and the one under way's notes */
 	unsigned int snapshots;
 	unsigned int snapshots_named;	/* by default: ".snapshot-N" */
@@ -1103,8 +1104,12 @@ static void record_signals_read(struct record_run *r)
 			 */
 			if (r->child > 0 && si.ssi_code != SI_KERNEL)
 				kill(r->child, (int)si.ssi_signo);
-			/* the first: COMMAND decides when the recording ends */
-			if (r->child > 0 && r->signals == 1) {
+			/*
+			 * the first: COMMAND decides when the recording ends
+			 * (unless it ended already: record_wait_child() says
+			 * what a signal does then)
+			 */
+			if (r->child > 0 && r->signals == 1 && !r->over) {
 				record_status_clear(r);
 				tbctl_err("%s: recording until %s (pid %d) exits; SIG%s again "
 					  "stops the recording now", strsignal(r->signo),
@@ -1987,6 +1992,7 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o, 
 	r.t0 = now_ns();
 	record_started(&r);
 	ret = record_loop(&r);
+	r.over = true;
 	if (ret)
 		goto out_session;
 	record_status_clear(&r);

@@ -343,6 +343,30 @@ test_sigint_to_tracebufctl_alone() {
 	[[ $ERR == *"tracebufctl: leaving sh (pid $child) running" ]] || fail "stderr: $ERR"
 }
 
+# -d ended the recording and COMMAND runs on: a SIGTERM then does not say
+# that the recording goes on until COMMAND exits (it is over), only that
+# COMMAND is left running.
+test_signal_after_duration() {
+	local child _
+	bg record -d 200ms -o t.fxt -- sh -c 'trap "" TERM; touch "$0"; while :; do sleep 0.05; done' \
+		"$TMP/term.started"
+	bg_started "$TMP/term.started" || return 1
+	for _ in $(seq 100); do
+		grep -q "waiting for sh" "$TMP/err" && break
+		sleep 0.1
+	done
+	child=$(sed -n 's/.*waiting for sh (pid \([0-9]*\)).*/\1/p' "$TMP/err")
+	[ -n "$child" ] || fail "stderr: $(cat "$TMP/err")" || return 1
+	kill -TERM "$PID"
+	bg_wait || return 1
+	kill -KILL "$child"
+	[ "$RC" = 143 ] || fail "exit $RC, expected 143: $ERR" || return 1
+	[[ $ERR != *"recording until"* ]] || fail "stderr: $ERR" || return 1
+	[[ $ERR == *"tracebufctl: leaving sh (pid $child) running" ]] || fail "stderr: $ERR" ||
+		return 1
+	expect_trace t.fxt 3
+}
+
 test_create_errors() {
 	local e
 	for e in "27 buffer size 4.0 MiB is larger than the module's max_buffer_size, 1.0 MiB" \
@@ -437,6 +461,7 @@ TESTS=(
 	test_sigint_stops
 	test_sigint_to_tracebufctl_alone
 	test_sigterm_reaches_command
+	test_signal_after_duration
 	test_trigger_stops
 	test_other_alert_ignored
 	test_failed_session_keeps_old_file
