@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,85 @@ int tbctl_ctl_path(char *buf, size_t len, const char *dir, pid_t id, const char 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Is @path a temporary file of tbctl_file_create() (".NAME.XXXXXX") that
+ * is ours and regular?  Only such a file is removed for a dead session.
+ */
+static bool tbctl_ctl_is_tmp(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+	struct stat st;
+
+	if (path[0] != '/' || !base)
+		return false;
+	base++;
+	len = strlen(base);
+	if (base[0] != '.' || len < sizeof(".X.XXXXXX") - 1 || base[len - 7] != '.')
+		return false;
+	return !lstat(path, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid();
+}
+
+/* A dead session's temporary files, and its note of them (tbctl_ctl_tmp()). */
+static void tbctl_ctl_tmp_remove(const char *dir, pid_t id)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	if (tbctl_ctl_path(path, sizeof(path), dir, id, "tmp"))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (tbctl_ctl_is_tmp(line))
+			unlink(line);
+	}
+	free(line);
+	fclose(f);
+	unlink(path);
+}
+
+int tbctl_ctl_tmp(const char *dir, pid_t id, const char *const *paths, size_t n)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16], tmp[sizeof(path) + 4];
+	char cwd[PATH_MAX] = "";
+	size_t written = 0;
+	int ret;
+	FILE *f;
+
+	ret = tbctl_ctl_path(path, sizeof(path), dir, id, "tmp");
+	if (!ret)
+		ret = tbctl_ctl_path(tmp, sizeof(tmp), dir, id, "tmp.new");
+	if (ret)
+		return ret;
+	/* written whole, then renamed: a kill never leaves half a name */
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		if (!paths[i])
+			continue;
+		if (paths[i][0] != '/' && !cwd[0] && !getcwd(cwd, sizeof(cwd)))
+			continue;
+		fprintf(f, "%s%s%s\n", paths[i][0] == '/' ? "" : cwd,
+			paths[i][0] == '/' ? "" : "/", paths[i]);
+		written++;
+	}
+	ret = fclose(f) ? -errno : 0;
+	if (!ret && written)
+		ret = rename(tmp, path) ? -errno : 0;
+	else if (!ret)
+		ret = unlink(path) && errno != ENOENT ? -errno : 0;
+	unlink(tmp);
+	return ret;
+}
+
 static int tbctl_ctl_addr(struct sockaddr_un *a, const char *dir, pid_t id)
 {
 	memset(a, 0, sizeof(*a));
@@ -85,6 +165,7 @@ int tbctl_ctl_listen(const char *dir, pid_t id)
 	if (fd < 0)
 		return -errno;
 	/* a socket of a dead session with our pid: not ours, but stale */
+	tbctl_ctl_tmp_remove(dir, id);
 	unlink(a.sun_path);
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 8)) {
 		ret = -errno;
@@ -155,6 +236,7 @@ int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
 		close(fd);
 		if (ret == -ECONNREFUSED) {
 			/* left by a session that was killed */
+			tbctl_ctl_tmp_remove(dir, id);
 			tbctl_ctl_unlink(dir, id, true);
 			return -ESRCH;
 		}
@@ -192,6 +274,8 @@ void tbctl_ctl_unlink(const char *dir, pid_t id, bool log)
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
 
 	if (!tbctl_ctl_path(path, sizeof(path), dir, id, "sock"))
+		unlink(path);
+	if (!tbctl_ctl_path(path, sizeof(path), dir, id, "tmp"))
 		unlink(path);
 	if (log && !tbctl_ctl_path(path, sizeof(path), dir, id, "log"))
 		unlink(path);

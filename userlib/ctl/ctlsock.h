@@ -53,7 +53,8 @@ int tbctl_ctl_reply(int cfd, const char *msg);
 /*
  * tbctl_ctl_request() - send req to session ID, wait for the reply (up to
  * timeout_ms, -1: forever).  Return: 0, -ESRCH when no such session is
- * running (a socket left by a killed one is removed), or -errno.
+ * running (a socket left by a killed one is removed, with the temporary
+ * files it noted, tbctl_ctl_tmp()), or -errno.
  */
 int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
 		      size_t len, int timeout_ms);
@@ -61,7 +62,7 @@ int tbctl_ctl_request(const char *dir, pid_t id, const char *req, char *reply,
 /*
  * tbctl_ctl_sessions() - the ids of RUNDIR's sessions, sorted, in a
  * malloc'd array: their count, or -errno.  Sockets nobody listens on any
- * more are removed, with their logs.
+ * more are removed, with their logs and temporary files.
  */
 int tbctl_ctl_sessions(const char *dir, pid_t **ids);
 
@@ -84,7 +85,16 @@ int tbctl_ctl_ended(const char *dir, pid_t id, int *status, char *line, size_t l
 		    char *json, size_t jsonlen);
 int tbctl_ctl_ended_list(const char *dir, pid_t **ids);
 
-/* Remove RUNDIR/ID.sock (and, if log, RUNDIR/ID.log). */
+/*
+ * tbctl_ctl_tmp() - note in RUNDIR/ID.tmp the temporary files session ID
+ * writes now (tbctl_file_create()'s ".NAME.XXXXXX", made absolute; NULLs
+ * skipped), replacing what it said before; none: the note is removed.  A
+ * session killed before it could remove them leaves them behind: when
+ * its socket is found stale, they are removed with it.  0 or -errno.
+ */
+int tbctl_ctl_tmp(const char *dir, pid_t id, const char *const *paths, size_t n);
+
+/* Remove RUNDIR/ID.sock and RUNDIR/ID.tmp (and, if log, RUNDIR/ID.log). */
 void tbctl_ctl_unlink(const char *dir, pid_t id, bool log);
 
 #endif /* TBCTL_CTLSOCK_H */

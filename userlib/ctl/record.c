@@ -1354,19 +1354,40 @@ static int record_ctl_open(struct record_run *r, bool detached)
 	return 0;
 }
 
+/*
+ * Note the temporary files being written now (the output's, and @extra's
+ * when not NULL) for "status" to remove if this process is killed
+ * (tbctl_ctl_tmp()).  Without a control socket, nobody would look.
+ */
+static void record_note_tmp(struct record_run *r, const struct tbctl_out *extra)
+{
+	const char *paths[2] = { r->out.file.tmp, extra ? extra->file.tmp : NULL };
+
+	if (r->ctl_fd >= 0)
+		tbctl_ctl_tmp(r->rundir, getpid(), paths, 2);
+}
+
 /* The session in status's words: one line, or a JSON object. */
 static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t len)
 {
 	const char *mode = tbctl_mode_name(r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT);
 	const char *state = r->stop_requested ? "stopping" : "recording";
 	uint64_t dropped = 0, bytes = r->s ? tracebuf_session_bytes(r->s) : r->bytes;
-	char human[32], out[512], ended[16];
+	uint64_t recorded = 0;
+	char human[32], hrec[32], out[512], ended[16];
 	FILE *f;
 
 	if (r->s && record_providers(r))
 		r->nprov = 0;
-	for (int i = 0; i < r->nprov; i++)
+	/*
+	 * recorded: what the providers' headers say they recorded so far
+	 * (a hint); written: what reached the file, which in oneshot and
+	 * circular modes is only its first record until the end
+	 */
+	for (int i = 0; i < r->nprov; i++) {
 		dropped += r->prov[i].records_dropped;
+		recorded += r->prov[i].bytes_recorded;
+	}
 	/* the file written now (with --rotate, the last of them) */
 	tbctl_safe(r->out.path, out, sizeof(out));
 	if (r->ended) {
@@ -1374,8 +1395,9 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 		state = json ? "ended" : ended;
 	}
 	if (!json) {
-		snprintf(buf, len, "%-8d %-10s %-10s %9d %10s %9llu  %s", (int)getpid(), mode,
-			 state, r->nprov, tbctl_human_bytes(bytes, human, sizeof(human)),
+		snprintf(buf, len, "%-8d %-10s %-10s %9d %10s %10s %9llu  %s", (int)getpid(),
+			 mode, state, r->nprov, tbctl_human_bytes(recorded, hrec, sizeof(hrec)),
+			 tbctl_human_bytes(bytes, human, sizeof(human)),
 			 (unsigned long long)dropped, out);
 		return;
 	}
@@ -1385,9 +1407,10 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 		return;
 	}
 	fprintf(f, "{\"id\":%d,\"mode\":\"%s\",\"state\":\"%s\",\"detached\":%s,"
-		"\"providers\":%d,\"bytes\":%llu,\"dropped\":%llu,\"files\":%u,\"snapshots\":%u,"
-		"\"output\":", (int)getpid(), mode, state, r->detached ? "true" : "false",
-		r->nprov, (unsigned long long)bytes, (unsigned long long)dropped, r->nfile + 1,
+		"\"providers\":%d,\"recorded\":%llu,\"bytes\":%llu,\"dropped\":%llu,"
+		"\"files\":%u,\"snapshots\":%u,\"output\":", (int)getpid(), mode, state,
+		r->detached ? "true" : "false", r->nprov, (unsigned long long)recorded,
+		(unsigned long long)bytes, (unsigned long long)dropped, r->nfile + 1,
 		r->snapshots);
 	tbctl_json_cstr(f, r->out.path);
 	if (r->ended)
@@ -1437,7 +1460,7 @@ static int record_snapshot(struct record_run *r, const char *path, char *reply, 
 	const char *output = r->o->output;
 	struct tbctl_out out;
 	uint64_t bytes = 0;
-	int ret;
+	int ret, committed;
 
 	r->snap_notes[0] = '\0';
 	r->nsnap_notes = 0;
@@ -1467,17 +1490,21 @@ static int record_snapshot(struct record_run *r, const char *path, char *reply, 
 		snprintf(reply, len, "error: %.1000s: %s", path, strerror(-ret));
 		return ret;
 	}
+	record_note_tmp(r, &out);
 	r->in_snapshot = true;
 	ret = tracebuf_session_snapshot(r->s, out.fd, &bytes);
 	r->in_snapshot = false;
 	if (ret < 0) {
 		tbctl_out_abort(&out);
+		record_note_tmp(r, NULL);
 		snprintf(reply, len, "error: %s", ret == -EINVAL ? "the session is not recording" :
 			 ret == -EOPNOTSUPP ? "the module is too old for snapshots (ABI 1.5)" :
 			 strerror(-ret));
 		return ret;
 	}
-	if (tbctl_out_commit(&out)) {
+	committed = tbctl_out_commit(&out);
+	record_note_tmp(r, NULL);
+	if (committed) {
 		snprintf(reply, len, "error: %.1000s: could not be written", path);
 		return -EIO;
 	}
@@ -1590,10 +1617,12 @@ static int record_rotate(struct record_run *r)
 		free(name);
 		return ret;
 	}
+	record_note_tmp(r, &next);
 	ret = tracebuf_session_rotate(r->s, next.fd);
 	if (ret) {
 		tbctl_err("%s: cannot go on in %s: %s", r->out.path, name, strerror(-ret));
 		tbctl_out_abort(&next);
+		record_note_tmp(r, NULL);
 		free(name);
 		return ret;
 	}
@@ -1605,6 +1634,7 @@ static int record_rotate(struct record_run *r)
 	r->out = next;
 	r->nfile++;
 	r->file_base = base;
+	record_note_tmp(r, NULL);
 	return ret;
 }
 
@@ -1973,6 +2003,7 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o, 
 	ret = tbctl_out_open(&r.out);
 	if (ret)
 		goto out_signals;
+	record_note_tmp(&r, NULL);
 	ret = record_session_create(&r);
 	if (ret)
 		goto out_tmp;

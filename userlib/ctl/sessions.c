@@ -123,10 +123,12 @@ static void status_usage(FILE *f)
 		"\n"
 		"The recording sessions running on this machine, in the foreground\n"
 		"or detached: their id, mode, state, number of providers, bytes\n"
-		"written, records dropped and output.  A session that was killed is\n"
-		"not shown (its files are removed).  A detached one that ended by\n"
-		"itself with a non-zero status is, as 'ended (STATUS)', until 'stop'\n"
-		"shows its messages.\n"
+		"recorded so far (as the providers' buffers say), bytes written to\n"
+		"the file (in oneshot and circular modes only its first record\n"
+		"until the end), records dropped and output.  A session that was\n"
+		"killed is not shown (its files are removed, and its temporary\n"
+		"output file).  A detached one that ended by itself with a non-zero\n"
+		"status is, as 'ended (STATUS)', until 'stop' shows its messages.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json    a JSON array\n"
@@ -166,8 +168,8 @@ int cmd_status(struct tbctl_ctx *ctx, int argc, char **argv)
 	if (ctx->json)
 		putchar('[');
 	else
-		printf("%-8s %-10s %-10s %9s %10s %9s  %s\n", "ID", "MODE", "STATE",
-		       "PROVIDERS", "BYTES", "DROPPED", "OUTPUT");
+		printf("%-8s %-10s %-10s %9s %10s %10s %9s  %s\n", "ID", "MODE", "STATE",
+		       "PROVIDERS", "RECORDED", "WRITTEN", "DROPPED", "OUTPUT");
 	for (int i = 0; i < n; i++) {
 		ret = tbctl_ctl_request(dir, ids[i], ctx->json ? "status json" : "status",
 					reply, sizeof(reply), 5000);

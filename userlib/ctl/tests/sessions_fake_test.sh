@@ -49,11 +49,13 @@ test_detach_status_stop() {
 	[[ $ERR == *"session $ID"*"stop $ID"* ]] || fail "no hint on stderr: $ERR" || return 1
 	t_run status
 	[ "$RC" = 0 ] || fail "status: exit $RC: $ERR" || return 1
-	[[ $(sed -n 1p "$TMP/out") == "ID "*"MODE"*"OUTPUT" ]] || fail "status: $OUT" || return 1
-	[[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +recording\ +1\ .*\ d\.fxt$ ]] ||
+	[[ $(sed -n 1p "$TMP/out") =~ ^ID\ +MODE\ +STATE\ +PROVIDERS\ +RECORDED\ +WRITTEN\ +DROPPED\ +OUTPUT$ ]] ||
+		fail "status: $OUT" || return 1
+	# what the provider recorded so far, beside the file's first record
+	[[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +recording\ +1\ +1\.0\ MiB\ +8\ B\ +0\ +d\.fxt$ ]] ||
 		fail "status line: $(sed -n 2p "$TMP/out")" || return 1
 	t_run -j status
-	[[ $OUT == "[{\"id\":$ID,\"mode\":\"oneshot\",\"state\":\"recording\",\"detached\":true,"*"\"output\":\"d.fxt\"}]" ]] ||
+	[[ $OUT == "[{\"id\":$ID,\"mode\":\"oneshot\",\"state\":\"recording\",\"detached\":true,\"providers\":1,\"recorded\":1048576,\"bytes\":8,"*"\"output\":\"d.fxt\"}]" ]] ||
 		fail "status -j: $OUT" || return 1
 	t_run stop "$ID"
 	[ "$RC" = 0 ] || fail "stop: exit $RC: $ERR" || return 1
@@ -204,10 +206,14 @@ test_foreground_session_listed() {
 	dumps f.fxt 2
 }
 
-# killed: the kernel cleans up the providers; status shows nothing stale
+# killed: the kernel cleans up the providers; status shows nothing stale,
+# and removes the temporary file the trace was being written to
 test_killed_session_not_shown() {
 	local _
-	detach -o k.fxt || return 1
+	mkdir "$TMP/w/sub"
+	detach -o sub/k.fxt || return 1
+	[ -n "$(find "$TMP/w/sub" -name '.k.fxt.??????')" ] ||
+		fail "no temporary file: $(ls -A "$TMP/w/sub")" || return 1
 	kill -KILL "$ID"
 	for _ in $(seq 100); do
 		kill -0 "$ID" 2> /dev/null || break
@@ -217,7 +223,7 @@ test_killed_session_not_shown() {
 	t_run status
 	[ "$RC" = 0 ] && [ "$(wc -l < "$TMP/out")" = 1 ] || fail "status: $OUT" || return 1
 	[ -z "$(ls -A "$TMP/run")" ] || fail "left in run/: $(ls -A "$TMP/run")" || return 1
-	[ ! -e "$TMP/w/k.fxt" ] || fail "a killed session left k.fxt"
+	expect_empty_dir "$TMP/w/sub"
 }
 
 # it fails before it runs: its message and status here, nothing left
