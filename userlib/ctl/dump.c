@@ -2,11 +2,12 @@
 /*
  * tracebufctl dump: one line per FXT record, as the reader decodes it:
  *
- *	OFFSET TYPE FIELDS...
+ *	OFFSET TYPE FIELDS... size=BYTES [| ARGUMENTS...]
  *
  * OFFSET is the record's byte offset in the file (decimal, as in error
- * messages), TYPE the record type, FIELDS "key=value" words; strings are
- * quoted with C escapes.  Corrupt input: the records before the damage
+ * messages), TYPE the record type, FIELDS "key=value" words, then the
+ * record's arguments "name=value" after a "|"; strings are quoted with C
+ * escapes.  Corrupt input: the records before the damage
  * are printed, then one error line, and the exit status is 1.
  */
 #include <errno.h>
@@ -74,13 +75,42 @@ static const struct tbctl_arg_style dump_arg_style = {
 	.unknown = "?type%u[%zu]",
 };
 
-static void dump_args(FILE *f, const struct tracebuf_reader_arg *args, unsigned int n)
+/*
+ * A scheduling record's thread weight (incoming_weight, outgoing_weight,
+ * weight: what Perfetto shows as a priority): INT32_MIN stands for the
+ * idle thread (module/ksched.c, as Perfetto's FXT importer reads it).
+ */
+static bool dump_idle_weight(const struct tracebuf_reader_arg *a)
 {
-	for (unsigned int i = 0; i < n; i++) {
+	static const char *const names[] = { "incoming_weight", "outgoing_weight", "weight" };
+
+	if (a->type != TRACEBUF_LIB_FXT_ARG_INT32 || a->i32 != INT32_MIN)
+		return false;
+	for (size_t i = 0; i < TBCTL_ARRAY_SIZE(names); i++)
+		if (a->name.len == strlen(names[i]) && !memcmp(a->name.data, names[i], a->name.len))
+			return true;
+	return false;
+}
+
+/*
+ * The arguments, after the record's own fields and a " |", so that an
+ * argument named as a field (size, name...) is not taken for it.
+ */
+static void dump_args(FILE *f, const struct tracebuf_reader_record *rec, bool sched)
+{
+	if (!rec->nargs)
+		return;
+	fputs(" |", f);
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct tracebuf_reader_arg *a = &rec->args[i];
+
 		putc(' ', f);
-		dump_esc(f, args[i].name, false);
+		dump_esc(f, a->name, false);
 		putc('=', f);
-		tbctl_print_arg(f, &args[i], &dump_arg_style);
+		if (sched && dump_idle_weight(a))
+			fputs("idle", f);
+		else
+			tbctl_print_arg(f, a, &dump_arg_style);
 	}
 }
 
@@ -137,7 +167,6 @@ static void dump_event(FILE *f, const struct tracebuf_reader_record *rec)
 	default:
 		break;
 	}
-	dump_args(f, rec->args, rec->nargs);
 }
 
 /* The name of a context switch's outgoing thread state, or NULL. */
@@ -182,7 +211,6 @@ static void dump_sched(FILE *f, const struct tracebuf_reader_record *rec)
 		fprintf(f, " type=%u", rec->sched.type);
 		return;
 	}
-	dump_args(f, rec->args, rec->nargs);
 }
 
 static void dump_meta(FILE *f, const struct tracebuf_reader_record *rec)
@@ -263,7 +291,6 @@ static void dump_record(FILE *f, const struct tracebuf_reader_record *rec)
 		fprintf(f, " pointer=0x%" PRIx64 " pid=%" PRIu64 " name=", rec->uobj.pointer,
 			rec->uobj.process_koid);
 		dump_str(f, rec->uobj.name);
-		dump_args(f, rec->args, rec->nargs);
 		break;
 	case TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT:
 		if (rec->kobj.obj_type == TRACEBUF_LIB_FXT_OBJ_PROCESS)
@@ -274,7 +301,6 @@ static void dump_record(FILE *f, const struct tracebuf_reader_record *rec)
 			fprintf(f, " type=%u", rec->kobj.obj_type);
 		fprintf(f, " koid=%" PRIu64 " name=", rec->kobj.koid);
 		dump_str(f, rec->kobj.name);
-		dump_args(f, rec->args, rec->nargs);
 		break;
 	case TRACEBUF_LIB_FXT_RECORD_SCHEDULING:
 		dump_sched(f, rec);
@@ -288,7 +314,20 @@ static void dump_record(FILE *f, const struct tracebuf_reader_record *rec)
 	default:
 		break;
 	}
-	fprintf(f, " size=%zu\n", rec->size);
+	fprintf(f, " size=%zu", rec->size);
+	switch (rec->type) {
+	case TRACEBUF_LIB_FXT_RECORD_EVENT:
+	case TRACEBUF_LIB_FXT_RECORD_USERSPACE_OBJECT:
+	case TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT:
+		dump_args(f, rec, false);
+		break;
+	case TRACEBUF_LIB_FXT_RECORD_SCHEDULING:
+		dump_args(f, rec, true);
+		break;
+	default:
+		break;
+	}
+	putc('\n', f);
 }
 
 static void dump_usage(FILE *f)
@@ -297,13 +336,15 @@ static void dump_usage(FILE *f)
 		"Usage: " TBCTL_PROG " dump FILE\n"
 		"\n"
 		"Print the records of the FXT trace FILE (- for standard input), one\n"
-		"line each: offset, record type, decoded fields.  Events show their\n"
-		"provider id, timestamp in ns, pid and tid, category, name and\n"
-		"arguments as name=value; context switches their CPU, the outgoing\n"
-		"thread and its state, the incoming thread; wakeups their CPU and the\n"
-		"woken thread.  A file that does not begin with the FXT magic record\n"
-		"prints nothing; a damaged one prints the records before the damage,\n"
-		"then an error naming its offset (exit status 1).\n"
+		"line each: offset, record type, decoded fields as key=value, the\n"
+		"record's size=BYTES, then after a '|' its arguments as name=value.\n"
+		"Events show their provider id, timestamp in ns, pid and tid,\n"
+		"category and name; context switches their CPU, the outgoing thread\n"
+		"and its state, the incoming thread; wakeups their CPU and the woken\n"
+		"thread (a weight of the idle thread shows as 'idle').  A file that\n"
+		"does not begin with the FXT magic record prints no record; a damaged\n"
+		"one prints the records before the damage; either then prints an\n"
+		"error naming the offset (exit status 1).\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help   print this help and exit\n");

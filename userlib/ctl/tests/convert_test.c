@@ -727,14 +727,16 @@ static void dump_event_fields(void)
 		" init ticks_per_second=2000000000 ",
 		" string index=1 \"cat\" ",
 		" thread index=1 pid=100 tid=101 ",
-		" kobject thread koid=101 name=\"worker\" process=koid:100 ",
+		" kobject thread koid=101 name=\"worker\" size=",
+		" | process=koid:100\n",
 		" event instant provider=1 ts=1000 pid=100 tid=101 cat=\"cat\" name=\"hi \\\"q\\\"\\n\" "
-		"i32=-5 u32=7 i64=-1000000000000 u64=9223372036854775809 dbl=1.5 "
+		"size=248 | i32=-5 u32=7 i64=-1000000000000 u64=9223372036854775809 dbl=1.5 "
 		"str=\"s\\tv\\\"\\\\\" ptr=0xdeadbeef koid=koid:42 flag=true nothing=null "
-		"bytes=blob[3]:ff00fe ",
+		"bytes=blob[3]:ff00fe\n",
 		" event complete provider=1 ts=4000 pid=100 tid=101 cat=\"cat\" name=\"cmp\" end=6000 ",
 		" event counter provider=1 ts=7000 pid=100 tid=101 cat=\"cat\" name=\"ctr\" counter=7 "
-		"value=10 str=\"x\" d=2.5 ",
+		"size=",
+		" | value=10 str=\"x\" d=2.5\n",
 		" event async-begin provider=1 ts=8000 pid=100 tid=101 cat=\"cat\" name=\"req\" async=0x99 ",
 		" event flow-end provider=1 ts=13000 pid=100 tid=101 cat=\"cat\" name=\"fl\" flow=0x5 ",
 		" name=\"bad\\xff\\xc3(\\x01name\" ",
@@ -752,6 +754,72 @@ static void dump_event_fields(void)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(r.out, want[i]))
 			T_FAIL("no line with '%s'", want[i]);
+	run_free(&r);
+	teardown();
+}
+
+/*
+ * The record's fields apart from its arguments: an argument named "size"
+ * is not the record's size.  The idle thread's weight (INT32_MIN, as the
+ * kernel provider writes it) shows as "idle".
+ */
+static int dump_args_trace(struct sample *s)
+{
+	struct tracebuf_fxt_arg ev[2], sw[2], wk[1];
+	struct tracebuf_fxt_sched sched = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	SAMPLE_ADD(s, tracebuf_fxt_magic_write(dst_, cap_));
+	SAMPLE_ADD(s, tracebuf_fxt_provider_info_write(dst_, cap_, 1, "kernel", 6));
+	SAMPLE_ADD(s, tracebuf_fxt_init_write(dst_, cap_, 1000000000ULL));
+	SAMPLE_ADD(s, tracebuf_fxt_string_write(dst_, cap_, 1, "cat", 3));
+	ev[0] = tracebuf_fxt_arg_uint32(sample_str("size"), 4);
+	ev[1] = tracebuf_fxt_arg_int32(sample_str("weight"), INT32_MIN);
+	if (sample_event(s, TRACEBUF_LIB_FXT_EVENT_INSTANT, 1000,
+			 tracebuf_fxt_thread_inline(1, 2), "ev", ev, 2, 0))
+		return -EINVAL;
+	sw[0] = tracebuf_fxt_arg_int32(sample_str("outgoing_weight"), 120);
+	sw[1] = tracebuf_fxt_arg_int32(sample_str("incoming_weight"), INT32_MIN);
+	sched.type = TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH;
+	sched.ticks = 2000;
+	sched.outgoing_state = TRACEBUF_LIB_FXT_THREAD_BLOCKED;
+	sched.outgoing_koid = 2;
+	sched.args = sw;
+	sched.nargs = 2;
+	SAMPLE_ADD(s, tracebuf_fxt_sched_write(dst_, cap_, &sched));
+	wk[0] = tracebuf_fxt_arg_int32(sample_str("weight"), INT32_MIN);
+	sched.type = TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP;
+	sched.ticks = 3000;
+	sched.incoming_koid = 0;
+	sched.args = wk;
+	sched.nargs = 1;
+	SAMPLE_ADD(s, tracebuf_fxt_sched_write(dst_, cap_, &sched));
+	return 0;
+}
+
+static void dump_args_apart_and_idle_weight(void)
+{
+	static const char *const want[] = {
+		" event instant provider=1 ts=1000 pid=1 tid=2 cat=\"cat\" name=\"ev\" size=",
+		" | size=4 weight=-2147483648\n",
+		" scheduling switch provider=1 ts=2000 cpu=0 out=2 state=blocked in=0 size=",
+		" | outgoing_weight=120 incoming_weight=idle\n",
+		" scheduling wakeup provider=1 ts=3000 cpu=0 tid=0 size=",
+		" | weight=idle\n",
+	};
+	static struct sample s;
+	char path[256];
+	struct run r;
+
+	setup();
+	T_ASSERT_EQ(dump_args_trace(&s), 0);
+	snprintf(path, sizeof(path), "%s/w.fxt", work);
+	put_file(path, s.words, s.len);
+	RUN(&r, "dump", "w.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(r.out, want[i]))
+			T_FAIL("no line with '%s' in:\n%s", want[i], r.out);
 	run_free(&r);
 	teardown();
 }
@@ -867,6 +935,7 @@ static const struct t_test tests[] = {
 	T_TEST(convert_usage_errors),
 	T_TEST(dump_one_line_per_record),
 	T_TEST(dump_event_fields),
+	T_TEST(dump_args_apart_and_idle_weight),
 	T_TEST(dump_truncated_prints_prefix_then_fails),
 	T_TEST(dump_corrupt_later_record),
 	T_TEST(dump_not_fxt_prints_nothing),
