@@ -399,12 +399,40 @@ private:
 	TRACEBUF_LIB_ARG_(STRING, n, str, struct tracebuf_fxt_str, __tracebuf_str(v))
 
 /*
- * The argument array of a macro: a placeholder first, so that an empty
- * list is valid C, then the arguments (at most 15).
+ * The variadic macros take their last fixed parameter (the event's name,
+ * its id, its start ticks or its extra word) in the "...", as the head of
+ * the list, and the event's arguments as its rest.  C11 (before C23) and
+ * C++17 need at least one argument for a "...": TRACE_INSTANT("c", "e")
+ * then passes one, and compiles without a warning with -pedantic.
+ * TRACEBUF_LIB_HEAD_(list) is the head; TRACEBUF_LIB_REST_(list) the rest,
+ * nothing when there is none (the head alone, or the head and an empty
+ * argument, "e", ).  To tell them apart, the second element of the list
+ * with "()" appended is looked at: it is "()" when the list is the head
+ * alone (an argument is never a parenthesized nothing).
+ */
+#define TRACEBUF_LIB_HEAD_(...)		TRACEBUF_LIB_FIRST_(__VA_ARGS__, ~)
+#define TRACEBUF_LIB_FIRST_(a, ...)	a
+#define TRACEBUF_LIB_SECOND_(a, b, ...)	b
+#define TRACEBUF_LIB_SECOND_X_(...)	TRACEBUF_LIB_SECOND_(__VA_ARGS__)
+#define TRACEBUF_LIB_PROBE_(...)	~, 1
+/* 1 if x is "()", else 0 */
+#define TRACEBUF_LIB_IS_EMPTY_PARENS_(x)				\
+	TRACEBUF_LIB_SECOND_X_(TRACEBUF_LIB_PROBE_ x, 0, ~)
+#define TRACEBUF_LIB_REST_(...)						\
+	TRACEBUF_LIB_CAT(TRACEBUF_LIB_REST_,				\
+			 TRACEBUF_LIB_IS_EMPTY_PARENS_(			\
+				 TRACEBUF_LIB_SECOND_(__VA_ARGS__, (), ~)))(__VA_ARGS__)
+#define TRACEBUF_LIB_REST_0(head, ...)	__VA_ARGS__
+#define TRACEBUF_LIB_REST_1(head)
+
+/*
+ * The argument array of a macro, from its list (head first): a
+ * placeholder first, so that an empty list is valid C, then the
+ * arguments (at most 15).
  */
 #define TRACEBUF_LIB_ARGS_(var, ...)					\
 	const struct tracebuf_fxt_arg var[] = {				\
-		TRACEBUF_LIB_ARG_NONE_, __VA_ARGS__ };			\
+		TRACEBUF_LIB_ARG_NONE_, TRACEBUF_LIB_REST_(__VA_ARGS__) }; \
 	TRACEBUF_LIB_STATIC_ASSERT(sizeof(var) / sizeof(var[0]) - 1 <=	\
 				   TRACEBUF_LIB_MAX_ARGS, "at most 15 arguments")
 #define TRACEBUF_LIB_NARGS_(var)	((unsigned int)(sizeof(var) / sizeof(var[0]) - 1))
@@ -412,7 +440,8 @@ private:
 /*
  * An event with the timestamp given (evaluated only when the site is
  * enabled), written by @emit (__tracebuf_emit or its begin and end
- * variants).
+ * variants).  The "..." is the caller's list: its head, which the caller
+ * took, and the arguments.
  */
 #define TRACEBUF_LIB_EVENT_EMIT_(emit, evtype, cat, nm, ticks, extra_word, ...) \
 	do {								\
@@ -427,42 +456,53 @@ private:
 		}							\
 	} while (0)
 
-#define TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, ticks, extra_word, ...)	\
-	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit, evtype, cat, nm, ticks, extra_word, \
+/*
+ * The general event macros: TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, ticks,
+ * extra_word, args...) and TRACEBUF_LIB_EVENT(evtype, cat, nm,
+ * extra_word, args...), timestamped now.
+ */
+#define TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, ticks, ...)		\
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit, evtype, cat, nm, ticks, \
+				 TRACEBUF_LIB_HEAD_(__VA_ARGS__), __VA_ARGS__)
+#define TRACEBUF_LIB_EVENT(evtype, cat, nm, ...)			\
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit, evtype, cat, nm, tracebuf_ticks(), \
+				 TRACEBUF_LIB_HEAD_(__VA_ARGS__), __VA_ARGS__)
+
+/* Those of each type: (cat, nm, [id or start ticks,] args...) */
+#define TRACEBUF_LIB_INSTANT(cat, ...)					\
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit, TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, \
+				 TRACEBUF_LIB_HEAD_(__VA_ARGS__), tracebuf_ticks(), 0, \
 				 __VA_ARGS__)
-
-/* The general event macro: TRACEBUF_LIB_EVENT_AT, timestamped now. */
-#define TRACEBUF_LIB_EVENT(evtype, cat, nm, extra_word, ...)		\
-	TRACEBUF_LIB_EVENT_AT(evtype, cat, nm, tracebuf_ticks(), extra_word, __VA_ARGS__)
-
-#define TRACEBUF_LIB_INSTANT(cat, nm, ...)				\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_INSTANT, cat, nm, 0, __VA_ARGS__)
-#define TRACEBUF_LIB_COUNTER(cat, nm, id, ...)				\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_COUNTER, cat, nm, id, __VA_ARGS__)
-#define TRACEBUF_LIB_DURATION_BEGIN(cat, nm, ...)			\
+#define TRACEBUF_LIB_COUNTER(cat, nm, ...)				\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_COUNTER, cat, nm, __VA_ARGS__)
+#define TRACEBUF_LIB_DURATION_BEGIN(cat, ...)				\
 	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit_begin,			\
-				 TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, cat, nm, \
-				 tracebuf_ticks(), 0, __VA_ARGS__)
-#define TRACEBUF_LIB_DURATION_END(cat, nm, ...)				\
+				 TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, cat,	\
+				 TRACEBUF_LIB_HEAD_(__VA_ARGS__), tracebuf_ticks(), 0, \
+				 __VA_ARGS__)
+#define TRACEBUF_LIB_DURATION_END(cat, ...)				\
 	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit_end,			\
-				 TRACEBUF_LIB_FXT_EVENT_DURATION_END, cat, nm,	\
-				 tracebuf_ticks(), 0, __VA_ARGS__)
+				 TRACEBUF_LIB_FXT_EVENT_DURATION_END, cat,	\
+				 TRACEBUF_LIB_HEAD_(__VA_ARGS__), tracebuf_ticks(), 0, \
+				 __VA_ARGS__)
 /* A complete duration with explicit start ticks (tracebuf_ticks()). */
-#define TRACEBUF_LIB_DURATION_COMPLETE(cat, nm, start_ticks, ...)	\
-	TRACEBUF_LIB_EVENT_AT(TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, cat, nm, \
-			      start_ticks, tracebuf_ticks(), __VA_ARGS__)
-#define TRACEBUF_LIB_ASYNC_BEGIN(cat, nm, id, ...)			\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_ASYNC_BEGIN, cat, nm, id, __VA_ARGS__)
-#define TRACEBUF_LIB_ASYNC_INSTANT(cat, nm, id, ...)			\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_ASYNC_INSTANT, cat, nm, id, __VA_ARGS__)
-#define TRACEBUF_LIB_ASYNC_END(cat, nm, id, ...)			\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_ASYNC_END, cat, nm, id, __VA_ARGS__)
-#define TRACEBUF_LIB_FLOW_BEGIN(cat, nm, id, ...)			\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_BEGIN, cat, nm, id, __VA_ARGS__)
-#define TRACEBUF_LIB_FLOW_STEP(cat, nm, id, ...)			\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_STEP, cat, nm, id, __VA_ARGS__)
-#define TRACEBUF_LIB_FLOW_END(cat, nm, id, ...)				\
-	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_END, cat, nm, id, __VA_ARGS__)
+#define TRACEBUF_LIB_DURATION_COMPLETE(cat, nm, ...)			\
+	TRACEBUF_LIB_EVENT_EMIT_(__tracebuf_emit,			\
+				 TRACEBUF_LIB_FXT_EVENT_DURATION_COMPLETE, cat, nm, \
+				 TRACEBUF_LIB_HEAD_(__VA_ARGS__), tracebuf_ticks(), \
+				 __VA_ARGS__)
+#define TRACEBUF_LIB_ASYNC_BEGIN(cat, nm, ...)				\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_ASYNC_BEGIN, cat, nm, __VA_ARGS__)
+#define TRACEBUF_LIB_ASYNC_INSTANT(cat, nm, ...)			\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_ASYNC_INSTANT, cat, nm, __VA_ARGS__)
+#define TRACEBUF_LIB_ASYNC_END(cat, nm, ...)				\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_ASYNC_END, cat, nm, __VA_ARGS__)
+#define TRACEBUF_LIB_FLOW_BEGIN(cat, nm, ...)				\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_BEGIN, cat, nm, __VA_ARGS__)
+#define TRACEBUF_LIB_FLOW_STEP(cat, nm, ...)				\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_STEP, cat, nm, __VA_ARGS__)
+#define TRACEBUF_LIB_FLOW_END(cat, nm, ...)				\
+	TRACEBUF_LIB_EVENT(TRACEBUF_LIB_FXT_EVENT_FLOW_END, cat, nm, __VA_ARGS__)
 
 /* Is @cat enabled?  One load and one branch once looked up. */
 #define TRACEBUF_LIB_ENABLED(cat)					\
@@ -478,9 +518,9 @@ private:
 	})
 
 /* A scoped duration; see "Durations" at the top. */
-#define TRACEBUF_LIB_DURATION(cat, nm, ...)				\
+#define TRACEBUF_LIB_DURATION(cat, ...)					\
 	TRACEBUF_LIB_DURATION_(TRACEBUF_LIB_CAT(__tb_scope_, __COUNTER__), \
-			       cat, nm, __VA_ARGS__)
+			       cat, TRACEBUF_LIB_HEAD_(__VA_ARGS__), __VA_ARGS__)
 
 #ifdef __cplusplus
 #define TRACEBUF_LIB_DURATION_(var, cat, nm, ...)			\

@@ -4,7 +4,8 @@
 # Description: the public headers with every compiler a user may bring.
 # Each header alone, and the programs that use every macro (cxx_test.cpp,
 # event_test.c), compile without a warning as C11 (gcc, clang) and as
-# C++17 and C++20 (g++, clang++).  Misuse fails to compile, with a message
+# C++17 and C++20 (g++, clang++), C11 with -pedantic too (a macro with no
+# event argument must not need a GNU extension).  Misuse fails to compile, with a message
 # that says why: an argument name that is not a string literal, more than
 # 15 arguments, and (in C) a scoped duration as the body of an unbraced
 # if.  KTAP output.
@@ -24,7 +25,7 @@ HEADERS=$(cd "$USERLIB/include" && ls tracebuf*.h)
 . "$USERLIB/tests/ktap.sh"
 nheaders=$(echo "$HEADERS" | wc -w)
 echo "TAP version 13"
-echo "1..$((nheaders + 5))"
+echo "1..$((nheaders + 6))"
 
 # compile LANG STD COMPILER FILE [ARGS...]: 0 if it compiled cleanly
 compile() {
@@ -40,6 +41,9 @@ every_mode() {
 	for cc in "${C_COMPILERS[@]}"; do
 		if [ -n "$1" ] && ! compile c c11 "$cc" "$1"; then
 			echo "$cc -std=c11 $(basename "$1"):" | say; say < "$TMP/log"; st=1
+		fi
+		if [ -n "$1" ] && ! compile c c11 "$cc" "$1" -pedantic; then
+			echo "$cc -std=c11 -pedantic $(basename "$1"):" | say; say < "$TMP/log"; st=1
 		fi
 	done
 	for cc in "${CXX_COMPILERS[@]}"; do
