@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make run" as a developer uses it (scripts/run.sh): refusals that need
-# no guest, then two guest runs.
+# no guest, then three guest runs.
 #
 # The first runs a script of "yours", ./app.sh, with FILES: a dynamically
 # linked example whose libtracebuf lives under /tmp (found through
@@ -18,7 +18,9 @@
 #
 # The third is "make shell" (run.sh --shell) fed from a FIFO once its
 # banner is out: a detached session around the example, status, stop; the
-# session's trace and what the shell wrote come back.
+# session's trace and what the shell wrote come back.  Then the README's
+# POSIX Trace recipe: posix-trace-example, its own controller, writes its
+# log, which comes back and is valid FXT.
 #
 # KTAP, then "N passed, M failed" as the last line.
 #
@@ -43,7 +45,7 @@ mkdir -p "$WORK/dest" "$WORK/app/data"
 LIBDIR=$(mktemp -d /tmp/tb-run-test.XXXXXX) || tb_die "mktemp failed"
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..25"
 trap 'rm -rf "$LIBDIR"; tb_checks_end' EXIT
 RUN=$TB_ROOT/scripts/run.sh
 TBCTL=$TB_ROOT/userlib/ctl/tracebufctl
@@ -191,7 +193,9 @@ done
 ( trap '' PIPE
   printf '%s\n' 'tracebufctl record -m circular --detach -o sess.fxt' \
 	'tracebuf-example -n 50 -N shell-example' 'tracebufctl status > status.txt' \
-	'tracebufctl stop' 'cat data/in.txt > data/copy2.txt' 'exit' ) >&3 2>/dev/null
+	'tracebufctl stop' 'cat data/in.txt > data/copy2.txt' \
+	'posix-trace-example -o posix.fxt > posix.txt 2>&1; echo $? > posix.rc' \
+	'exit' ) >&3 2>/dev/null
 exec 3>&-
 wait $pid
 rc=$?
@@ -206,3 +210,9 @@ tb_check shell_session_trace_comes_back $? "$events events; in $DEST/shell: $(cd
 grep -q 'recording.*sess\.fxt' "$DEST/shell/status.txt" 2>/dev/null &&
 	[ "$(cat "$DEST/shell/data/copy2.txt" 2>&1)" = "copy me" ] && [ ! -e "$DEST/shell/data/in.txt" ]
 tb_check shell_files_come_back $? "status.txt: $(cat "$DEST/shell/status.txt" 2>&1)"
+
+# the README's recipe: the POSIX example in make shell, its log back here
+[ "$(cat "$DEST/shell/posix.rc" 2>&1)" = 0 ] &&
+	"$TB_ROOT/scripts/fxt-check.py" "$DEST/shell/posix.fxt" > "$WORK/posix-check.txt" 2>&1
+tb_check shell_posix_example_log_comes_back $? \
+	"rc $(cat "$DEST/shell/posix.rc" 2>&1): $(cat "$DEST/shell/posix.txt" "$WORK/posix-check.txt" 2>&1 | tail -n 3)"
