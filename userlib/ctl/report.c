@@ -1235,6 +1235,28 @@ static void report_print_json(FILE *f, const struct tbctl_report *r)
 
 /* Tables */
 
+/*
+ * A row's name is category:name (and #id for a counter's).  A category
+ * that holds a ':' or begins with '"' is quoted, '"' and '\\' in it
+ * escaped, so that the first ':' outside quotes always ends the category:
+ * "cxx:lambda":job is category cxx:lambda, cxx:lambda:job category cxx.
+ */
+static bool cat_quoted(const struct report_entry *e)
+{
+	return e->cat.len && (memchr(e->cat.data, ':', e->cat.len) || e->cat.data[0] == '"');
+}
+
+static size_t cat_width(const struct report_entry *e)
+{
+	size_t n = e->cat.len;
+
+	if (!cat_quoted(e))
+		return n;
+	for (size_t i = 0; i < e->cat.len; i++)
+		n += e->cat.data[i] == '"' || e->cat.data[i] == '\\';
+	return n + 2;
+}
+
 /* How wide a row's name is: category:name, and #id for a counter's. */
 static size_t name_width(const struct report_entry *e)
 {
@@ -1242,7 +1264,7 @@ static size_t name_width(const struct report_entry *e)
 
 	if (e->kind == REPORT_COUNTER && e->id)
 		snprintf(id, sizeof(id), "#%" PRIu64, e->id);
-	return (e->cat.len ? e->cat.len + 1 : 0) + e->name.len + strlen(id);
+	return (e->cat.len ? cat_width(e) + 1 : 0) + e->name.len + strlen(id);
 }
 
 /* Output that stops at a width: what does not fit is cut, "..." ends it. */
@@ -1267,9 +1289,17 @@ static void put_name(FILE *f, const struct report_entry *e, size_t width)
 
 	if (e->kind == REPORT_COUNTER && e->id)
 		snprintf(id, sizeof(id), "#%" PRIu64, e->id);
-	if (e->cat.len) {
+	if (e->cat.len && !cat_quoted(e)) {
 		cell_put(&c, e->cat.data, e->cat.len);
 		cell_put(&c, ":", 1);
+	} else if (e->cat.len) {
+		cell_put(&c, "\"", 1);
+		for (size_t i = 0; i < e->cat.len; i++) {
+			if (e->cat.data[i] == '"' || e->cat.data[i] == '\\')
+				cell_put(&c, "\\", 1);
+			cell_put(&c, e->cat.data + i, 1);
+		}
+		cell_put(&c, "\":", 2);
 	}
 	cell_put(&c, e->name.data, e->name.len);
 	cell_put(&c, id, strlen(id));

@@ -732,6 +732,37 @@ static void hostile_names(void)
 }
 
 /*
+ * A category that holds a ':' is quoted in the table: "cxx:lambda":job
+ * (category cxx:lambda) is not cxx:lambda:job (category cxx, name
+ * lambda:job); a '"' in a quoted category is escaped.
+ */
+static void category_with_a_colon_is_quoted(void)
+{
+	static struct trace t;
+	struct tbctl_report *r;
+	char *out;
+	int ret;
+
+	memset(&t, 0, sizeof(t));
+	header(&t, 1, "app", 1000000000);
+	ev_args(&t, TRACEBUF_LIB_FXT_EVENT_INSTANT, 1, A, "cxx:lambda", "job", NULL, 0, 0);
+	ev_args(&t, TRACEBUF_LIB_FXT_EVENT_INSTANT, 2, A, "cxx", "lambda:job", NULL, 0, 0);
+	ev_args(&t, TRACEBUF_LIB_FXT_EVENT_INSTANT, 3, A, "\"q:\"", "x", NULL, 0, 0);
+	T_ASSERT_EQ(t.err, 0);
+	r = report_of(&t, t.len, TBCTL_REPORT_SORT_NAME, &ret);
+	T_ASSERT(r != NULL);
+	out = print(r, false);
+	T_ASSERT(out != NULL);
+	T_EXPECT(strstr(out, "\n    \"cxx:lambda\":job ") != NULL);
+	T_EXPECT(strstr(out, "\n    cxx:lambda:job ") != NULL);
+	T_EXPECT(strstr(out, "\n    \"\\\"q:\\\"\":x ") != NULL);
+	if (t_failures)
+		printf("%s", out);
+	free(out);
+	tbctl_report_free(r);
+}
+
+/*
  * An end looks for its begin among the 256 innermost open ones: deeper,
  * it matches nothing, and a long run of ends that match nothing takes no
  * longer than that (200 000 events well within the test's time limit).
@@ -1141,6 +1172,7 @@ static const struct t_test tests[] = {
 	T_TEST(human_durations),
 	T_TEST(table),
 	T_TEST(hostile_names),
+	T_TEST(category_with_a_colon_is_quoted),
 	T_TEST(deep_nesting),
 	T_TEST(saturation),
 	T_TEST(empty_and_order_of_calls),
