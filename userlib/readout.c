@@ -366,7 +366,9 @@ size_t tracebuf_readout_pad(const uint8_t *p, size_t left)
  * provider and every other; and from the first record that runs past the
  * chunk, the rest.  Plain events (tracebuf_readout_plain_event()) and
  * the engine's padding (tracebuf_readout_pad()) are kept as they are, the
- * others decoded by a reader over the chunk.  Returns the bytes kept.
+ * others decoded by a reader over the chunk.  Returns the bytes kept;
+ * adds to *@rejected the bytes left out that held something: not zero
+ * words, nor the zeros at the end of the rest.
  */
 static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
 		      size_t len, uint64_t *rejected, uint32_t *drop_windows)
@@ -453,7 +455,8 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 			if (off > run)
 				tracebuf_out_write(o, buf + run, off - run);
 			kept += off - run;
-			*rejected += size;
+			/* a zero word held no record: nothing was lost there */
+			*rejected += h ? size : 0;
 			run = off + size;
 		}
 		off += size;
@@ -461,6 +464,9 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 	if (off > run)
 		tracebuf_out_write(o, buf + run, off - run);
 	kept += off > run ? off - run : 0;
+	/* the rest, from a record that runs past: up to its last non-zero word */
+	while (len > off && !tb_word(buf + len - 8))
+		len -= 8;
 	*rejected += len - off;
 	tracebuf_reader_close(r);
 	return kept;

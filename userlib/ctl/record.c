@@ -1762,7 +1762,7 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
 			fprintf(stderr, "  (%s)", strerror(-p->error));
 		else if (p->crashed)
-			fputs("  (crashed)", stderr);
+			fputs("  (ended while tracing)", stderr);
 		fputc('\n', stderr);
 	}
 	if (r->nfile)	/* --rotate */
@@ -1902,7 +1902,8 @@ static int record_outcome(const struct record_run *r)
 			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
 				    "not whole records that decode, and were left out%s", name,
 				    p->pid, (unsigned long long)p->bytes_rejected,
-				    p->crashed ? " (it crashed)" : "");
+				    p->crashed ? " (it ended while tracing: killed, crashed, or "
+				    "exited without stopping)" : "");
 		dropped += p->records_dropped;
 		windows += p->drop_windows;
 		with_drops += p->records_dropped != 0;

@@ -907,6 +907,49 @@ static void provider_exits_while_tracing(void)
 }
 
 /*
+ * A provider killed after it wrote every event, in a oneshot buffer it
+ * filled a little: its events are all there, and the unused rest of the
+ * buffer (zeros) is not counted as bytes left out; tracebufctl printed
+ * "4051688 bytes ... were left out (it crashed)" for it.
+ */
+static void provider_killed_after_writing(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd, status;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_ONESHOT, 4096 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 500, true), 0);
+	kill(ch.pid, SIGKILL);
+	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
+	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
+		tracebuf_session_dispatch(s);
+		usleep(1000);
+	}
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_GONE);
+	T_EXPECT(pi.crashed);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.bytes_rejected, 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	close(ch.cmd);
+	close(ch.rsp);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 500);
+	T_EXPECT(sh.contiguous);
+	trace_free(&tr);
+}
+
+/*
  * A manager (a child process) dies while a save is outstanding.  The
  * provider goes on writing, and a new session traces it fully.
  */
@@ -1511,6 +1554,7 @@ static const struct t_test tests[] = {
 	T_TEST(restart_streaming),
 	T_TEST(provider_killed_mid_stream),
 	T_TEST(provider_exits_while_tracing),
+	T_TEST(provider_killed_after_writing),
 	T_TEST(manager_killed_mid_save),
 	T_TEST(several_providers_one_file),
 	T_TEST(late_joiner_waits_for_start),
