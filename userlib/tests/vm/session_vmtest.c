@@ -822,6 +822,33 @@ static void restart_after_results(void)
 /* ---------------------------------------------------------------------- */
 /* Deaths                                                                 */
 
+/*
+ * Kill @ch's provider with SIGKILL and reap it; once @s saw it gone (5 s
+ * at most) and harvested it as a crash, stop @s (its provider as it ends
+ * in *@pi) and destroy it.
+ */
+static void kill_and_harvest(struct child *ch, struct tracebuf_session *s,
+			     struct tracebuf_session_provider *pi)
+{
+	int status;
+
+	kill(ch->pid, SIGKILL);
+	T_ASSERT_EQ(waitpid(ch->pid, &status, 0), ch->pid);
+	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
+		tracebuf_session_dispatch(s);
+		usleep(1000);
+	}
+	T_EXPECT_EQ(g_notes.gone, 1);
+	T_ASSERT(find_prov(s, "writer", pi));
+	T_EXPECT_EQ(pi->state, TRACEBUF_LIB_TRACEE_GONE);
+	T_EXPECT(pi->crashed);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "writer", pi));
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	close(ch->cmd);
+	close(ch->rsp);
+}
+
 static void provider_killed_mid_stream(void)
 {
 	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
@@ -830,7 +857,7 @@ static void provider_killed_mid_stream(void)
 	struct trace tr;
 	struct shape sh;
 	struct child ch;
-	int fd, status;
+	int fd;
 
 	T_ASSERT_EQ(child_start(&ch, &o), 0);
 	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
@@ -843,20 +870,7 @@ static void provider_killed_mid_stream(void)
 		usleep(1000);
 	}
 	T_EXPECT(pi.saves >= 4);
-	kill(ch.pid, SIGKILL);
-	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
-	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
-		tracebuf_session_dispatch(s);
-		usleep(1000);
-	}
-	T_EXPECT_EQ(g_notes.gone, 1);
-	T_ASSERT(find_prov(s, "writer", &pi));
-	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_GONE);
-	T_EXPECT(pi.crashed);
-	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
-	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
-	close(ch.cmd);
-	close(ch.rsp);
+	kill_and_harvest(&ch, s, &pi);
 	T_ASSERT_EQ(finish(fd, &tr), 0);
 	sh = seq_shape(&tr, slot_of(&tr, "writer"));
 	/* what it had saved, and what it wrote after, up to its death */
@@ -920,28 +934,15 @@ static void provider_killed_after_writing(void)
 	struct trace tr;
 	struct shape sh;
 	struct child ch;
-	int fd, status;
+	int fd;
 
 	T_ASSERT_EQ(child_start(&ch, &o), 0);
 	s = session(TRACEBUF_MODE_ONESHOT, 4096 * KIB, &fd);
 	T_ASSERT(s);
 	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
 	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 500, true), 0);
-	kill(ch.pid, SIGKILL);
-	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
-	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
-		tracebuf_session_dispatch(s);
-		usleep(1000);
-	}
-	T_ASSERT(find_prov(s, "writer", &pi));
-	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_GONE);
-	T_EXPECT(pi.crashed);
-	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
-	T_ASSERT(find_prov(s, "writer", &pi));
+	kill_and_harvest(&ch, s, &pi);
 	T_EXPECT_EQ(pi.bytes_rejected, 0);
-	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
-	close(ch.cmd);
-	close(ch.rsp);
 	T_ASSERT_EQ(finish(fd, &tr), 0);
 	sh = seq_shape(&tr, slot_of(&tr, "writer"));
 	T_EXPECT_EQ(sh.n, 500);
