@@ -127,9 +127,7 @@ for n in $TAKEN; do
 done
 [[ $TIMEOUT =~ ^[1-9][0-9]{0,5}$ ]] || tb_die "--timeout '$TIMEOUT': a number of seconds (1 to 999999)"
 [ -z "$KERNEL" ] || [ -n "$KDIR" ] || tb_die "--kernel given without --kdir (its build tree)"
-# kbuild takes a path with blanks for several modules
-[[ $TB_BUILD != *[[:space:]]* ]] ||
-	tb_die "the module cannot be built under '$TB_BUILD': its path has a blank (kbuild's limit); use a checkout whose path has none"
+tb_no_space "$TB_BUILD"
 read -ra RECORD_OPTS <<< "$RECORD"
 for o in "${RECORD_OPTS[@]}"; do
 	case $o in

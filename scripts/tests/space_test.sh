@@ -5,7 +5,8 @@
 # cannot build in, is refused up front in one line: by the top-level
 # Makefile for every target but userlib and tracebufctl (which work
 # there), and by the scripts that build there when run themselves
-# (scripts/check.sh, scripts/deb.sh, lib.sh's tb_build_module).  The tree
+# (scripts/check.sh, scripts/deb.sh, scripts/run.sh, lib.sh's
+# tb_build_module).  The tree
 # is the Makefile and those scripts copied under a directory "a b", with
 # userlib's and tracebufctl's Makefiles replaced by stubs.
 # KTAP output.
@@ -20,12 +21,13 @@ TREE="$TMP/a b/tracebuf"
 . "$ROOT/userlib/tests/ktap.sh"
 GOALS=("" all module selftests libposixtrace deb run demo check lint install install-user clean)
 echo "TAP version 13"
-echo "1..$((${#GOALS[@]} + 4))"
+echo "1..$((${#GOALS[@]} + 5))"
 
 mkdir -p "$TREE/scripts" "$TREE/debian" "$TREE/userlib/ctl"
 cp "$ROOT/Makefile" "$TREE/"
 cp "$ROOT/debian/changelog" "$ROOT/debian/control" "$TREE/debian/"
-cp "$ROOT/scripts/lib.sh" "$ROOT/scripts/check.sh" "$ROOT/scripts/deb.sh" "$TREE/scripts/"
+cp "$ROOT/scripts/lib.sh" "$ROOT/scripts/check.sh" "$ROOT/scripts/deb.sh" "$ROOT/scripts/run.sh" \
+	"$TREE/scripts/"
 printf '%s\n' 'all:' '	@echo built userlib' > "$TREE/userlib/Makefile"
 printf '%s\n' 'all:' '	@echo built tracebufctl' > "$TREE/userlib/ctl/Makefile"
 
@@ -72,9 +74,10 @@ if [ $st != 0 ] || ! grep -qx 'built userlib' "$TMP/out" ||
 fi
 result make_userlib_and_tracebufctl_build $st
 
-# N+2..N+4: the scripts, run themselves
+# N+2..N+5: the scripts, run themselves
 refused check_sh_is_refused env NO_DEPS=1 scripts/check.sh
 refused deb_sh_is_refused scripts/deb.sh --out "$TMP"
+refused run_sh_is_refused scripts/run.sh --dest "$TMP" --cmd true
 # shellcheck disable=SC2016 # expanded by that shell
 refused tb_build_module_is_refused \
 	bash -c '. scripts/lib.sh && tb_build_module /lib/modules/none/build "$TB_BUILD/x"'
