@@ -30,16 +30,12 @@ while [ $# -gt 0 ]; do
 done
 [[ $rounds =~ ^[0-9]+$ && $trips =~ ^[0-9]+$ ]] || tb_die "--rounds and --trips take numbers"
 
-start=$(date +%s)
 log=$TB_BUILD/bench-sched.log
-mkdir -p "$TB_BUILD"
 status=0
-"$TB_ROOT/scripts/check.sh" "${args[@]}" --programs kbench_vmtest \
-	--env TB_BENCH_ROUNDS="$rounds" --env TB_BENCH_TRIPS="$trips" \
-	--timeout $((rounds * 4 * (trips / 500 + 5) + 120)) > "$log" 2>&1 || status=$?
 # the program's output, as the guest left it in this run
-out=$(find "$TB_BUILD" -path '*/vm/share/out/kbench_vmtest.stdout' -newermt "@$start" \
-	2>/dev/null | head -n 1)
+out=$(tb_guest_bench kbench_vmtest "$log" "${args[@]}" \
+	--env TB_BENCH_ROUNDS="$rounds" --env TB_BENCH_TRIPS="$trips" \
+	--timeout $((rounds * 4 * (trips / 500 + 5) + 120))) || status=$?
 if [ -z "$out" ]; then
 	tail -n 20 "$log" >&2
 	tb_die "the benchmark did not run (see $log)"

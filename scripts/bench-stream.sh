@@ -34,16 +34,12 @@ done
 # tracepoint is toggled here, the code patching that single-threaded
 # TCG guards against (vm-run.sh).
 export TB_TCG_THREAD=${TB_TCG_THREAD:-multi}
-start=$(date +%s)
 log=$TB_BUILD/bench-stream.log
-mkdir -p "$TB_BUILD"
 status=0
-"$TB_ROOT/scripts/check.sh" "${args[@]}" --programs sbench_vmtest \
-	--env TB_SBENCH=1 --env TB_SBENCH_STEPS="$steps" \
-	--timeout $((600 + steps * 300)) > "$log" 2>&1 || status=$?
 # the program's output, as the guest left it in this run
-out=$(find "$TB_BUILD" -path '*/vm/share/out/sbench_vmtest.stdout' -newermt "@$start" \
-	2>/dev/null | head -n 1)
+out=$(tb_guest_bench sbench_vmtest "$log" "${args[@]}" \
+	--env TB_SBENCH=1 --env TB_SBENCH_STEPS="$steps" \
+	--timeout $((600 + steps * 300))) || status=$?
 if [ -z "$out" ]; then
 	tail -n 20 "$log" >&2
 	tb_die "the benchmark did not run (see $log)"

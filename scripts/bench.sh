@@ -263,12 +263,9 @@ report_rc=0
 
 wake_rc=0
 if [ "$WANT_GUEST" = 1 ]; then
-	wake_start=$(date +%s)
 	wake_log=$TB_BUILD/bench-wake.log
-	"$TB_ROOT/scripts/check.sh" --programs wake_vmtest --env TB_BENCH_TRIPS=500 \
-		--timeout 300 >"$wake_log" 2>&1 || wake_rc=$?
-	wake_out=$(find "$TB_BUILD" -path '*/vm/share/out/wake_vmtest.stdout' \
-		   -newermt "@$wake_start" 2>/dev/null | head -n 1)
+	wake_out=$(tb_guest_bench wake_vmtest "$wake_log" --env TB_BENCH_TRIPS=500 \
+		   --timeout 300) || wake_rc=$?
 	echo
 	echo "POSIX trace, posix_trace_event() to a blocked posix_trace_getnext_event(), in the guest:"
 	if [ -n "$wake_out" ] && grep -q '^# wake_latency:' "$wake_out"; then

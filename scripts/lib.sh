@@ -166,6 +166,21 @@ tb_copy_tree() {
 	fi
 }
 
+# tb_guest_bench PROGRAM LOG [CHECK_ARGS...]: run the guest program
+# PROGRAM alone (check.sh CHECK_ARGS --programs PROGRAM), check.sh's
+# output in LOG; print the path of the standard output PROGRAM left in
+# this run, nothing when it did not run.  The status is check.sh's.
+tb_guest_bench() {
+	local prog=$1 log=$2 start st=0
+	shift 2
+	start=$(date +%s)
+	mkdir -p "$TB_BUILD"
+	"$TB_ROOT/scripts/check.sh" "$@" --programs "$prog" > "$log" 2>&1 || st=$?
+	find "$TB_BUILD" -path "*/vm/share/out/$prog.stdout" -newermt "@$start" 2>/dev/null |
+		head -n 1
+	return $st
+}
+
 # tb_no_space DIR: refuse, in one line, to build in DIR if its path has a
 # space (or another blank): make takes it for two words, and kbuild
 # refuses it (the top-level Makefile refuses such a tree too).
