@@ -1241,6 +1241,12 @@ static void report_print_json(FILE *f, const struct tbctl_report *r)
  * escaped, so that the first ':' outside quotes always ends the category:
  * "cxx:lambda":job is category cxx:lambda, cxx:lambda:job category cxx.
  */
+/* In a quoted category, a backslash goes before these. */
+static bool cat_escaped(char ch)
+{
+	return ch == '"' || ch == '\\';
+}
+
 static bool cat_quoted(const struct report_entry *e)
 {
 	return e->cat.len && (memchr(e->cat.data, ':', e->cat.len) || e->cat.data[0] == '"');
@@ -1253,7 +1259,7 @@ static size_t cat_width(const struct report_entry *e)
 	if (!cat_quoted(e))
 		return n;
 	for (size_t i = 0; i < e->cat.len; i++)
-		n += e->cat.data[i] == '"' || e->cat.data[i] == '\\';
+		n += cat_escaped(e->cat.data[i]);
 	return n + 2;
 }
 
@@ -1295,7 +1301,7 @@ static void put_name(FILE *f, const struct report_entry *e, size_t width)
 	} else if (e->cat.len) {
 		cell_put(&c, "\"", 1);
 		for (size_t i = 0; i < e->cat.len; i++) {
-			if (e->cat.data[i] == '"' || e->cat.data[i] == '\\')
+			if (cat_escaped(e->cat.data[i]))
 				cell_put(&c, "\\", 1);
 			cell_put(&c, e->cat.data + i, 1);
 		}
