@@ -1790,6 +1790,16 @@ static void log_loop_keeps_the_newest(void)
  * 1 MiB stream, a 64 KiB or a 256 KiB log holds two flushes of 15 KB
  * each, then, after a flush of 160 KB, that flush alone.
  */
+/* log_increasing() of a log of @log_size, said on the output. */
+static size_t log_seen(int fd, size_t log_size, uint64_t *first, uint64_t *last)
+{
+	size_t n = log_increasing(fd, first, last);
+
+	printf("# %zu KiB log: %zu events, %" PRIu64 " to %" PRIu64 ", %lld bytes\n",
+	       log_size / 1024, n, *first, *last, (long long)fd_size(fd));
+	return n;
+}
+
 static void log_loop_smaller_than_the_stream_one(size_t log_size)
 {
 	trace_event_id_t a;
@@ -1808,9 +1818,7 @@ static void log_loop_smaller_than_the_stream_one(size_t log_size)
 	for (uint64_t i = 1000; i < 1190; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	T_ASSERT_EQ(posix_trace_flush(trid), 0);
-	n = log_increasing(fd, &first, &last);
-	printf("# %zu KiB log: %zu events, %" PRIu64 " to %" PRIu64 ", %lld bytes\n",
-	       log_size / 1024, n, first, last, (long long)fd_size(fd));
+	n = log_seen(fd, log_size, &first, &last);
 	T_EXPECT_EQ(n, 380);
 	T_EXPECT_EQ(first, 0);
 	T_EXPECT_EQ(last, 1189);
@@ -1818,9 +1826,7 @@ static void log_loop_smaller_than_the_stream_one(size_t log_size)
 	for (uint64_t i = 10000; i < 12000; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
-	n = log_increasing(fd, &first, &last);
-	printf("# %zu KiB log: %zu events, %" PRIu64 " to %" PRIu64 ", %lld bytes\n",
-	       log_size / 1024, n, first, last, (long long)fd_size(fd));
+	n = log_seen(fd, log_size, &first, &last);
 	T_EXPECT_EQ(last, 11999);
 	if (log_size < 160 * 1024) {
 		T_EXPECT_EQ(n, 2000);
