@@ -9,11 +9,15 @@
  * provider thread of libtracebuf's follows the session; the events are
  * written by libtracebuf's engine, without a system call.
  *
- * Event types are this process's: ids from PT_FIRST_USER_ID on, in the
- * order their names are first opened, each with a tracebuf call site of
- * its own in category "posix:NAME", so that an event of a type that is
- * not being traced costs what a disabled tracebuf category costs: a load
- * and a branch.  The table only grows; a type is never freed (the engine
+ * Event types: ids from PT_FIRST_USER_ID on, in the order their names are
+ * first opened, each with a tracebuf call site of its own in category
+ * "posix:NAME", so that an event of a type that is not being traced costs
+ * what a disabled tracebuf category costs: a load and a branch.  The
+ * names and their ids are shared with the children that a stream with
+ * POSIX_TRACE_INHERITED traces along with this process (struct
+ * pt_names), so that an id means one type in all the processes of the
+ * stream (posix_trace_eventid_open(3p)); the call sites are each
+ * process's own.  The table only grows; a type is never freed (the engine
  * keeps its call site).
  */
 #define _GNU_SOURCE
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,9 +48,29 @@ struct pt_type {
 	char category[TRACEBUF_NAME_MAX + 1];
 };
 
-/* User event type id PT_FIRST_USER_ID + i is pt_types[i], once published. */
+/*
+ * The names of the user event types: name[i] is id PT_FIRST_USER_ID + i,
+ * published by count (written before it, never changed after).  Shared
+ * memory, made with the first type (the unnamed one, id
+ * POSIX_TRACE_UNNAMED_USER_EVENT), that a child forked into its parent's
+ * stream keeps sharing: a type either of them opens gets one id in both,
+ * and a stream of the parent's knows its name.  Any other child gets a
+ * copy of its own (pt_after_fork()).  lock is process-shared and robust:
+ * a process that dies holding it leaves at most a name not yet counted.
+ */
+struct pt_names {
+	pthread_mutex_t lock;
+	_Atomic unsigned int count;
+	char name[PT_USER_TYPES][__TRACEBUF_PT_EVENT_NAME_MAX + 1];
+};
+
+static struct pt_names *_Atomic pt_names;
+
+/*
+ * User event type id PT_FIRST_USER_ID + i, as this process writes it: its
+ * call site, made when this process first opens or posts it.
+ */
 static struct pt_type *_Atomic pt_types[PT_USER_TYPES];
-static unsigned int pt_ntypes;		/* under pt_lock */
 static pthread_mutex_t pt_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The calling thread's events in the current tracing epoch. */
@@ -89,12 +114,59 @@ const char *pt_system_event_name(trace_event_id_t id)
 
 const char *pt_user_event_name(trace_event_id_t id)
 {
-	struct pt_type *t;
+	struct pt_names *n = atomic_load_explicit(&pt_names, memory_order_acquire);
+	unsigned int i = id - PT_FIRST_USER_ID;
 
-	if (id < PT_FIRST_USER_ID || id - PT_FIRST_USER_ID >= PT_USER_TYPES)
+	if (!n || id < PT_FIRST_USER_ID || i >= atomic_load_explicit(&n->count,
+								    memory_order_acquire))
 		return NULL;
-	t = atomic_load_explicit(&pt_types[id - PT_FIRST_USER_ID], memory_order_acquire);
-	return t ? t->name : NULL;
+	return n->name[i];
+}
+
+/* A new table of names, empty, or NULL. */
+static struct pt_names *pt_names_map(void)
+{
+	struct pt_names *n = mmap(NULL, sizeof(*n), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t ma;
+
+	if (n == MAP_FAILED)
+		return NULL;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&n->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	return n;
+}
+
+static void pt_names_lock(struct pt_names *n)
+{
+	if (pthread_mutex_lock(&n->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&n->lock);
+}
+
+/*
+ * fork(), in a child that is not in its parent's stream (pt_fork_inherits,
+ * which pt_after_fork(), registered after this, clears): a copy of the
+ * names, its own from now on.  Without memory for it, the child goes on
+ * sharing, which keeps the ids unique all the same.
+ */
+static void pt_names_after_fork(void)
+{
+	struct pt_names *old = atomic_load(&pt_names), *n;
+	unsigned int count;
+
+	if (!old || pt_fork_inherits)
+		return;
+	n = pt_names_map();
+	if (!n)
+		return;
+	count = atomic_load_explicit(&old->count, memory_order_acquire);
+	memcpy(n->name, old->name, count * sizeof(old->name[0]));
+	atomic_store_explicit(&n->count, count, memory_order_release);
+	atomic_store_explicit(&pt_names, n, memory_order_release);
+	munmap(old, sizeof(*old));
 }
 
 /*
@@ -120,7 +192,8 @@ static void pt_fork_prepare(void)
  * there, and so do we.  It registers at its first event: under its
  * parent's name if the parent's stream inherits (the session traces
  * every provider of that name, so it joins the stream), else under its
- * own.  Its event types stay (it inherited their ids).
+ * own.  Its event types stay (it inherited their ids); only a child in
+ * its parent's stream shares the table of names from then on.
  */
 static void pt_after_fork(void)
 {
@@ -189,18 +262,18 @@ int pt_event_name_check(const char *name, size_t *len)
 	return *len ? 0 : EINVAL;
 }
 
-/* pt_lock held: the type named @name, a new one, or NULL when full. */
-static struct pt_type *pt_type_find_or_add(const char *name, size_t len, int *err)
+/*
+ * pt_lock held: this process's call site of type PT_FIRST_USER_ID + @i,
+ * whose name is in the table; NULL (*@err ENOMEM) without memory.
+ */
+static struct pt_type *pt_type_site(unsigned int i, int *err)
 {
-	struct pt_type *t;
+	struct pt_type *t = atomic_load_explicit(&pt_types[i], memory_order_relaxed);
+	const char *name = atomic_load(&pt_names)->name[i];
+	size_t len = strlen(name);
 
-	for (unsigned int i = 0; i < pt_ntypes; i++) {
-		t = atomic_load_explicit(&pt_types[i], memory_order_relaxed);
-		if (!strcmp(t->name, name))
-			return t;
-	}
-	if (pt_ntypes == PT_USER_TYPES)
-		return NULL;
+	if (t)
+		return t;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		*err = ENOMEM;
@@ -213,21 +286,70 @@ static struct pt_type *pt_type_find_or_add(const char *name, size_t len, int *er
 	t->site.type = TRACEBUF_LIB_FXT_EVENT_INSTANT;
 	t->site.category = t->category;
 	t->site.name = t->name;
-	t->id = PT_FIRST_USER_ID + pt_ntypes;
-	atomic_store_explicit(&pt_types[pt_ntypes++], t, memory_order_release);
+	t->id = PT_FIRST_USER_ID + i;
+	atomic_store_explicit(&pt_types[i], t, memory_order_release);
 	return t;
 }
 
-/* The unnamed user event type: the first, made when the table is. */
+/*
+ * pt_lock held: the type named @name (@len bytes), from the table or
+ * added to it, or NULL: the table is full (*@err untouched) or no memory.
+ */
+static struct pt_type *pt_type_find_or_add(const char *name, size_t len, int *err)
+{
+	struct pt_names *n = atomic_load(&pt_names);
+	unsigned int i, count;
+
+	pt_names_lock(n);
+	count = atomic_load_explicit(&n->count, memory_order_relaxed);
+	for (i = 0; i < count; i++)
+		if (!strcmp(n->name[i], name))
+			break;
+	if (i == count && count < PT_USER_TYPES) {
+		memcpy(n->name[i], name, len);
+		n->name[i][len] = '\0';
+		atomic_store_explicit(&n->count, count + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return i < PT_USER_TYPES ? pt_type_site(i, err) : NULL;
+}
+
+/* The table, its unnamed type first (a child may share its parent's). */
 static int pt_types_init_locked(void)
 {
+	struct pt_names *n = atomic_load(&pt_names);
 	int err = 0;
 
-	if (pt_ntypes)
-		return 0;
+	if (!n) {
+		n = pt_names_map();
+		if (!n)
+			return ENOMEM;
+		atomic_store_explicit(&pt_names, n, memory_order_release);
+		pthread_atfork(NULL, NULL, pt_names_after_fork);
+	}
 	if (!pt_type_find_or_add(PT_UNNAMED_NAME, sizeof(PT_UNNAMED_NAME) - 1, &err))
 		return err ? err : ENOMEM;
 	return 0;
+}
+
+/*
+ * posix_trace_event() of a type this process did not open, that another
+ * process of its stream did (the names are shared): its call site, made
+ * now, or NULL (not a type).
+ */
+static __attribute__((noinline)) struct pt_type *pt_type_known(trace_event_id_t id)
+{
+	struct pt_type *t = NULL;
+	int err = 0;
+
+	if (!pt_user_event_name(id))
+		return NULL;
+	pthread_mutex_lock(&pt_lock);
+	t = pt_type_site(id - PT_FIRST_USER_ID, &err);
+	pthread_mutex_unlock(&pt_lock);
+	if (t)
+		pt_provider_ensure();
+	return t;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -465,6 +587,8 @@ POSIXTRACE_API void posix_trace_event(trace_event_id_t event_id,
 	if (i >= PT_USER_TYPES)
 		return;
 	t = atomic_load_explicit(&pt_types[i], memory_order_acquire);
+	if (__builtin_expect(!t, 0))
+		t = pt_type_known(event_id);
 	if (!t || !TRACEBUF_LIB_SITE_ON(&t->site))
 		return;
 	pt_event_write(t, data_ptr, data_len, __builtin_return_address(0));

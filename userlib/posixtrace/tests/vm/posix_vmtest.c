@@ -766,6 +766,76 @@ static void close_for_child_stream_does_not(void)
 	T_EXPECT_EQ(grandchild, 0);
 }
 
+/*
+ * The processes of one inherited stream agree on event type ids
+ * (posix_trace_eventid_open(3p): unique for all the processes traced in
+ * the stream): types the parent and the child each open first after the
+ * fork get different ids, each process that opens a name gets the id the
+ * other gave it, the parent's stream knows the child's names, and the
+ * log reports each event under its own type.
+ */
+static void inherited_stream_shares_event_type_ids(void)
+{
+	static struct seen v[16];
+	trace_event_id_t a, mine, theirs, again, ids[2];
+	char name[TRACE_EVENT_NAME_MAX + 1];
+	int fd = log_fd(), status, p[2], go[2];
+	size_t n, kinds[2] = { 0, 0 };
+	trace_attr_t attr;
+	trace_id_t trid;
+	pid_t pid;
+
+	T_ASSERT_EQ(pipe(p), 0);
+	T_ASSERT_EQ(pipe(go), 0);
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setinherited(&attr, POSIX_TRACE_INHERITED), 0);
+	self_log_start(&attr, fd, "fork", &trid, &a);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (pid == 0) {
+		uint64_t d = 1;
+		char b;
+
+		/* after the parent opened "parent-late" */
+		if (read(go[0], &b, 1) != 1 ||
+		    posix_trace_eventid_open("child-type", &ids[0]) ||
+		    posix_trace_eventid_open("parent-late", &ids[1]))
+			_exit(2);
+		posix_trace_event(ids[0], &d, sizeof(d));
+		d = 2;
+		posix_trace_event(ids[1], &d, sizeof(d));
+		_exit(write(p[1], ids, sizeof(ids)) == sizeof(ids) ? 0 : 3);
+	}
+	T_ASSERT_EQ(posix_trace_eventid_open("parent-late", &mine), 0);
+	T_ASSERT_EQ(write(go[1], "g", 1), 1);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_ASSERT_EQ(read(p[0], ids, sizeof(ids)), (ssize_t)sizeof(ids));
+	theirs = ids[0];
+	T_EXPECT_EQ(ids[1], mine);
+	T_EXPECT(theirs != mine);
+	T_EXPECT(theirs != POSIX_TRACE_UNNAMED_USER_EVENT);
+	T_EXPECT_EQ(posix_trace_eventid_get_name(trid, theirs, name), 0);
+	T_EXPECT_CSTR(name, "child-type");
+	T_EXPECT_EQ(posix_trace_eventid_open("child-type", &again), 0);
+	T_EXPECT_EQ(again, theirs);
+	T_ASSERT_EQ(posix_trace_stop(trid), 0);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = read_log(fd, v, 16, NULL);
+	for (size_t i = 0; i < n && i < 16; i++) {
+		T_EXPECT_EQ(v[i].info.posix_pid, pid);
+		if (v[i].data == 1 && v[i].id == theirs)
+			kinds[0]++;
+		else if (v[i].data == 2 && v[i].id == mine)
+			kinds[1]++;
+		else
+			T_FAIL("event %" PRIu64 " with id %u", v[i].data, (unsigned int)v[i].id);
+	}
+	T_EXPECT_EQ(kinds[0], 1);
+	T_EXPECT_EQ(kinds[1], 1);
+	close(fd);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Active streams without a log: on-line analysis                         */
 
@@ -2311,6 +2381,7 @@ static const struct t_test tests[] = {
 	T_TEST(open_and_getnext_errors),
 	T_TEST(inherited_stream_traces_children),
 	T_TEST(inherited_stream_traces_a_child_forked_at_once),
+	T_TEST(inherited_stream_shares_event_type_ids),
 	T_TEST(close_for_child_stream_does_not),
 	T_TEST(online_self_trace_getnext),
 	T_TEST(online_million_events_loop),
