@@ -177,6 +177,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
 			TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE |
 			TRACEBUF_FEAT_SEAL_SAVES | TRACEBUF_FEAT_SEAL_STOPS |
+			TRACEBUF_FEAT_SAVE_NOW |
 			tracebuf_counter_features();
 	if (IS_ENABLED(CONFIG_COMPAT))
 		args.features |= TRACEBUF_FEAT_COMPAT;

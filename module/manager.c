@@ -678,7 +678,9 @@ int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id)
 
 /*
  * A SNAPSHOT: the provider is to make the records it wrote so far whole
- * and say where they end (SNAPSHOT_TAKEN), while it goes on writing.
+ * and say where they end (SNAPSHOT_TAKEN), while it goes on writing; in
+ * streaming mode (ABI 1.10) to end the rolling buffer it writes there and
+ * ask for its save.  The kernel provider does not do the latter.
  */
 static int tracebuf_manager_snapshot(struct tracebuf_provider *p,
 				     const struct tracebuf_pkt *pkt)
@@ -687,9 +689,10 @@ static int tracebuf_manager_snapshot(struct tracebuf_provider *p,
 
 	lockdep_assert_held(&tracebuf_lock);
 
-	if (p->state != TRACEBUF_STATE_STARTED ||
-	    p->mode == TRACEBUF_MODE_STREAMING)
+	if (p->state != TRACEBUF_STATE_STARTED)
 		return -EINVAL;
+	if (p->mode == TRACEBUF_MODE_STREAMING && p->kwork)
+		return -EOPNOTSUPP;
 	if (p->snapshot_pending)
 		return -EBUSY;
 	ret = tracebuf_provider_push(p, pkt);

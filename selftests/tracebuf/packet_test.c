@@ -343,12 +343,21 @@ static void tb_snapshot(struct __test_metadata *_metadata, struct tb_peer *p)
 	EXPECT_EQ(0ULL, pkt.data64);
 }
 
-TEST_F(pkt, snapshot_in_streaming_einval)
+/*
+ * In streaming mode a SNAPSHOT is a save now (ABI 1.10): the provider
+ * ends its rolling buffer, asks for its save, and answers.
+ */
+TEST_F(pkt, snapshot_in_streaming_saves_now)
 {
-	struct tracebuf_pkt pkt = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
+	struct tracebuf_pkt again = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
+	struct tracebuf_pkt taken = tb_pkt(TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, 0, 64);
 
 	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
-	tb_expect_saved_refused(_metadata, &self->p, &pkt, EINVAL);
+	tb_snapshot(_metadata, &self->p);
+	tb_expect_saved_refused(_metadata, &self->p, &again, EBUSY);
+	tb_save(_metadata, &self->p, 0, 16, TRACEBUF_STATE_STARTED);
+	tb_expect_pkt_delivered(_metadata, &self->p, &taken, TRACEBUF_STATE_STARTED);
+	tb_expect_pkt_refused(_metadata, &self->p, &taken, EPROTO);
 }
 
 TEST_F(pkt, snapshot_outside_started_einval)

@@ -49,9 +49,8 @@
  *   mgr BUFFER_SAVED           save outstanding     provider told, cleared
  *                              with equal values
  *   pkt ALERT                  STARTED              manager told
- *   mgr SNAPSHOT               STARTED; circular    provider told, snapshot
- *                              or oneshot; none     outstanding
- *                              outstanding
+ *   mgr SNAPSHOT               STARTED; none        provider told, snapshot
+ *                              outstanding          outstanding
  *   pkt SNAPSHOT_TAKEN         snapshot outstanding manager told, cleared
  *   mgr START F_UPDATE         STARTED; no update   additional categories
  *                              outstanding          replaced, provider told
@@ -82,7 +81,8 @@
  *   STOP in REGISTERED/TERMINATING                         EINVAL
  *   TERMINATE in REGISTERED/TERMINATING                    EALREADY
  *   BUFFER_SAVED without an equal outstanding save         EINVAL
- *   SNAPSHOT outside STARTED, or in streaming mode         EINVAL
+ *   SNAPSHOT outside STARTED                               EINVAL
+ *   SNAPSHOT to the kernel provider in streaming mode      EOPNOTSUPP
  *   SNAPSHOT while one is outstanding                      EBUSY
  *   SNAPSHOT_TAKEN without an outstanding SNAPSHOT         EPROTO
  *   START F_UPDATE in STARTING/STOPPING, or while an
@@ -166,7 +166,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	9
+#define TRACEBUF_ABI_MINOR	10
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -247,6 +247,18 @@ struct tracebuf_pkt {
  */
 #define TRACEBUF_STOPPED_SEALED0	0x0001	/* rolling buffer 0 */
 #define TRACEBUF_STOPPED_SEALED1	0x0002	/* rolling buffer 1 */
+/*
+ * SNAPSHOT in streaming mode (ABI 1.10, TRACEBUF_FEAT_SAVE_NOW; refused
+ * with EINVAL before): a save now, for a flush.  The provider ends the
+ * rolling buffer it writes where its records end, goes on in the other
+ * one, and asks for the ended one's save (SAVE_BUFFER) as for a full one;
+ * if the other one is not saved yet, it does so once that save is
+ * acknowledged.  Its SNAPSHOT_TAKEN then says which rolling buffer holds
+ * the last of its records (data32, its wrapped count) and where they end
+ * in it (data64; 0: it holds none, all are in the ones before): once the
+ * manager saved that one, it holds all the provider recorded before the
+ * SNAPSHOT.  A provider of an earlier library answers 0, 0.
+ */
 /* manager -> provider (TRACEBUF_IOC_MGR_SEND) */
 #define TRACEBUF_PKT_BUFFER_SAVED	0x0100	/* echoes the SAVE_BUFFER */
 #define TRACEBUF_PKT_SNAPSHOT		0x0101	/* all zero */
@@ -485,6 +497,9 @@ struct tracebuf_version_args {
 							 * F_SEAL_SAVES
 							 */
 #define TRACEBUF_FEAT_SEAL_STOPS	_BITULL(14)	/* STOPPED's SEALED */
+#define TRACEBUF_FEAT_SAVE_NOW		_BITULL(15)	/* SNAPSHOT in streaming
+							 * mode: a save now
+							 */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
