@@ -1006,6 +1006,77 @@ int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
 }
 
 /*
+ * Streaming: a save now (uapi TRACEBUF_FEAT_SAVE_NOW), for a flush.  End
+ * the half being written where its records end, go on in the other one,
+ * and let tracebuf_engine_service() ask for the ended half's save as for
+ * a full one.  *wrap and *end say which half holds the last record
+ * written before the call and where the records end in it (*end 0: it
+ * holds none, they are all in the halves before it, saved or to be).
+ * The cursor is held while the half's chunks are closed, as by
+ * tracebuf_engine_seal().  Returns 0; -EAGAIN when the other half is not
+ * saved yet, so this one cannot end: call again after its BUFFER_SAVED;
+ * -EINVAL when not tracing in streaming mode.
+ */
+int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	uint64_t cur, off = 0;
+	unsigned int state;
+	bool held = false;
+	uint32_t w, h;
+	int ret = 0;
+
+	pthread_mutex_lock(&e->lock);
+	state = atomic_load(&e->state);
+	if (!e->base || e->never_started || e->mode != TRACEBUF_MODE_STREAMING ||
+	    (state != TRACEBUF_ENGINE_STARTED && state != TRACEBUF_ENGINE_FULL)) {
+		pthread_mutex_unlock(&e->lock);
+		return -EINVAL;
+	}
+	atomic_store(&e->sealing, 1);
+	tb_close_full_halves(e);
+	/* the cursor's wrap changes only under e->lock (tb_enter_half()) */
+	cur = atomic_load(&e->cursor);
+	w = (uint32_t)(cur >> 32);
+	h = w & 1;
+	*wrap = w;
+	if (e->half[h] != TB_HALF_FILLING) {
+		/* it filled, and waits for the other's save: its own comes */
+		*end = e->half_size;
+		goto out;
+	}
+	if (e->half[h ^ 1] != TB_HALF_FREE) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	while (!held && (off = cur & 0xffffffffull) <= e->half_size)
+		held = atomic_compare_exchange_weak(&e->cursor, &cur,
+						    (cur & ~0xffffffffull) |
+						    TRACEBUF_CURSOR_FULL(e));
+	if (!held) {
+		/* it just filled: the switch its writer was to make */
+		tb_switch(e, w);
+		tb_close_full_halves(e);
+		*end = e->half_size;
+		goto out;
+	}
+	*end = off;
+	if (!off) {
+		atomic_store_explicit(&e->cursor, cur, memory_order_release);
+		goto out;
+	}
+	tb_close_half(e, w, off);
+	e->hdr->rolling_data_end[h] = off;
+	e->half[h] = TB_HALF_UNSAVED;
+	tb_enter_half(e, w + 1);	/* the cursor, held, moves on */
+	tb_notify(e);
+out:
+	atomic_store(&e->sealing, 0);
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+/*
  * The service step, from the provider's dispatch loop when a writer asked
  * for it: close the halves that filled, and in streaming mode hand out
  * the next save request.  Returns 1 with *req filled, 0 when nothing is to

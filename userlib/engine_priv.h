@@ -219,6 +219,7 @@ int tracebuf_engine_stop(void);
 int tracebuf_engine_service(struct tracebuf_save_req *req);
 int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
 int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end);
+int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end);
 void tracebuf_engine_detach(void);
 void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
 /* A record the caller could not encode (too large for FXT): counted as dropped while tracing. */

@@ -41,6 +41,7 @@ struct tracebuf_provider {
 	bool attached;			/* the engine uses map */
 	bool tracing;			/* started since the last stop */
 	bool late;			/* stopped waiting for the START to come */
+	bool save_now;			/* a SNAPSHOT waits for a save (streaming) */
 	/* the library's thread */
 	pthread_t thread;
 	bool has_thread;
@@ -172,6 +173,7 @@ static void tb_on_start(struct tracebuf_provider *p, const struct tracebuf_pkt *
 	    tracebuf_engine_start(pkt->data16, 0))
 		return;
 	p->tracing = true;
+	p->save_now = false;
 	/* what it wrote while not waiting is lost: the manager learns it */
 	p->late = false;
 	tb_send(p, TRACEBUF_PKT_STARTED, late, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
@@ -187,6 +189,8 @@ static void tb_stop(struct tracebuf_provider *p)
 	if (p->attached)
 		tracebuf_engine_stop();
 	p->tracing = false;
+	/* the manager reads all at STOPPED: a save now is moot */
+	p->save_now = false;
 	tb_send(p, TRACEBUF_PKT_STOPPED, 0, 0, 0);
 }
 
@@ -202,17 +206,29 @@ static void tb_on_categories(struct tracebuf_provider *p, const struct tracebuf_
 }
 
 /*
- * SNAPSHOT: the records so far made whole, and where they end.  Always
- * answered, so the manager does not wait; an engine that is not tracing
- * has nothing new to show: its end is 0.
+ * SNAPSHOT: the records so far made whole, and where they end; in
+ * streaming mode, a save now (uapi TRACEBUF_FEAT_SAVE_NOW): the half
+ * being written ends, and its save is asked for, at once or, when the
+ * other half is not saved yet, at the dispatch after its BUFFER_SAVED
+ * (p->save_now).  Always answered, so the manager does not wait; an
+ * engine that is not tracing has nothing new to show: its end is 0.
  */
 static void tb_snapshot(struct tracebuf_provider *p)
 {
 	uint32_t wrap = 0;
 	uint64_t end = 0;
+	int ret = -EINVAL;
 
-	if (p->attached)
-		tracebuf_engine_seal(&wrap, &end);
+	p->save_now = false;
+	if (p->attached) {
+		ret = tracebuf_engine_save_now(&wrap, &end);
+		if (ret == -EAGAIN) {
+			p->save_now = true;
+			return;
+		}
+		if (ret)
+			tracebuf_engine_seal(&wrap, &end);
+	}
 	tb_send(p, TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, wrap, end);
 }
 
@@ -270,6 +286,9 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 			tb_handle(p, &pkts[i]);
 		handled += (int)n;
 	}
+	/* a BUFFER_SAVED above freed the half a save now waited for */
+	if (p->save_now)
+		tb_snapshot(p);
 	while (p->attached && tracebuf_engine_service(&req) == 1) {
 		tb_send(p, TRACEBUF_PKT_SAVE_BUFFER, 0, req.wrapped_count,
 			req.durable_data_end);

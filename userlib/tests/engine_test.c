@@ -32,6 +32,7 @@ struct run {
 	uint64_t per_writer;
 	unsigned int save_delay_us;	/* a slow manager */
 	bool expect_all;		/* the manager keeps up: nothing lost */
+	unsigned int save_now_us;	/* the manager asks a save now so often */
 	/* results */
 	uint8_t *out;			/* saved bytes, in save order */
 	size_t out_len, out_cap;
@@ -39,6 +40,10 @@ struct run {
 	atomic_int writers_done;
 	atomic_uint notified;
 	uint64_t saves;
+	/* save now: each writer's records committed, and seen saved */
+	atomic_ullong committed[MAX_WRITERS];
+	uint64_t saved_upto[MAX_WRITERS];
+	uint64_t flushes, flush_misses, flush_retries;
 };
 
 static uint8_t *g_buf;
@@ -78,6 +83,7 @@ static void *writer(void *arg)
 		p[2] = id + 1;
 		p[3] = seq;
 		tracebuf_record_commit(t, p + REC_WORDS);
+		atomic_store_explicit(&g_run->committed[id], seq + 1, memory_order_release);
 		/* a manager that keeps up: no save is left pending long */
 		if (g_run->expect_all && !(seq % 64))
 			while (tracebuf_engine_pending_halves())
@@ -87,27 +93,110 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* Each writer's next record not yet saved, after @len saved bytes at @p. */
+static void note_saved(struct run *r, const uint8_t *p, size_t len)
+{
+	const uint64_t *w = (const void *)p;
+
+	for (size_t i = 0; i + REC_WORDS <= len / 8;) {
+		uint64_t size = (w[i] >> 4) & 0xfff;
+
+		if (!size)
+			break;
+		if (w[i] == REC_HDR && w[i + 2] - 1 < MAX_WRITERS &&
+		    w[i + 3] + 1 > r->saved_upto[w[i + 2] - 1])
+			r->saved_upto[w[i + 2] - 1] = w[i + 3] + 1;
+		i += size;
+	}
+}
+
+/* A save now asked for: what it must bring, and when that is saved. */
+struct flush {
+	bool pending, asked;
+	uint32_t wrap;		/* saved through this wrap, ... */
+	bool upto_wrap;		/* ... or, with end 0, the one before */
+	uint64_t want[MAX_WRITERS];
+};
+
+/* Saved what the flush asked for?  Then each writer's records are. */
+static void flush_check(struct run *r, struct flush *f)
+{
+	uint64_t last = r->saves ? r->saves - 1 : 0;
+
+	if (!f->pending)
+		return;
+	if (f->upto_wrap ? (!r->saves || last < f->wrap) :
+			   (f->wrap && (!r->saves || last < f->wrap - 1)))
+		return;
+	f->pending = false;
+	for (int i = 0; i < r->writers; i++)
+		if (r->saved_upto[i] < f->want[i])
+			r->flush_misses++;
+}
+
+/* Ask for a save now, as a provider does on a SNAPSHOT in streaming mode. */
+static void flush_ask(struct run *r, struct flush *f)
+{
+	uint64_t end;
+	int ret;
+
+	if (!f->asked)
+		for (int i = 0; i < r->writers; i++)
+			f->want[i] = atomic_load_explicit(&r->committed[i], memory_order_acquire);
+	ret = tracebuf_engine_save_now(&f->wrap, &end);
+	if (ret == -EAGAIN) {
+		f->asked = true;	/* again after the next save */
+		r->flush_retries++;
+		return;
+	}
+	f->asked = false;
+	if (ret) {
+		T_FAIL("save now: %d", ret);
+		return;
+	}
+	f->pending = true;
+	f->upto_wrap = end > 0;
+	r->flushes++;
+	flush_check(r, f);
+}
+
+static double now_us(void)
+{
+	return t_now() * 1e6;
+}
+
 /* The manager: serve saves until the writers are done. */
 static void *manager(void *arg)
 {
 	struct run *r = arg;
 	struct tracebuf_engine *e = tracebuf_engine_get();
 	struct tracebuf_save_req req;
+	struct flush f = { 0 };
+	double next = now_us() + r->save_now_us;
 
 	while (atomic_load(&r->writers_done) < r->writers) {
+		if (r->save_now_us && !f.pending && (f.asked || now_us() >= next)) {
+			flush_ask(r, &f);
+			next = now_us() + r->save_now_us;
+		}
 		if (!atomic_exchange(&r->notified, 0)) {
 			usleep(50);
 			continue;
 		}
 		while (tracebuf_engine_service(&req) == 1) {
 			uint32_t h = req.wrapped_count & 1;
+			size_t at = r->out_len;
 
 			if (r->save_delay_us)
 				usleep(r->save_delay_us);
 			out_append(r, e->rolling[h], e->hdr->rolling_data_end[h]);
+			note_saved(r, r->out + at, r->out_len - at);
 			r->saves++;
 			tracebuf_engine_buffer_saved(req.wrapped_count,
 						     req.durable_data_end);
+			flush_check(r, &f);
+			if (f.asked)
+				flush_ask(r, &f);
 		}
 	}
 	return NULL;
@@ -228,6 +317,8 @@ static int run_one(const char *name, struct run *r)
 		fail = 1;
 	if (r->expect_all && c.present != total)
 		fail = 1;
+	if (r->save_now_us && (!r->flushes || r->flush_misses))
+		fail = 1;
 	for (int i = 0; i < r->writers; i++) {
 		if (!c.count[i])
 			continue;
@@ -246,6 +337,10 @@ static int run_one(const char *name, struct run *r)
 	       (unsigned long long)local, (unsigned long long)total,
 	       (unsigned long long)c.dupes, (unsigned long long)c.bad,
 	       (unsigned long long)c.pads, (unsigned long long)r->saves);
+	if (r->save_now_us)
+		printf("# %s: %llu saves now (%llu retried), %llu missed a record\n", name,
+		       (unsigned long long)r->flushes, (unsigned long long)r->flush_retries,
+		       (unsigned long long)r->flush_misses);
 	if (fail)
 		T_FAIL("%s: accounting does not add up", name);
 	tracebuf_engine_detach();
@@ -276,6 +371,19 @@ static void streaming_manager_keeping_up_loses_nothing(void)
 	struct run r = { .mode = TRACEBUF_MODE_STREAMING, .size = 1 << 20, .writers = 4, .per_writer = 100000, .expect_all = true };
 
 	run_one("streaming_manager_keeping_up_loses_nothing", &r);
+}
+
+/*
+ * Saves now while four writers go on (a flush): once the half each named
+ * is saved, every record committed before it was asked is saved, and
+ * none is lost or doubled.
+ */
+static void streaming_save_now_loses_nothing(void)
+{
+	struct run r = { .mode = TRACEBUF_MODE_STREAMING, .size = 1 << 20, .writers = 4,
+			 .per_writer = 100000, .expect_all = true, .save_now_us = 300 };
+
+	run_one("streaming_save_now_loses_nothing", &r);
 }
 
 static void streaming_slow_manager_drops_and_counts(void)
@@ -983,6 +1091,7 @@ static const struct t_test tests[] = {
 	T_TEST(oneshot_keeps_first_records),
 	T_TEST(circular_keeps_last_records),
 	T_TEST(streaming_manager_keeping_up_loses_nothing),
+	T_TEST(streaming_save_now_loses_nothing),
 	T_TEST(streaming_slow_manager_drops_and_counts),
 	T_TEST(streaming_small_buffer_eight_writers),
 	T_TEST(circular_small_buffer_eight_writers),
