@@ -591,6 +591,23 @@ void tracebuf_readout_views_free(struct tb_tracee *t)
 }
 
 /*
+ * Circular: the records of the rolling buffer of @wrap, up to @end, that
+ * no flush wrote (tracebuf_readout_flushed()'s mark).
+ */
+static void tb_readout_after_mark(struct tracebuf_session *s, struct tb_tracee *t,
+				  uint32_t wrap, uint64_t end)
+{
+	uint64_t from = 0;
+
+	if (t->mark_set && t->mark_wrap > wrap)
+		return;
+	if (t->mark_set && t->mark_wrap == wrap)
+		from = t->mark_end;
+	if (end > from)
+		tracebuf_readout_range(s, t, t->lay.rolling_off[wrap & 1] + from, end - from);
+}
+
+/*
  * Write everything of @t not written yet (a stop, a termination or a
  * death; Documentation/trace-format.md §1.6).  @final: the provider sent STOPPED, so the
  * header's data ends are final; otherwise (it died, or never answered)
@@ -624,9 +641,12 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 		tracebuf_readout_dropped(s, t, h.num_records_dropped);
 
 	if (mode == TRACEBUF_MODE_ONESHOT) {
-		/* its durable records lead the one rolling buffer */
-		tracebuf_readout_range(s, t, l->rolling_off[0], final ? h.rolling_data_end[0] :
-							 l->rolling_size);
+		/* its durable records lead the one rolling buffer; a flush's mark */
+		uint64_t from = t->mark_set ? t->mark_end : 0;
+		uint64_t to = final ? h.rolling_data_end[0] : l->rolling_size;
+
+		if (to >= from)
+			tracebuf_readout_range(s, t, l->rolling_off[0] + from, to - from);
 		goto out;
 	}
 
@@ -640,19 +660,26 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 		t->durable_written = dend;
 
 	if (mode == TRACEBUF_MODE_CIRCULAR) {
-		if (!final) {
+		if (!final && !t->mark_set) {
 			/* no telling which half is older: both, 0 first */
 			tracebuf_readout_range(s, t, l->rolling_off[0], l->rolling_size);
 			tracebuf_readout_range(s, t, l->rolling_off[1], l->rolling_size);
 			goto out;
 		}
-		if (h.wrapped_count > 0) {
-			uint32_t e = (h.wrapped_count - 1) & 1;
+		if (!final) {
+			/* after the mark: its half's rest, then the other one */
+			uint32_t m = t->mark_wrap & 1;
 
-			tracebuf_readout_range(s, t, l->rolling_off[e], h.rolling_data_end[e]);
+			tracebuf_readout_range(s, t, l->rolling_off[m] + t->mark_end,
+					       l->rolling_size - t->mark_end);
+			tracebuf_readout_range(s, t, l->rolling_off[m ^ 1], l->rolling_size);
+			goto out;
 		}
-		tracebuf_readout_range(s, t, l->rolling_off[h.wrapped_count & 1],
-			h.rolling_data_end[h.wrapped_count & 1]);
+		if (h.wrapped_count > 0)
+			tb_readout_after_mark(s, t, h.wrapped_count - 1,
+					      h.rolling_data_end[(h.wrapped_count - 1) & 1]);
+		tb_readout_after_mark(s, t, h.wrapped_count,
+				      h.rolling_data_end[h.wrapped_count & 1]);
 		goto out;
 	}
 
@@ -812,6 +839,97 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			tb_snap_write(s, copy + at, (size_t)len[i]);
 		at += (size_t)len[i];
 	}
+	return 1;
+}
+
+/*
+ * SNAPSHOT_TAKEN of a flush (circular and oneshot): write what @t
+ * recorded up to @end of the rolling buffer of @wrap and after the mark
+ * (what the last flush wrote), to the session's own output, as its stop
+ * would, and move the mark there; its stop then writes only what came
+ * after.  In circular mode what the provider overwrote since the mark
+ * is gone, as it would be at a stop.  Returns 1 when written, 0 when
+ * nothing is (a note says why), -EAGAIN as tracebuf_readout_taken().
+ */
+int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
+			     uint32_t wrap, uint64_t end, bool may_retry)
+{
+	const struct tracebuf_buffer_header *live = (const void *)t->map;
+	const struct tb_layout *l = &t->lay;
+	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
+	uint64_t off[3] = { 0, 0, 0 }, len[3] = { 0, 0, 0 }, from;
+	struct tracebuf_buffer_header h;
+	size_t total = 0, at = 0;
+	uint32_t wc, wc2;
+	uint8_t *copy;
+	bool torn;
+	int ret;
+
+	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
+	    (!circular && wrap) || (t->mark_set && (wrap < t->mark_wrap ||
+	    (wrap == t->mark_wrap && end < t->mark_end))) ||
+	    (circular && h.durable_data_end < t->durable_written) ||
+	    h.durable_data_end > l->durable_size) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
+			      "its answer to a flush or its buffer header does not check out",
+			      NULL);
+		return 0;
+	}
+	/* durable (new records only), earlier rolling buffer, current one */
+	if (circular) {
+		off[0] = l->durable_off + t->durable_written;
+		len[0] = h.durable_data_end - t->durable_written;
+		if (wrap && (!t->mark_set || t->mark_wrap < wrap)) {
+			from = t->mark_set && t->mark_wrap == wrap - 1 ? t->mark_end : 0;
+			off[1] = l->rolling_off[(wrap - 1) & 1] + from;
+			len[1] = l->rolling_size - from;
+		}
+	}
+	from = t->mark_set && t->mark_wrap == wrap ? t->mark_end : 0;
+	off[2] = l->rolling_off[wrap & 1] + from;
+	len[2] = end - from;
+	for (int i = 0; i < 3; i++)
+		total += (size_t)len[i];
+	copy = tb_snap_copy(s, total ? total : 8);
+	if (!copy) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its flush",
+			      NULL);
+		return 0;
+	}
+	/* as tracebuf_readout_taken(): the earlier one first, then the count */
+	memcpy(copy + len[0], t->map + off[1], (size_t)len[1]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wc = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
+	memcpy(copy, t->map + off[0], (size_t)len[0]);
+	memcpy(copy + len[0] + len[1], t->map + off[2], (size_t)len[2]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wc2 = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
+	torn = circular && (wc != wrap || (wc2 != wrap && wc2 != wrap + 1));
+	if (torn && may_retry)
+		return -EAGAIN;
+	if (torn) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
+			      "its buffer wrapped while copied for a flush: it is left to the stop",
+			      NULL);
+		return 0;
+	}
+	ret = tracebuf_readout_section(s, t);
+	tracebuf_readout_dropped(s, t, h.num_records_dropped);
+	for (int i = 0; i < 3 && !ret; i++) {
+		t->info.bytes_written += tb_keep(s, &s->out, copy + at, (size_t)len[i],
+						 &t->info.bytes_rejected, &t->info.drop_windows);
+		at += (size_t)len[i];
+	}
+	if (ret || s->out.err) {
+		tracebuf_tracee_error(s, t, s->out.err ? s->out.err : ret,
+				      "writing its flush failed");
+		return 0;
+	}
+	if (circular)
+		t->durable_written = h.durable_data_end;
+	t->mark_set = true;
+	t->mark_wrap = wrap;
+	t->mark_end = end;
 	return 1;
 }
 

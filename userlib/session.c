@@ -208,8 +208,10 @@ static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
 		t->durable_written = 0;
 		t->dropped_reported = 0;
 	}
-	if (disposition != TRACEBUF_START_RETAIN)
+	if (disposition != TRACEBUF_START_RETAIN) {
 		t->saved_any = false;
+		t->mark_set = false;
+	}
 	t->results_written = false;
 	t->was_started = true;
 	t->stop_sealed = 0;		/* the START unsealed them */
@@ -409,12 +411,60 @@ static void tb_snap_ask(struct tracebuf_session *s, struct tb_tracee *t)
 	t->snap_tries++;
 }
 
+/* Ask @t for its part of a flush (a SNAPSHOT); a refusal is noted. */
+static void tb_flush_ask(struct tracebuf_session *s, struct tb_tracee *t)
+{
+	struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
+	int ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
+
+	if (ret)
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
+			      "its flush request was refused", NULL);
+	t->flush_asked = !ret;
+	t->flush_tries++;
+}
+
+/*
+ * SNAPSHOT_TAKEN of a flush's save now (streaming): the save that brings
+ * the last record @t wrote before it, at most the one after the next;
+ * an answer that does not check out is not waited for.
+ */
+static void tb_flush_taken(struct tracebuf_session *s, struct tb_tracee *t,
+			   const struct tracebuf_pkt *pkt)
+{
+	uint32_t next = t->saved_any ? t->last_saved_wrap + 1 : 0;
+
+	t->flush_asked = false;
+	if (pkt->data64 % 8 || pkt->data64 > t->lay.rolling_size || pkt->data32 > next + 1) {
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
+			      "its answer to a flush does not check out", NULL);
+		return;
+	}
+	t->flush_wrap = pkt->data32;
+	t->flush_upto = pkt->data64 != 0;
+	t->flush_saving = true;
+}
+
 /* SNAPSHOT_TAKEN: @t's part of the snapshot under way, if it asked. */
 static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			      const struct tracebuf_pkt *pkt)
 {
 	int ret;
 
+	if (s->flushing && t->flush_asked) {
+		if (t->info.mode == TRACEBUF_MODE_STREAMING) {
+			tb_flush_taken(s, t, pkt);
+			return;
+		}
+		t->flush_asked = false;
+		if (!t->map)
+			return;
+		ret = tracebuf_readout_flushed(s, t, pkt->data32, pkt->data64,
+					       t->flush_tries < TB_SNAP_TRIES);
+		if (ret == -EAGAIN)
+			tb_flush_ask(s, t);
+		return;
+	}
 	if (!s->snap || !t->snap_pending || !t->map)
 		return;		/* late: the snapshot is over */
 	t->snap_pending = false;
@@ -946,6 +996,67 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 	if (sn.out.err)
 		return sn.out.err;
 	return ret < 0 ? ret : sn.providers;
+}
+
+/* Has @t's part of the flush been written (or will its end write it)? */
+static bool tb_flushed(const struct tb_tracee *t)
+{
+	if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
+		return true;	/* its stop or its death writes the rest */
+	if (t->flush_asked)
+		return false;
+	if (!t->flush_saving)
+		return true;
+	if (t->flush_upto)
+		return t->saved_any && t->last_saved_wrap >= t->flush_wrap;
+	return !t->flush_wrap || (t->saved_any && t->last_saved_wrap + 1 >= t->flush_wrap);
+}
+
+static bool tb_all_flushed(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next)
+		if (!tb_flushed(t))
+			return false;
+	return true;
+}
+
+TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
+{
+	const struct tracebuf_version_args *v = tracebuf_manager_version(s->m);
+	int ret, n = 0;
+
+	if (s->snap || s->flushing || s->in_notify || s->state != TB_S_STARTED)
+		return -EINVAL;
+	/* SNAPSHOT came with ABI 1.5, the save now with 1.10 */
+	if (s->cfg.mode == TRACEBUF_MODE_STREAMING ?
+	    !(v->features & TRACEBUF_FEAT_SAVE_NOW) : v->abi_minor < 5)
+		return -EOPNOTSUPP;
+	/* whoever registered or stopped since is known first */
+	tracebuf_session_dispatch(s);
+	s->flushing = true;
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		t->flush_saving = false;
+		t->flush_asked = false;
+		t->flush_tries = 0;
+		if (t->info.state == TRACEBUF_LIB_TRACEE_STARTED && t->map)
+			tb_flush_ask(s, t);
+	}
+	ret = tb_wait(s, tb_all_flushed, s->stop_timeout_ms);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (!tb_flushed(t)) {
+			n++;
+			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+				      "did not flush in time", NULL);
+		}
+		t->flush_asked = t->flush_saving = false;
+	}
+	s->flushing = false;
+	tracebuf_out_flush(&s->out);
+	if (s->out.err)
+		return s->out.err;
+	if (ret < 0)
+		return ret;
+	return n ? -ETIMEDOUT : 0;
 }
 
 TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,

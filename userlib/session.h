@@ -47,6 +47,16 @@ struct tb_tracee {
 	bool snap_pending;			/* a SNAPSHOT unanswered */
 	uint8_t snap_tries;			/* SNAPSHOTs sent for this one */
 	bool update_pending;			/* a categories update unanswered */
+	/* a flush (tracebuf_session_flush()), streaming: a save now */
+	bool flush_asked;			/* its SNAPSHOT unanswered */
+	bool flush_saving;			/* answered: saves to wait for */
+	bool flush_upto;			/* through flush_wrap, else the one before */
+	uint32_t flush_wrap;
+	uint8_t flush_tries;			/* circular, oneshot: SNAPSHOTs sent */
+	/* circular, oneshot: what a flush wrote, up to here (the mark) */
+	bool mark_set;
+	uint32_t mark_wrap;
+	uint64_t mark_end;
 	struct tb_seal_view view[2];		/* per rolling buffer, or none */
 	uint16_t stop_sealed;			/* STOPPED's, until a START */
 };
@@ -86,6 +96,7 @@ struct tracebuf_session {
 						 */
 	size_t snap_copy_cap;
 	bool in_notify;				/* in the caller's notify callback */
+	bool flushing;				/* tracebuf_session_flush() */
 	bool own_info_written;			/* provider 0's, in this file */
 };
 
@@ -123,5 +134,7 @@ void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t 
 bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat, size_t len);
 int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			   uint32_t wrap, uint64_t end, bool may_retry);
+int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
+			     uint32_t wrap, uint64_t end, bool may_retry);
 
 #endif /* TRACEBUF_SESSION_PRIV_H */

@@ -360,6 +360,29 @@ int tracebuf_session_providers(const struct tracebuf_session *s,
  */
 int tracebuf_session_snapshot(struct tracebuf_session *s, int fd, uint64_t *bytes);
 /**
+ * tracebuf_session_flush() - write what the session's started providers
+ * recorded so far to the session's output, while they go on recording,
+ * and lose nothing.  In streaming mode each ends the rolling buffer it
+ * writes and has it saved, at once or after the save before it (module
+ * ABI 1.10, TRACEBUF_FEAT_SAVE_NOW); a provider built with a libtracebuf
+ * before 1.4 answers at once, and its records come with its next save.
+ * In circular and oneshot mode (ABI 1.5) each makes its records whole,
+ * as for a snapshot, and the session writes those no flush wrote yet;
+ * its stop then writes only what came after (a oneshot buffer's room
+ * stays taken until it is cleared).  Returns when every provider's part
+ * is written (within the stop timeout), or it stopped or ended (whose
+ * read-out writes the rest).  A provider that did not flush (a refusal,
+ * no answer in time, an answer that does not check out, a circular
+ * buffer reused while it was copied) is said in a
+ * TRACEBUF_LIB_NOTE_ERROR note; what it holds is written at its stop.
+ * Not from the notify callback.
+ * Return: 0; -ETIMEDOUT (a provider did not flush in time), -EOPNOTSUPP
+ * (a module older than ABI 1.10 in streaming mode, 1.5 otherwise),
+ * -EINVAL (not started, called from the callback or during a snapshot),
+ * or the first error writing the output (-errno).
+ */
+int tracebuf_session_flush(struct tracebuf_session *s);
+/**
  * tracebuf_session_bytes() - bytes written to the output so far, to all
  * its files if tracebuf_session_rotate() switched them: the current file
  * holds what it grew by since the last rotation.

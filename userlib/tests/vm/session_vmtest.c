@@ -1539,8 +1539,148 @@ static void snapshot_refused_in_streaming(void)
 	close(fd);
 }
 
+/* What the session's output @fd holds so far, read into @tr (@fd stays open). */
+static int so_far(int fd, struct trace *tr)
+{
+	int copy = dup(fd);
+
+	return copy < 0 ? -1 : finish(copy, tr);
+}
+
+/*
+ * A flush in streaming mode while the provider writes without pause:
+ * after it, the output holds every event written before it (the rolling
+ * buffer being written is saved now, not when it fills), each once and
+ * in a run without holes; the provider never waits or drops for it, and
+ * the trace in the end holds every event once.
+ */
+static void streaming_flush_while_writing(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	uint64_t last = 0;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd, status;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_STREAMING, 1024 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	/* 0..999 written when it answers; it goes on from 1000 */
+	T_ASSERT_EQ(child_do(&ch, s, CMD_FOREVER, 0, 1000, false), 0);
+	for (int i = 0; i < 20; i++) {
+		T_ASSERT_EQ(tracebuf_session_flush(s), 0);
+		T_ASSERT_EQ(so_far(fd, &tr), 0);
+		sh = seq_shape(&tr, slot_of(&tr, "writer"));
+		T_EXPECT_EQ(sh.lo, 0);
+		T_EXPECT(sh.hi >= 999 && sh.hi >= last);
+		T_EXPECT_EQ(sh.dups, 0);
+		T_EXPECT(sh.contiguous);
+		T_EXPECT_EQ(tr.unresolved, 0);
+		last = sh.hi;
+		trace_free(&tr);
+		/* the writer goes on meanwhile; its saves wait for the next flush */
+		usleep(2000);
+	}
+	T_EXPECT(last > 999);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_EXPECT_EQ(pi.records_dropped, 0);
+	T_EXPECT(pi.saves >= 20);
+	T_EXPECT_EQ(g_notes.errors, 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	kill(ch.pid, SIGKILL);
+	T_ASSERT_EQ(waitpid(ch.pid, &status, 0), ch.pid);
+	close(ch.cmd);
+	close(ch.rsp);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT(sh.hi >= last);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	trace_free(&tr);
+}
+
+/* A flush is for sessions that run. */
+static void flush_refused_where_it_cannot_be(void)
+{
+	struct tracebuf_session *s;
+	int fd;
+
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_EXPECT_EQ(tracebuf_session_flush(s), -EINVAL);	/* not started */
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_EXPECT_EQ(tracebuf_session_flush(s), 0);		/* no provider */
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_EXPECT_EQ(tracebuf_session_flush(s), -EINVAL);	/* stopped */
+	tracebuf_session_destroy(s);
+	close(fd);
+}
+
+/*
+ * Circular and oneshot: a flush writes what was recorded since the last
+ * one, and the stop only what came after: each event once.
+ */
+static void flush_then_stop(uint32_t mode)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	int fd;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(mode, 256 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	for (uint64_t round = 0; round < 3; round++) {
+		T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, round * 100, round * 100 + 100, false), 0);
+		T_ASSERT_EQ(tracebuf_session_flush(s), 0);
+		T_ASSERT_EQ(so_far(fd, &tr), 0);
+		sh = seq_shape(&tr, slot_of(&tr, "writer"));
+		T_EXPECT_EQ(sh.n, round * 100 + 100);
+		T_EXPECT_EQ(sh.dups, 0);
+		T_EXPECT(sh.contiguous);
+		T_EXPECT_EQ(tr.unresolved, 0);
+		T_EXPECT_EQ(tr.infos, 1);
+		trace_free(&tr);
+	}
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 300, 350, false), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 350);
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	T_EXPECT_EQ(tr.unresolved, 0);
+	trace_free(&tr);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+}
+
+static void circular_flush_then_stop(void)
+{
+	flush_then_stop(TRACEBUF_MODE_CIRCULAR);
+}
+
+static void oneshot_flush_then_stop(void)
+{
+	flush_then_stop(TRACEBUF_MODE_ONESHOT);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(live_counts_while_tracing),
+	T_TEST(streaming_flush_while_writing),
+	T_TEST(flush_refused_where_it_cannot_be),
+	T_TEST(circular_flush_then_stop),
+	T_TEST(oneshot_flush_then_stop),
 	T_TEST(oneshot_keeps_the_first),
 	T_TEST(circular_keeps_the_last),
 	T_TEST(streaming_keeps_all),
