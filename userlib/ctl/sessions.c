@@ -63,38 +63,80 @@ static int sessions_list(const char *dir, pid_t **ids)
 }
 
 /*
- * The session a command is for: ID if given, else the only one running.
- * 0, or -errno after a message.
+ * Name the sessions a command without an ID could be for (run[0..nrun)
+ * running, end[0..nend) ended), and refuse: -ESRCH.
+ */
+static int sessions_ambiguous(const char *cmd, const pid_t *run, int nrun, const pid_t *end,
+			      int nend)
+{
+	char list[512], item[48];
+	size_t at = 0;
+	int i, n;
+
+	list[0] = '\0';
+	for (i = 0; i < nrun + nend; i++) {
+		n = snprintf(item, sizeof(item), "%s%d (%s)", i ? ", " : "",
+			     (int)(i < nrun ? run[i] : end[i - nrun]),
+			     i < nrun ? "running" : "ended");
+		/* room for it, and for the words after the last one */
+		if (n < 0 || at + (size_t)n + sizeof(", and 99999 more") > sizeof(list))
+			break;
+		memcpy(list + at, item, (size_t)n + 1);
+		at += (size_t)n;
+	}
+	if (i < nrun + nend)
+		snprintf(list + at, sizeof(list) - at, ", and %d more", nrun + nend - i);
+	tbctl_err("%s: %d sessions could be meant: %s: name one", cmd, nrun + nend, list);
+	return -ESRCH;
+}
+
+/*
+ * The session a command is for: ID if given, else the only one it could
+ * be.  For "stop", those running and those that ended by themselves and
+ * wait for it (status's "ended (STATUS)"); for the others, those
+ * running.  None, or more than one: said, -ESRCH.  0, or -errno after a
+ * message.
  */
 static int sessions_pick(const char *cmd, const char *dir, const char *word, pid_t *id)
 {
-	pid_t *ids;
-	int n;
+	pid_t *run, *end = NULL;
+	int nrun, nend = 0, kept = 0, ret = 0;
 
 	if (word)
 		return sessions_parse_id(cmd, word, id);
-	n = sessions_list(dir, &ids);
-	/* "stop" with none running: the one that ended by itself, if one */
-	if (!n && !strcmp(cmd, "stop")) {
-		free(ids);
-		n = tbctl_ctl_ended_list(dir, &ids);
-		if (n != 1)
-			n = 0;
+	nrun = sessions_list(dir, &run);
+	if (nrun < 0)
+		return nrun;
+	if (!strcmp(cmd, "stop")) {
+		nend = tbctl_ctl_ended_list(dir, &end);
+		if (nend < 0) {
+			tbctl_err("%s: %s", dir, strerror(-nend));
+			ret = nend;
+			goto out;
+		}
+		/* one that ends now may be in both: it is running */
+		for (int i = 0; i < nend; i++) {
+			bool running = false;
+
+			for (int j = 0; j < nrun && !running; j++)
+				running = end[i] == run[j];
+			if (!running)
+				end[kept++] = end[i];
+		}
+		nend = kept;
 	}
-	if (n < 0)
-		return n;
-	if (n == 1) {
-		*id = ids[0];
-		free(ids);
-		return 0;
-	}
-	free(ids);
-	if (!n)
+	if (nrun + nend == 1) {
+		*id = nrun ? run[0] : end[0];
+	} else if (!nrun && !nend) {
 		tbctl_err("%s: no recording session is running", cmd);
-	else
-		tbctl_err("%s: %d sessions are running: name one (see '" TBCTL_PROG " status')",
-			  cmd, n);
-	return -ESRCH;
+		ret = -ESRCH;
+	} else {
+		ret = sessions_ambiguous(cmd, run, nrun, end, nend);
+	}
+out:
+	free(run);
+	free(end);
+	return ret;
 }
 
 static int sessions_request_err(const char *cmd, pid_t id, int err)
@@ -220,13 +262,17 @@ static void stop_usage(FILE *f)
 	fprintf(f,
 		"Usage: " TBCTL_PROG " stop [ID]\n"
 		"\n"
-		"Stop recording session ID (see 'status'; default: the only one\n"
-		"running), as SIGINT stops a foreground one: the providers are\n"
-		"stopped and the trace file written.  Waits until it is, prints what\n"
-		"a detached session said (its summary and warnings), and exits with\n"
-		"the session's exit status ('" TBCTL_PROG " record --help').  For a\n"
-		"detached session that ended by itself with a non-zero status (see\n"
-		"'status'), prints what it said and exits with that status.\n"
+		"Stop recording session ID (see 'status'), as SIGINT stops a\n"
+		"foreground one: the providers are stopped and the trace file\n"
+		"written.  Waits until it is, prints what a detached session said\n"
+		"(its summary and warnings), and exits with the session's exit\n"
+		"status ('" TBCTL_PROG " record --help').  For a detached session that\n"
+		"ended by itself with a non-zero status (see 'status'), prints what\n"
+		"it said and exits with that status.\n"
+		"\n"
+		"Without ID: the one session that is running or ended so.  When\n"
+		"more than one could be meant, none is stopped: an error names them\n"
+		"and the exit status is 1.\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help    print this help and exit\n");

@@ -68,7 +68,8 @@ test_detach_status_stop() {
 	[ "$OUT" = "$(sed -n 1p <<< "$OUT")" ] || fail "status after stop: $OUT"
 }
 
-# stop takes the only session without an id; none or two: it says so
+# stop takes the only session without an id; none or two: it says so (and
+# snapshot names the two)
 test_stop_which_session() {
 	t_run stop
 	expect_error "stop: no recording session is running" || return 1
@@ -78,7 +79,11 @@ test_stop_which_session() {
 	# a few ticks of the fake session (20 ms): events for a.fxt to hold
 	sleep 0.1
 	t_run stop
-	expect_error "stop: 2 sessions are running: name one" || return 1
+	expect_error "stop: 2 sessions could be meant: $a (running), $ID (running): name one" ||
+		return 1
+	t_run snapshot
+	expect_error "snapshot: 2 sessions could be meant: $a (running), $ID (running): name one" ||
+		return 1
 	t_run stop 99999999
 	expect_error "stop: no session 99999999 is running" || return 1
 	t_run stop x1
@@ -88,6 +93,54 @@ test_stop_which_session() {
 	t_run stop
 	[ "$RC" = 0 ] || fail "stop (the one left): exit $RC: $ERR" || return 1
 	dumps a.fxt && dumps b.fxt && gone "$a" && gone "$ID"
+}
+
+# wait_ended ID: session ID has ended by itself (at most 10 s), and
+# status lists it as "ended"
+wait_ended() {
+	local _
+	for _ in $(seq 100); do
+		kill -0 "$1" 2> /dev/null || break
+		sleep 0.1
+	done
+	t_run status
+	[[ $OUT == *$'\n'"$1 "*" ended ("* ]] || fail "status: $OUT"
+}
+
+# a session running in the foreground and one that ended by itself:
+# stop without an id could mean either, and stops neither; snapshot
+# only the one running
+test_stop_running_or_ended_refused() {
+	local end pid _
+	detach -o e.fxt -p nosuch -d 200ms || return 1
+	end=$ID
+	wait_ended "$end" || return 1
+	(cd "$TMP/w" && exec "$TBCTL" record -q -o f.fxt) > /dev/null 2> "$TMP/ferr" &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -S "$TMP/run/$pid.sock" ] && break
+		sleep 0.1
+	done
+	t_run stop
+	expect_error "stop: 2 sessions could be meant: $pid (running), $end (ended): name one" ||
+		return 1
+	# neither was stopped
+	kill -0 "$pid" 2> /dev/null || fail "the running session was stopped" || return 1
+	[ -e "$TMP/run/$end.exit" ] || fail "the ended one is gone: $(ls -A "$TMP/run")" ||
+		return 1
+	t_run snapshot -o x.fxt
+	[ "$RC" = 0 ] && [[ $OUT == "$TMP/w/x.fxt: "* ]] || fail "snapshot: $RC '$OUT' $ERR" ||
+		return 1
+	t_run stop "$pid"
+	[ "$RC" = 0 ] || fail "stop $pid: exit $RC: $ERR" || return 1
+	wait "$pid" || fail "record exited $?: $(cat "$TMP/ferr")" || return 1
+	# the one left: stop takes it, with its status
+	t_run stop
+	[ "$RC" = 4 ] || fail "stop (the ended one): exit $RC, expected 4: $ERR" || return 1
+	[[ $ERR == *"warning: -p nosuch: no provider of that name registered"* ]] ||
+		fail "stop printed: $ERR" || return 1
+	[ -z "$(ls -A "$TMP/run")" ] || fail "left in run/: $(ls -A "$TMP/run")" || return 1
+	dumps f.fxt 2 && dumps e.fxt 2
 }
 
 # the exit status of the session is stop's: here a -p that matched nothing
@@ -375,6 +428,7 @@ NEEDS=("$TBCTL")
 TESTS=(
 	test_detach_status_stop
 	test_stop_which_session
+	test_stop_running_or_ended_refused
 	test_stop_returns_session_status
 	test_ended_session_kept
 	test_alert_triggers

@@ -272,14 +272,15 @@ static void unload_while_traced(void)
 {
 	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-c", "kexample", "-p",
 			      "kexample", "-o", path("u.fxt"), NULL };
-	const char *stop[] = { "tracebufctl", "stop", NULL };
-	static char out[4096], err[4096];
+	static char out[4096], err[4096], id[64];
+	const char *stop[] = { "tracebufctl", "stop", id, NULL };
 	struct kcounts c;
 
 	/* check.sh builds it beside tracebuf.ko */
 	T_ASSERT(have_example());
 	T_ASSERT_EQ(load(), 0);
-	T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_ASSERT_EQ(run(rec, id, sizeof(id), err, sizeof(err), 0), 0);
+	id[strcspn(id, "\n")] = '\0';
 	usleep(500000);
 	T_EXPECT_EQ(unload(), 0);
 	/* the session may say the provider went away: its status is not asked */

@@ -147,7 +147,7 @@ static void switch_rates(void)
 	long rounds = env_long("TB_BENCH_ROUNDS", 1, MAX_ROUNDS);
 	long trips = env_long("TB_BENCH_TRIPS", 2000, 10000000);
 	static double rate[NCONF][MAX_ROUNDS], ratio[NCONF][MAX_ROUNDS];
-	static char out[4096], err[4096];
+	static char out[4096], err[4096], id[64];
 	bool ftrace = access(TRACING "/events/sched/sched_switch/enable", W_OK) == 0;
 	long traced = -1;
 	pid_t peer = 0;
@@ -167,15 +167,17 @@ static void switch_rates(void)
 			const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m",
 					      "circular", "-b", "8M", "-c", cats, "-p", "kernel",
 					      "-o", path("b.fxt"), NULL };
-			const char *stop[] = { "tracebufctl", "stop", NULL };
+			const char *stop[] = { "tracebufctl", "stop", id, NULL };
 			double v;
 			int fd;
 
 			rate[c][r] = 0;
 			if (c == FTRACE && !ftrace)
 				continue;
-			if (c == NAMES || c == SCHED)
-				T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+			if (c == NAMES || c == SCHED) {
+				T_ASSERT_EQ(run(rec, id, sizeof(id), err, sizeof(err), 0), 0);
+				id[strcspn(id, "\n")] = '\0';
+			}
 			if (c == FTRACE) {
 				/* tracefs empties the buffer on an open with O_TRUNC */
 				fd = open(TRACING "/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);

@@ -455,14 +455,15 @@ static void snapshot_of_circular(void)
 			      "-c", "sched", "-p", "kernel", "-o", path("d.fxt"), NULL };
 	const char *work[] = { "ksched_vmtest", "--sleeper", "200", NULL };
 	const char *snap[] = { "tracebufctl", "snapshot", "-o", path("snap.fxt"), NULL };
-	const char *stop[] = { "tracebufctl", "stop", NULL };
 	static char out[4096], err[4096], id[64];
+	const char *stop[] = { "tracebufctl", "stop", id, NULL };
 	long tids[MAX_CPUS] = { 0 };
 	struct sched_counts c;
 	int n;
 
 	T_ASSERT_EQ(set_param("1"), 0);
 	T_ASSERT_EQ(run(rec, id, sizeof(id), err, sizeof(err), 0), 0);
+	id[strcspn(id, "\n")] = '\0';
 	T_EXPECT_EQ(run(work, out, sizeof(out), err, sizeof(err), 0), 0);
 	n = sleepers(out, tids);
 	T_EXPECT_EQ(run(snap, NULL, 0, err, sizeof(err), 0), 0);
@@ -569,13 +570,14 @@ static void sched_on_under_load(void)
 	const char *churn[] = { "tb_churn", NULL };
 	const char *work[] = { "ksched_vmtest", "--sleeper", "50", "200", NULL };
 	const char *snap[] = { "tracebufctl", "snapshot", "-o", path("ls.fxt"), NULL };
-	const char *stop[] = { "tracebufctl", "stop", NULL };
-	static char out[4096], err[4096];
+	static char out[4096], err[4096], id[64];
+	const char *stop[] = { "tracebufctl", "stop", id, NULL };
 	long tids[MAX_CPUS] = { 0 };
 	struct sched_counts c;
 
 	T_ASSERT_EQ(set_param("1"), 0);
-	T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+	T_ASSERT_EQ(run(rec, id, sizeof(id), err, sizeof(err), 0), 0);
+	id[strcspn(id, "\n")] = '\0';
 	for (int i = 0; i < 5; i++) {
 		T_EXPECT_EQ(run(churn, NULL, 0, err, sizeof(err), 0), 0);
 		T_EXPECT_EQ(run(work, out, sizeof(out), err, sizeof(err), 0), 0);
@@ -608,8 +610,8 @@ static void provider_goes_while_recording(void)
 	const char *rec[] = { "tracebufctl", "record", "--detach", "-q", "-m", "streaming", "-b",
 			      "64K", "-c", "sched", "-p", "kernel", "-o", path("g.fxt"), NULL };
 	const char *work[] = { "ksched_vmtest", "--sleeper", "400", "100", NULL };
-	const char *stop[] = { "tracebufctl", "stop", NULL };
-	static char out[4096], err[4096];
+	static char err[4096], id[64];
+	const char *stop[] = { "tracebufctl", "stop", id, NULL };
 	long tids[MAX_CPUS] = { 0 };
 	struct sched_counts c;
 
@@ -617,7 +619,8 @@ static void provider_goes_while_recording(void)
 		pid_t pid;
 
 		T_ASSERT_EQ(set_param("1"), 0);
-		T_ASSERT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
+		T_ASSERT_EQ(run(rec, id, sizeof(id), err, sizeof(err), 0), 0);
+		id[strcspn(id, "\n")] = '\0';
 		fflush(stdout);
 		pid = fork();
 		T_ASSERT(pid >= 0);
