@@ -916,7 +916,11 @@ struct record_run {
 	sigset_t oldmask;
 	bool masked;
 	pid_t child;			/* 0: none, or reaped */
+	pid_t command;			/* COMMAND's pid, kept once reaped; 0:
+					 * none, or how it ended is unknown
+					 */
 	int child_status;		/* exit status to return */
+	int child_wait;			/* its wait() status (child_exited) */
 	bool child_exited;
 	bool over;			/* the recording ended (COMMAND may run) */
 	/* snapshots: written, due (a trigger), and the one under way's notes */
@@ -1041,6 +1045,15 @@ static int record_wait_status(int status)
 	return 1;
 }
 
+/* COMMAND was reaped: @status, as waitpid() gave it. */
+static void record_reaped(struct record_run *r, int status)
+{
+	r->child_status = record_wait_status(status);
+	r->child_wait = status;
+	r->child_exited = true;
+	r->child = 0;
+}
+
 static int record_signals_block(struct record_run *r)
 {
 	sigset_t set;
@@ -1088,11 +1101,8 @@ static void record_signals_read(struct record_run *r)
 
 		switch (si.ssi_signo) {
 		case SIGCHLD:
-			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child) {
-				r->child_status = record_wait_status(status);
-				r->child_exited = true;
-				r->child = 0;
-			}
+			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child)
+				record_reaped(r, status);
 			break;
 		default:
 			if (!r->signo)
@@ -1140,9 +1150,15 @@ static int record_wait_child(struct record_run *r)
 		do
 			w = waitpid(r->child, &status, 0);
 		while (w < 0 && errno == EINTR);
-		r->child_status = w == r->child ? record_wait_status(status) : 1;
+		if (w == r->child) {
+			record_reaped(r, status);
+			return 0;
+		}
+		/* how it ended is not known */
+		r->child_status = 1;
 		r->child_exited = true;
 		r->child = 0;
+		r->command = 0;
 		return 0;
 	}
 	tbctl_err("waiting for %s (pid %d) to exit; SIGINT leaves it running",
@@ -1150,9 +1166,7 @@ static int record_wait_child(struct record_run *r)
 	for (;;) {
 		/* SIGCHLD may have come before the signalfd was read */
 		if (waitpid(r->child, &status, WNOHANG) == r->child) {
-			r->child_status = record_wait_status(status);
-			r->child_exited = true;
-			r->child = 0;
+			record_reaped(r, status);
 			return 0;
 		}
 		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
@@ -1330,6 +1344,7 @@ static int record_spawn(struct record_run *r)
 		return -err;
 	}
 	r->child = pid;
+	r->command = pid;
 	return 0;
 }
 
@@ -1736,6 +1751,42 @@ static int record_loop(struct record_run *r)
 	}
 }
 
+/*
+ * Why provider @p, harvested as it left it (p->crashed), ended while
+ * tracing: when it is COMMAND's process and COMMAND was reaped, what its
+ * wait() status says, in @buf ("killed by SIGTERM", "crashed with
+ * SIGSEGV", "exited with status 0 without stopping tracing"); otherwise
+ * (the kernel says only that it went) @otherwise.
+ */
+static const char *record_gone_cause(const struct record_run *r,
+				     const struct tracebuf_session_provider *p,
+				     const char *otherwise, char *buf, size_t len)
+{
+	int st = r->child_wait, sig;
+	const char *abbrev;
+	bool crash;
+
+	if (!r->command || !r->child_exited || p->pid != (uint32_t)r->command)
+		return otherwise;
+	if (WIFEXITED(st)) {
+		snprintf(buf, len, "exited with status %d without stopping tracing",
+			 WEXITSTATUS(st));
+		return buf;
+	}
+	if (!WIFSIGNALED(st))
+		return otherwise;
+	sig = WTERMSIG(st);
+	/* the signals of a fault, or of abort(): what a crash ends with */
+	crash = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+		sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+	abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, len, "%s SIG%s", crash ? "crashed with" : "killed by", abbrev);
+	else
+		snprintf(buf, len, "%s signal %d", crash ? "crashed with" : "killed by", sig);
+	return buf;
+}
+
 static void record_summary(struct record_run *r, uint64_t elapsed)
 {
 	int w = 8;
@@ -1753,6 +1804,7 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 	}
 	for (int i = 0; i < r->nprov; i++) {
 		const struct tracebuf_session_provider *p = &r->prov[i];
+		char why[64];
 
 		tbctl_fputs_safe(stderr, p->name, w);
 		fprintf(stderr, " %8u  %-11s %10llu %8llu %10llu %8u", p->pid,
@@ -1762,7 +1814,8 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
 			fprintf(stderr, "  (%s)", strerror(-p->error));
 		else if (p->crashed)
-			fputs("  (ended while tracing)", stderr);
+			fprintf(stderr, "  (%s)", record_gone_cause(r, p, "ended while tracing",
+								    why, sizeof(why)));
 		fputc('\n', stderr);
 	}
 	if (r->nfile)	/* --rotate */
@@ -1851,7 +1904,7 @@ static int record_outcome(const struct record_run *r)
 
 	for (int i = 0; i < r->nprov; i++) {
 		const struct tracebuf_session_provider *p = &r->prov[i];
-		char name[sizeof(p->name)];
+		char name[sizeof(p->name)], why[64];
 
 		tbctl_safe(p->name, name, sizeof(name));
 		if (p->state == TRACEBUF_LIB_TRACEE_BUSY) {
@@ -1898,12 +1951,17 @@ static int record_outcome(const struct record_run *r)
 				    p->pid, strerror(-p->error));
 			failed++;
 		}
-		if (p->bytes_rejected)
+		if (p->bytes_rejected && p->crashed)
 			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
-				    "not whole records that decode, and were left out%s", name,
-				    p->pid, (unsigned long long)p->bytes_rejected,
-				    p->crashed ? " (it ended while tracing: killed, crashed, or "
-				    "exited without stopping)" : "");
+				    "not whole records that decode, and were left out (it "
+				    "ended while tracing: %s)", name, p->pid,
+				    (unsigned long long)p->bytes_rejected,
+				    record_gone_cause(r, p, "killed, crashed, or exited "
+						      "without stopping", why, sizeof(why)));
+		else if (p->bytes_rejected)
+			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
+				    "not whole records that decode, and were left out", name,
+				    p->pid, (unsigned long long)p->bytes_rejected);
 		dropped += p->records_dropped;
 		windows += p->drop_windows;
 		with_drops += p->records_dropped != 0;

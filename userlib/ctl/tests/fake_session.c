@@ -21,8 +21,13 @@
  *                      (traced, 3 records dropped in 1 window), "failed"
  *                      ("bad\nname": initialize refused, out of memory),
  *                      "busy" ("other": another manager's), "late"
- *                      ("slow": did not start in time), separated by
+ *                      ("slow": did not start in time), "gone" (ended
+ *                      while tracing, harvested as it left its buffer,
+ *                      96 bytes of which were left out), separated by
  *                      commas; default "app"
+ *   FAKE_GONE_PID=FILE "gone"'s pid is the number FILE holds when the
+ *                      providers are asked for (default 60): COMMAND's
+ *                      own, if COMMAND writes it there
  *
  * The session's fd is a timerfd ticking every 20 ms.  The output gets the
  * magic record at create, and at stop a provider info record and one
@@ -292,8 +297,12 @@ int tracebuf_session_providers(const struct tracebuf_session *s,
 			    .state = TRACEBUF_LIB_TRACEE_BUSY, .error = -EBUSY } },
 		{ "late", { .id = 4, .pid = 40, .name = "slow",
 			    .state = TRACEBUF_LIB_TRACEE_TERMINATED, .error = -ETIMEDOUT } },
+		{ "gone", { .id = 6, .pid = 60, .name = "gone",
+			    .state = TRACEBUF_LIB_TRACEE_GONE, .mode = TRACEBUF_MODE_ONESHOT,
+			    .bytes_written = 64, .bytes_rejected = 96, .crashed = true } },
 	};
 	const char *want = getenv("FAKE_PROVIDERS");
+	const char *pidfile = getenv("FAKE_GONE_PID");
 	size_t n = 0;
 
 	(void)s;
@@ -305,8 +314,15 @@ int tracebuf_session_providers(const struct tracebuf_session *s,
 
 		if (!w || (w[len] && w[len] != ','))
 			continue;
-		if (n < cap)
+		if (n < cap) {
+			FILE *f = all[i].p.crashed && pidfile ? fopen(pidfile, "r") : NULL;
+
 			out[n] = all[i].p;
+			if (f && fscanf(f, "%u", &out[n].pid) != 1)
+				out[n].pid = all[i].p.pid;
+			if (f)
+				fclose(f);
+		}
 		n++;
 	}
 	return (int)n;

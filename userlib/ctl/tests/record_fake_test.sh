@@ -226,6 +226,42 @@ test_command_killed_by_signal() {
 	expect_trace trace.fxt 1
 }
 
+# expect_gone_cause SCRIPT STATUS CAUSE: provider "gone" ended while
+# tracing and is COMMAND's process (sh -c SCRIPT, which first writes its
+# pid where the fake reads it): record exits STATUS, and both the
+# summary and the warning about the bytes left out name CAUSE
+expect_gone_cause() {
+	local script=$1 status=$2 cause=$3 pid line
+	rm -f "$TMP/w/pid"
+	FAKE_PROVIDERS=app,gone FAKE_GONE_PID=$TMP/w/pid \
+		t_run record -o g.fxt -- sh -c "echo \$\$ > pid; $script"
+	[ "$RC" = "$status" ] || fail "'$script': exit $RC, expected $status: $ERR" || return 1
+	pid=$(cat "$TMP/w/pid")
+	line=$(grep '^gone ' "$TMP/err")
+	[[ $line =~ ^gone\ +$pid\  && $line == *"  ($cause)" ]] ||
+		fail "'$script': summary: $ERR" || return 1
+	[[ $ERR == *"tracebufctl: warning: provider 'gone' (pid $pid): 96 bytes of its buffer were not whole records that decode, and were left out (it ended while tracing: $cause)"* ]] ||
+		fail "'$script': warning: $ERR"
+}
+
+# A provider that ended while tracing: when it is COMMAND, record knows
+# how COMMAND ended and says so; another one, only that it ended.
+test_command_end_named_for_its_provider() {
+	expect_gone_cause 'kill -TERM $$' 143 "killed by SIGTERM" || return 1
+	expect_gone_cause 'ulimit -c 0; kill -SEGV $$' 139 "crashed with SIGSEGV" || return 1
+	expect_gone_cause 'exit 0' 0 "exited with status 0 without stopping tracing" ||
+		return 1
+	expect_gone_cause 'exit 5' 5 "exited with status 5 without stopping tracing" ||
+		return 1
+	# not COMMAND's process (pid 60): the kernel's word only
+	FAKE_PROVIDERS=app,gone t_run record -o g.fxt -- sh -c 'kill -TERM $$'
+	[ "$RC" = 143 ] || fail "exit $RC, expected 143: $ERR" || return 1
+	[[ $(grep '^gone ' "$TMP/err") =~ ^gone\ +60\ .*\ \ \(ended\ while\ tracing\)$ ]] ||
+		fail "summary: $ERR" || return 1
+	[[ $ERR == *"(pid 60): 96 bytes of its buffer were not whole records that decode, and were left out (it ended while tracing: killed, crashed, or exited without stopping)"* ]] ||
+		fail "warning: $ERR"
+}
+
 test_command_runs_after_session_start() {
 	# the fake writes FAKE_CONFIG when the session is created
 	FAKE_CONFIG=$TMP/w/cfg t_run record -q -- sh -c 'test -s cfg'
@@ -455,6 +491,7 @@ TESTS=(
 	test_config_defaults
 	test_command_exit_status
 	test_command_killed_by_signal
+	test_command_end_named_for_its_provider
 	test_command_runs_after_session_start
 	test_command_gets_clean_fds_and_signals
 	test_command_not_found

@@ -7,9 +7,11 @@
  * provider that registers while recording joins it; "convert" gives valid
  * JSON with the expected events; "list" and "categories" show a running
  * provider; bad input and missing privileges are refused with a message
- * and no file.
+ * and no file; a COMMAND whose provider ends while tracing (killed, a
+ * crash, an exit without stopping) is named with how it ended.
  *
- * tracebufctl and tracebuf-example are expected beside this program.
+ * tracebufctl and tracebuf-example are expected beside this program;
+ * "record_vmtest --gone HOW" is COMMAND's provider that ends so.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +28,7 @@
 #include <sys/stat.h>
 
 #include <linux/tracebuf.h>
+#include <tracebuf_event.h>
 #include <tracebuf_provider.h>
 #include <tracebuf_reader.h>
 
@@ -389,6 +392,87 @@ static void corrupt_file_is_refused(void)
 	T_EXPECT(stat(path("t.json"), &st) != 0);
 }
 
+/* ---------------------------------------------------------------------- */
+/* COMMAND's provider ends while tracing                                  */
+
+#define GONE_EVENTS	200
+
+/*
+ * record_vmtest --gone HOW: provider "gone-HOW" writes GONE_EVENTS "seq"
+ * events and ends without stopping (no tracebuf_provider_destroy()): HOW
+ * is term (SIGTERM), segv (SIGSEGV) or exit (exit(0)).
+ */
+static int gone_provider(const char *how)
+{
+	char name[TRACEBUF_NAME_MAX + 1];
+	struct tracebuf_provider_config cfg = {
+		.size = sizeof(cfg), .name = name, .flags = TRACEBUF_LIB_PROVIDER_THREAD,
+	};
+	struct tracebuf_provider *p;
+
+	if (strcmp(how, "term") && strcmp(how, "segv") && strcmp(how, "exit"))
+		return 2;
+	snprintf(name, sizeof(name), "gone-%s", how);
+	if (tracebuf_provider_create(&cfg, &p))
+		return 2;
+	for (unsigned int i = 0; i < GONE_EVENTS; i++)
+		TRACEBUF_LIB_INSTANT("seq", "seq", TRACEBUF_LIB_ARG_UINT32("i", i));
+	if (!strcmp(how, "term"))
+		raise(SIGTERM);
+	if (!strcmp(how, "segv")) {
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+		raise(SIGSEGV);
+	}
+	exit(0);
+}
+
+/*
+ * A provider that ends while tracing is COMMAND: record says how, as
+ * COMMAND's wait status does (not only that it "ended while tracing",
+ * "killed, crashed, or exited without stopping"), in its summary line;
+ * each wrote all its events, which are in the trace, and nothing of its
+ * buffer was left out.
+ */
+static void command_end_is_named(void)
+{
+	static const struct {
+		const char *how, *cause;
+		int status;
+	} cases[] = {
+		{ "term", "killed by SIGTERM", 128 + SIGTERM },
+		{ "segv", "crashed with SIGSEGV", 128 + SIGSEGV },
+		{ "exit", "exited with status 0 without stopping tracing", 0 },
+	};
+	static char err[8192];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char file[32], name[32], want[128];
+		const char *argv[] = { "tracebufctl", "record", "-o", NULL, "--",
+				       prog_path("record_vmtest"), "--gone", cases[i].how, NULL };
+		const char *line;
+		struct kinds k;
+		size_t len;
+
+		snprintf(file, sizeof(file), "gone-%s.fxt", cases[i].how);
+		snprintf(name, sizeof(name), "gone-%s", cases[i].how);
+		argv[3] = path(file);
+		T_EXPECT_EQ(run(argv, NULL, 0, err, sizeof(err), 0), cases[i].status);
+		/* the summary's line of the provider ends with the cause */
+		snprintf(want, sizeof(want), "\n%s ", name);
+		line = strstr(err, want);
+		T_ASSERT(line != NULL);
+		line++;
+		len = strcspn(line, "\n");
+		snprintf(want, sizeof(want), "  (%s)", cases[i].cause);
+		T_EXPECT(len >= strlen(want) && !strncmp(line + len - strlen(want), want, strlen(want)));
+		T_EXPECT(strstr(err, "ended while tracing") == NULL);
+		T_EXPECT(strstr(err, "left out") == NULL);
+		T_ASSERT_EQ(read_trace(path(file), &k), 0);
+		T_EXPECT(!strcmp(k.name, name));
+		T_EXPECT_EQ(k.seq, GONE_EVENTS);
+	}
+}
+
 static const struct t_test tests[] = {
 	T_TEST(streaming_keeps_every_event),
 	T_TEST(oneshot_keeps_the_first),
@@ -400,6 +484,12 @@ static const struct t_test tests[] = {
 	T_TEST(unprivileged_is_refused),
 	T_TEST(bad_sizes_are_refused),
 	T_TEST(corrupt_file_is_refused),
+	T_TEST(command_end_is_named),
 };
 
-VMTEST_MAIN(tests)
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--gone"))
+		return gone_provider(argv[2]);
+	return vmtest_main(argv[0], tests, sizeof(tests) / sizeof(tests[0]));
+}
