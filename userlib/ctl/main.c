@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 on success, else 1 with one line on stderr; record --\n"
 		"COMMAND exits with COMMAND's status (128+N if signal N killed it, 127\n"
-		"if it could not be run), and record exits 3 to 7 when the trace is\n"
+		"if it could not be run), and record exits 3 to 8 when the trace is\n"
 		"not what was asked ('" TBCTL_PROG " record --help').\n");
 }
 
