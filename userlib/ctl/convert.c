@@ -30,6 +30,43 @@
  * pid and tid are the process and thread koids.  Pointers are strings
  * "0x...", koids numbers, NaN and infinities strings.
  *
+ * Scheduling records (§4.2 type 8: what the kernel provider writes) have
+ * no trace event of their own: they go, in time order, into
+ * "systemTraceEvents", a string of ftrace's text output with the tgid
+ * column, which Perfetto's JSON importer and chrome://tracing read as the
+ * kernel's, after a "# tracer: nop" line.  The sample's (tests/sample.h)
+ * context switch is the line
+ *
+ *	          worker-101     (    100) [001] .... 0.0000160005: sched_switch:
+ *	prev_comm=worker prev_pid=101 prev_prio=120 prev_state=S ==>
+ *	next_comm=swapper/1 next_pid=0 next_prio=120
+ *
+ * (one line here cut in three): the CPU the record names, the outgoing
+ * thread the line's task.  A wake-up is two lines, sched_waking (which
+ * Perfetto reads) and sched_wakeup with success=1 (which chrome://tracing
+ * reads), the woken thread the line's task: the record does not name the
+ * waker.  The outgoing state is ftrace's letter: running (still runnable:
+ * preempted, or yielding) and new R, blocked S (FXT does not tell S from
+ * D), suspended T, dying Z, dead X.  A priority is the record's weight
+ * argument (the kernel provider writes the kernel's prio); 120 without
+ * one, and for thread 0, the idle task: "<idle>" as a line's task,
+ * swapper/CPU in the arguments, as ftrace writes it.  Names and pids come
+ * from the kernel object records of the whole trace (those of the
+ * record's provider first, the last one given): a name's whitespace
+ * becomes '_' (Perfetto splits the arguments at spaces), control
+ * characters and bytes that are not UTF-8 '?'; a thread no record names
+ * is "<...>" with pid "-------".  A timestamp is the traceEvents' ns in
+ * seconds with a 5 after the ns: Perfetto truncates seconds * 1e9, and
+ * the half ns lands it on the ns its traceEvents have.
+ *
+ * What cannot be carried is counted and said in one warning line each:
+ * scheduling records of an unknown type, or with a thread id above 32
+ * bits (no Linux id; Perfetto refuses a whole systemTraceEvents for one),
+ * are left out; switches of a thread the recording did not see (thread 0
+ * with a weight that is not the idle one's, INT32_MIN) become the idle
+ * task's; an outgoing state ftrace has no letter for is R; kernel object
+ * records other than processes and threads are left out.
+ *
  * The output is written to a temporary file renamed over OUT only when
  * the whole input converted; corrupt input leaves nothing behind.
  */
@@ -45,6 +82,38 @@
 #include "outfile.h"
 #include "tracebufctl.h"
 #include "util.h"
+
+/* A scheduling record, kept for systemTraceEvents. */
+struct convert_sched {
+	uint64_t ns;
+	uint64_t out, in;		/* thread koids: in is a wake-up's woken thread */
+	size_t seq;			/* the order of the file */
+	uint32_t provider;
+	unsigned int cpu;
+	int32_t out_prio, in_prio;	/* CONVERT_NO_PRIO: none, or the idle thread */
+	unsigned int state;		/* a switch's outgoing state (TRACEBUF_LIB_FXT_THREAD_*) */
+	bool wakeup;
+};
+
+/* A thread's name and process, from a kernel object record. */
+struct convert_name {
+	uint64_t tid, pid;
+	size_t seq;
+	uint32_t provider;
+	struct tracebuf_reader_str name;	/* in the reader's input */
+};
+
+/* What systemTraceEvents could not carry (see the top of this file). */
+struct convert_lost {
+	uint64_t sched_types, sched_ids, hidden, states, kobj_types;
+};
+
+/* A weight that says nothing of a priority: none, or the idle thread's. */
+#define CONVERT_NO_PRIO		INT32_MIN
+/* What ftrace writes for the idle task, and a thread of no weight gets. */
+#define CONVERT_PRIO_DEFAULT	120
+/* The longest name a line gives a thread, in bytes (ftrace's are 15). */
+#define CONVERT_COMM_MAX	255
 
 struct convert {
 	FILE *f;
@@ -64,6 +133,13 @@ struct convert {
 	bool section_events;		/* it had an event: the two below */
 	uint64_t section_ns, section_pid;
 	uint64_t last_ns;		/* of any event */
+	/* systemTraceEvents: what goes into it, written at the end */
+	struct convert_sched *sched;
+	size_t nsched, capsched;
+	struct convert_name *names;
+	size_t nnames, capnames;
+	size_t seq;			/* records kept so far */
+	struct convert_lost lost;
 };
 
 static void convert_str(FILE *f, struct tracebuf_reader_str s)
@@ -254,16 +330,353 @@ static int convert_event(struct convert *c, const struct tracebuf_reader_record 
 	return 0;
 }
 
-static void convert_kobj(struct convert *c, const struct tracebuf_reader_record *rec)
+/* p, made room for one more than n elements of size bytes (cap of them): NULL if not. */
+static void *convert_grow(void *p, size_t n, size_t *cap, size_t size)
 {
+	size_t ncap;
+	void *np;
+
+	if (n < *cap)
+		return p;
+	if (*cap > SIZE_MAX / 2 / size)
+		return NULL;
+	ncap = *cap ? *cap * 2 : 64;
+	np = realloc(p, ncap * size);
+	if (np)
+		*cap = ncap;
+	return np;
+}
+
+/* A thread kernel object record names a thread: 0 or -ENOMEM. */
+static int convert_kobj(struct convert *c, const struct tracebuf_reader_record *rec)
+{
+	struct convert_name *n;
+	uint64_t pid;
+
 	if (rec->kobj.obj_type == TRACEBUF_LIB_FXT_OBJ_PROCESS) {
 		convert_meta(c, "process_name", rec->kobj.koid, 0, rec->kobj.name);
+		return 0;
+	}
+	if (rec->kobj.obj_type != TRACEBUF_LIB_FXT_OBJ_THREAD) {
+		c->lost.kobj_types++;
+		return 0;
+	}
+	pid = tbctl_kobj_thread_pid(rec);
+	convert_meta(c, "thread_name", pid, rec->kobj.koid, rec->kobj.name);
+	n = convert_grow(c->names, c->nnames, &c->capnames, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->names = n;
+	n[c->nnames++] = (struct convert_name){
+		.tid = rec->kobj.koid, .pid = pid, .seq = c->seq++,
+		.provider = rec->provider_id, .name = rec->kobj.name,
+	};
+	return 0;
+}
+
+/* The int32 argument @name of @rec (a weight) in *@w: whether it has one. */
+static bool convert_weight(const struct tracebuf_reader_record *rec, const char *name,
+			   int32_t *w)
+{
+	size_t len = strlen(name);
+
+	for (unsigned int i = 0; i < rec->nargs; i++) {
+		const struct tracebuf_reader_arg *a = &rec->args[i];
+
+		if (a->type == TRACEBUF_LIB_FXT_ARG_INT32 && a->name.len == len &&
+		    !memcmp(a->name.data, name, len)) {
+			*w = a->i32;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Thread 0 of a context switch with a weight that is not the idle
+ * thread's: a thread the recording did not see (module/ksched.c), which
+ * ftrace's text can only show as the idle task.
+ */
+static bool convert_hidden(uint64_t tid, bool has_weight, int32_t weight)
+{
+	return !tid && has_weight && weight != CONVERT_NO_PRIO;
+}
+
+/* Keep a scheduling record for systemTraceEvents: 0 or -ENOMEM. */
+static int convert_sched(struct convert *c, const struct tracebuf_reader_record *rec)
+{
+	struct convert_sched k = {
+		.ns = rec->sched.ns, .provider = rec->provider_id, .cpu = rec->sched.cpu,
+		.out = rec->sched.outgoing_koid, .in = rec->sched.incoming_koid,
+		.state = rec->sched.outgoing_state,
+		.out_prio = CONVERT_NO_PRIO, .in_prio = CONVERT_NO_PRIO,
+	};
+	struct convert_sched *n;
+	bool out_w, in_w;
+
+	switch (rec->sched.type) {
+	case TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH:
+		k.out_prio = rec->sched.outgoing_priority;
+		k.in_prio = rec->sched.incoming_priority;
+		break;
+	case TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH:
+		out_w = convert_weight(rec, "outgoing_weight", &k.out_prio);
+		in_w = convert_weight(rec, "incoming_weight", &k.in_prio);
+		if (convert_hidden(k.out, out_w, k.out_prio) ||
+		    convert_hidden(k.in, in_w, k.in_prio))
+			c->lost.hidden++;
+		break;
+	case TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP:
+		k.wakeup = true;
+		k.out = 0;
+		convert_weight(rec, "weight", &k.in_prio);
+		break;
+	default:
+		c->lost.sched_types++;
+		return 0;
+	}
+	if (k.out > UINT32_MAX || k.in > UINT32_MAX) {
+		c->lost.sched_ids++;
+		return 0;
+	}
+	if (!k.wakeup && k.state > TRACEBUF_LIB_FXT_THREAD_DEAD)
+		c->lost.states++;
+	n = convert_grow(c->sched, c->nsched, &c->capsched, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->sched = n;
+	k.seq = c->seq++;
+	n[c->nsched++] = k;
+	return 0;
+}
+
+static int convert_sched_cmp(const void *a, const void *b)
+{
+	const struct convert_sched *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int convert_name_cmp(const void *a, const void *b)
+{
+	const struct convert_name *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->provider != y->provider)
+		return x->provider < y->provider ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/*
+ * The name of thread @tid for a record of @provider (names sorted): the
+ * last its provider gave, else the last any gave; NULL if none did.
+ */
+static const struct convert_name *convert_name_of(const struct convert *c, uint32_t provider,
+						  uint64_t tid)
+{
+	const struct convert_name *best = NULL;
+	size_t lo = 0, hi = c->nnames;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->names[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < c->nnames && c->names[i].tid == tid; i++) {
+		const struct convert_name *n = &c->names[i];
+
+		if (!best || (n->provider == provider && best->provider != provider) ||
+		    ((n->provider == provider) == (best->provider == provider) &&
+		     n->seq > best->seq))
+			best = n;
+	}
+	return best;
+}
+
+/*
+ * A thread's name as a line gives it, into @buf (CONVERT_COMM_MAX + 1):
+ * the idle task's (@task: as a line's task, else as an argument), the
+ * name its kernel object records gave it, or "<...>"; whitespace becomes
+ * '_', control characters and bytes of no well-formed UTF-8 sequence
+ * '?', so that it is one word of printable text.  Its pid into *@pid
+ * unless NULL (0 if unknown).
+ */
+static const char *convert_comm(const struct convert *c, uint32_t provider, uint64_t tid,
+				unsigned int cpu, bool task, char *buf, uint64_t *pid)
+{
+	const struct convert_name *n;
+	const unsigned char *s;
+	size_t len, i = 0, k;
+	uint64_t unused;
+
+	if (!pid)
+		pid = &unused;
+	*pid = 0;
+	if (!tid) {
+		if (task)
+			snprintf(buf, CONVERT_COMM_MAX + 1, "<idle>");
+		else
+			snprintf(buf, CONVERT_COMM_MAX + 1, "swapper/%u", cpu);
+		return buf;
+	}
+	n = convert_name_of(c, provider, tid);
+	if (!n || !n->name.len) {
+		snprintf(buf, CONVERT_COMM_MAX + 1, "<...>");
+		if (n)
+			*pid = n->pid;
+		return buf;
+	}
+	*pid = n->pid;
+	s = (const unsigned char *)n->name.data;
+	len = n->name.len < CONVERT_COMM_MAX ? n->name.len : CONVERT_COMM_MAX;
+	while (i < len) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ||
+		    s[i] == '\v' || s[i] == '\f') {
+			buf[i++] = '_';
+			continue;
+		}
+		if (s[i] < 0x20 || s[i] == 0x7f) {
+			buf[i++] = '?';
+			continue;
+		}
+		k = tracebuf_fxt_utf8_len(s + i, len - i);
+		if (!k) {
+			buf[i++] = '?';
+			continue;
+		}
+		memcpy(buf + i, s + i, k);
+		i += k;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Text of systemTraceEvents, inside its JSON string: only '"' and '\\' need escaping. */
+static void convert_sys_put(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putc('\\', f);
+		putc(*s, f);
+	}
+}
+
+/* ftrace's letter for a context switch's outgoing state; NULL if none. */
+static const char *convert_state(unsigned int state)
+{
+	static const char *const letters[] = {
+		[TRACEBUF_LIB_FXT_THREAD_NEW] = "R",
+		[TRACEBUF_LIB_FXT_THREAD_RUNNING] = "R",
+		[TRACEBUF_LIB_FXT_THREAD_SUSPENDED] = "T",
+		[TRACEBUF_LIB_FXT_THREAD_BLOCKED] = "S",
+		[TRACEBUF_LIB_FXT_THREAD_DYING] = "Z",
+		[TRACEBUF_LIB_FXT_THREAD_DEAD] = "X",
+	};
+
+	return state < TBCTL_ARRAY_SIZE(letters) ? letters[state] : NULL;
+}
+
+/* A priority: the weight, or ftrace's for the idle task (thread 0, or none given). */
+static int32_t convert_prio(uint64_t tid, int32_t weight)
+{
+	return !tid || weight == CONVERT_NO_PRIO ? CONVERT_PRIO_DEFAULT : weight;
+}
+
+/*
+ * One line of systemTraceEvents: thread @tid as its task (name, id and
+ * pid), the CPU, no flags, the timestamp, then @what (the event's name,
+ * ": " and its arguments).
+ */
+static void convert_sys_line(const struct convert *c, const struct convert_sched *k,
+			     uint64_t tid, const char *what)
+{
+	char comm[CONVERT_COMM_MAX + 1], tgid[24] = "-------";
+	char line[CONVERT_COMM_MAX + 3 * CONVERT_COMM_MAX + 512];
+	uint64_t pid;
+
+	convert_comm(c, k->provider, tid, k->cpu, true, comm, &pid);
+	if (tid && pid && pid <= UINT32_MAX)
+		snprintf(tgid, sizeof(tgid), "%" PRIu64, pid);
+	snprintf(line, sizeof(line), "%16s-%-7" PRIu64 " (%7s) [%03u] .... %" PRIu64 ".%09u5: %s",
+		 comm, tid, tgid, k->cpu, k->ns / 1000000000,
+		 (unsigned int)(k->ns % 1000000000), what);
+	convert_sys_put(c->f, line);
+	fputs("\\n", c->f);
+}
+
+/* The line(s) of a scheduling record. */
+static void convert_sys_event(const struct convert *c, const struct convert_sched *k)
+{
+	char out[CONVERT_COMM_MAX + 1], in[CONVERT_COMM_MAX + 1];
+	char what[3 * CONVERT_COMM_MAX + 256];
+	const char *state = convert_state(k->state);
+
+	convert_comm(c, k->provider, k->in, k->cpu, false, in, NULL);
+	if (k->wakeup) {
+		snprintf(what, sizeof(what), "sched_waking: comm=%s pid=%" PRIu64 " prio=%" PRId32
+			 " target_cpu=%03u", in, k->in, convert_prio(k->in, k->in_prio), k->cpu);
+		convert_sys_line(c, k, k->in, what);
+		snprintf(what, sizeof(what), "sched_wakeup: comm=%s pid=%" PRIu64 " prio=%" PRId32
+			 " success=1 target_cpu=%03u", in, k->in, convert_prio(k->in, k->in_prio),
+			 k->cpu);
+		convert_sys_line(c, k, k->in, what);
 		return;
 	}
-	if (rec->kobj.obj_type != TRACEBUF_LIB_FXT_OBJ_THREAD)
+	convert_comm(c, k->provider, k->out, k->cpu, false, out, NULL);
+	snprintf(what, sizeof(what), "sched_switch: prev_comm=%s prev_pid=%" PRIu64
+		 " prev_prio=%" PRId32 " prev_state=%s ==> next_comm=%s next_pid=%" PRIu64
+		 " next_prio=%" PRId32, out, k->out, convert_prio(k->out, k->out_prio),
+		 state ? state : "R", in, k->in, convert_prio(k->in, k->in_prio));
+	convert_sys_line(c, k, k->out, what);
+}
+
+/* "systemTraceEvents":"...", if the trace has scheduling records to carry. */
+static void convert_system(struct convert *c)
+{
+	if (!c->nsched)
 		return;
-	convert_meta(c, "thread_name", tbctl_kobj_thread_pid(rec), rec->kobj.koid,
-		     rec->kobj.name);
+	qsort(c->sched, c->nsched, sizeof(*c->sched), convert_sched_cmp);
+	if (c->nnames > 1)
+		qsort(c->names, c->nnames, sizeof(*c->names), convert_name_cmp);
+	fputs("\"systemTraceEvents\":\"# tracer: nop\\n#\\n", c->f);
+	for (size_t i = 0; i < c->nsched; i++)
+		convert_sys_event(c, &c->sched[i]);
+	fputs("\",\n", c->f);
+}
+
+static const char *plural(uint64_t n, const char *many)
+{
+	return n == 1 ? "" : many;
+}
+
+/* One warning line for each kind of record the JSON could not carry. */
+static void convert_warn(const struct convert_lost *l)
+{
+	if (l->sched_types)
+		tbctl_err("warning: %" PRIu64 " scheduling record%s of an unknown type left out",
+			  l->sched_types, plural(l->sched_types, "s"));
+	if (l->sched_ids)
+		tbctl_err("warning: %" PRIu64 " scheduling record%s naming a thread id above "
+			  "4294967295 left out (ftrace's text has 32-bit ids)", l->sched_ids,
+			  plural(l->sched_ids, "s"));
+	if (l->hidden)
+		tbctl_err("warning: %" PRIu64 " context switch%s of threads the recording did "
+			  "not see (thread 0) written as the idle task's", l->hidden,
+			  plural(l->hidden, "es"));
+	if (l->states)
+		tbctl_err("warning: %" PRIu64 " context switch%s with an outgoing thread state "
+			  "ftrace has no letter for written as R (runnable)", l->states,
+			  plural(l->states, "es"));
+	if (l->kobj_types)
+		tbctl_err("warning: %" PRIu64 " kernel object record%s of a type other than "
+			  "process and thread left out", l->kobj_types,
+			  plural(l->kobj_types, "s"));
 }
 
 static int convert_log(struct convert *c, const struct tracebuf_reader_record *rec)
@@ -345,8 +758,10 @@ static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 			ret = convert_event(&c, rec);
 			break;
 		case TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT:
-			convert_kobj(&c, rec);
-			ret = 0;
+			ret = convert_kobj(&c, rec);
+			break;
+		case TRACEBUF_LIB_FXT_RECORD_SCHEDULING:
+			ret = convert_sched(&c, rec);
 			break;
 		case TRACEBUF_LIB_FXT_RECORD_LOG:
 			ret = convert_log(&c, rec);
@@ -368,9 +783,16 @@ static int convert_run(struct tracebuf_reader *r, FILE *f, const char *file,
 		snprintf(err, errlen, "%s: %s at offset %zu", file, tracebuf_reader_error(r),
 			 tracebuf_reader_error_offset(r));
 	convert_overflow(&c);
-	fputs("\n],\n\"displayTimeUnit\":\"ns\"}\n", f);
+	fputs("\n],\n", f);
+	if (!ret)
+		convert_system(&c);
+	fputs("\"displayTimeUnit\":\"ns\"}\n", f);
+	if (!ret)
+		convert_warn(&c.lost);
 	free(c.pids);
 	free(c.used);
+	free(c.sched);
+	free(c.names);
 	free(rec);
 	return ret;
 }
@@ -446,10 +868,12 @@ static void convert_usage(FILE *f)
 		"Usage: " TBCTL_PROG " convert FILE [-o OUT]\n"
 		"\n"
 		"Convert the FXT trace FILE to Chrome's trace-event JSON (for\n"
-		"chrome://tracing, Perfetto's UI, speedscope...).  OUT is written only\n"
-		"if all of FILE converted: a file that is not a whole FXT trace (the\n"
-		"magic record first, an empty file included) is an error.  OUT may not\n"
-		"be FILE itself; a FILE that is not a regular file needs -o.\n"
+		"chrome://tracing, Perfetto's UI, speedscope...).  Context switches and\n"
+		"wake-ups (the kernel provider's) go into its systemTraceEvents, as\n"
+		"ftrace's text; a warning says what could not be carried.  OUT is\n"
+		"written only if all of FILE converted: a file that is not a whole FXT\n"
+		"trace (the magic record first, an empty file included) is an error.\n"
+		"OUT may not be FILE itself; a FILE that is not a regular file needs -o.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output OUT   the JSON file (default: FILE with .fxt replaced by\n"

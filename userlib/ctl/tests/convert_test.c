@@ -10,8 +10,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <regex.h>
 #include <sys/stat.h>
 
 #include "json.h"
@@ -685,6 +687,503 @@ static void convert_usage_errors(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* convert: scheduling records into systemTraceEvents                       */
+
+/*
+ * What the two importers read of a line of systemTraceEvents, by their
+ * own rules: Perfetto's tokenizer
+ * (src/trace_processor/importers/systrace/systrace_line_tokenizer.cc:
+ * its regex, the task the text before its match, ts = (int64_t)(seconds
+ * * 1e9)) and the arguments as its line parser splits them (at spaces,
+ * then at '='); chrome://tracing's (catapult's linux_perf importer: the
+ * line with a tgid, sched_switch and sched_wakeup), as POSIX EREs.
+ */
+#define PERFETTO_LINE_RE						\
+	"-([0-9]+)[[:space:]]+\\(?[[:space:]]*([0-9]+|-+)?\\)?[[:space:]]?\\[([0-9]+)\\]" \
+	"[[:space:]]*([a-zA-Z.]{3}[0-9a-f.]{1,2}[[:space:]]*)?([0-9]+\\.[0-9]+):"	\
+	"[[:space:]]+([^[:space:]]+):"
+#define CATAPULT_LINE_RE						\
+	"^[[:space:]]*(.+)-([0-9]+)[[:space:]]+\\([[:space:]]*([0-9]+|-+)\\)[[:space:]]"	\
+	"\\[([0-9]+)\\][[:space:]]+[dX.][Nnp.][Hhs.][0-9a-f.][[:space:]]+"		\
+	"([0-9]+\\.[0-9]+):[[:space:]]+([^[:space:]]+):[[:space:]](.*)$"
+#define CATAPULT_SWITCH_RE						\
+	"prev_comm=(.+) prev_pid=([0-9]+) prev_prio=([0-9]+) "			\
+	"prev_state=([^[:space:]]\\+?|[^[:space:]]\\|[^[:space:]]) ==> "		\
+	"next_comm=(.+) next_pid=([0-9]+) next_prio=([0-9]+)"
+#define CATAPULT_WAKEUP_RE						\
+	"comm=(.+) pid=([0-9]+) prio=([0-9]+) success=([0-9]+) target_cpu=([0-9]+)"
+
+struct sys_line {
+	char task[300], tgid[32], event[32], args[1024];
+	unsigned long pid, cpu;
+	int64_t ns;		/* as Perfetto reads it */
+};
+
+static size_t sub_len(const regmatch_t *m)
+{
+	return m->rm_so < 0 ? 0 : (size_t)(m->rm_eo - m->rm_so);
+}
+
+static void sub_copy(char *dst, size_t len, const char *s, const regmatch_t *m)
+{
+	size_t n = sub_len(m) < len - 1 ? sub_len(m) : len - 1;
+
+	memcpy(dst, s + (m->rm_so < 0 ? 0 : m->rm_so), n);
+	dst[n] = '\0';
+}
+
+/*
+ * Parse @line as both importers would: 0 with *@l filled (Perfetto's
+ * reading), or -1 after a failure that says which refused it.
+ */
+static int sys_parse(const char *line, struct sys_line *l)
+{
+	regex_t pre, cre;
+	regmatch_t pm[7], cm[8];
+	char ts[64], ctask[300], cev[32], cargs[1024];
+	const char *trimmed = line;
+	int ret = -1;
+
+	if (regcomp(&pre, PERFETTO_LINE_RE, REG_EXTENDED)) {
+		T_FAIL("regcomp");
+		return -1;
+	}
+	if (regcomp(&cre, CATAPULT_LINE_RE, REG_EXTENDED)) {
+		T_FAIL("regcomp");
+		regfree(&pre);
+		return -1;
+	}
+	memset(l, 0, sizeof(*l));
+	if (regexec(&pre, line, 7, pm, 0)) {
+		T_FAIL("Perfetto's tokenizer refuses \"%s\"", line);
+		goto out;
+	}
+	/* the task: what comes before the match, trimmed */
+	snprintf(l->task, sizeof(l->task), "%.*s", (int)pm[0].rm_so, line);
+	while (*l->task == ' ')
+		memmove(l->task, l->task + 1, strlen(l->task));
+	while (*l->task && l->task[strlen(l->task) - 1] == ' ')
+		l->task[strlen(l->task) - 1] = '\0';
+	l->pid = strtoul(line + pm[1].rm_so, NULL, 10);
+	sub_copy(l->tgid, sizeof(l->tgid), line, &pm[2]);
+	l->cpu = strtoul(line + pm[3].rm_so, NULL, 10);
+	sub_copy(ts, sizeof(ts), line, &pm[5]);
+	l->ns = (int64_t)(strtod(ts, NULL) * 1e9);
+	sub_copy(l->event, sizeof(l->event), line, &pm[6]);
+	snprintf(l->args, sizeof(l->args), "%s", line + pm[0].rm_eo + (line[pm[0].rm_eo] == ' '));
+	/* catapult trims the line first */
+	while (*trimmed == ' ')
+		trimmed++;
+	if (regexec(&cre, trimmed, 8, cm, 0)) {
+		T_FAIL("chrome://tracing's importer refuses \"%s\"", line);
+		goto out;
+	}
+	sub_copy(ctask, sizeof(ctask), trimmed, &cm[1]);
+	sub_copy(cev, sizeof(cev), trimmed, &cm[6]);
+	sub_copy(cargs, sizeof(cargs), trimmed, &cm[7]);
+	if (strcmp(ctask, l->task) || strtoul(trimmed + cm[2].rm_so, NULL, 10) != l->pid ||
+	    strtoul(trimmed + cm[4].rm_so, NULL, 10) != l->cpu || strcmp(cev, l->event) ||
+	    strcmp(cargs, l->args)) {
+		T_FAIL("the two importers read \"%s\" apart", line);
+		goto out;
+	}
+	ret = 0;
+out:
+	regfree(&pre);
+	regfree(&cre);
+	return ret;
+}
+
+/* The argument @key of a line as Perfetto's line parser splits them, into @val. */
+static bool sys_arg(const struct sys_line *l, const char *key, char *val, size_t len)
+{
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", l->args);
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(t, '=');
+
+		if (eq && (size_t)(eq - t) == strlen(key) && !strncmp(t, key, strlen(key))) {
+			snprintf(val, len, "%s", eq + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether chrome://tracing's sched_switch or sched_wakeup parser reads @l. */
+static bool sys_catapult_reads(const struct sys_line *l)
+{
+	const char *re = !strcmp(l->event, "sched_switch") ? CATAPULT_SWITCH_RE :
+			 !strcmp(l->event, "sched_wakeup") ? CATAPULT_WAKEUP_RE : NULL;
+	regex_t x;
+	bool ok;
+
+	if (!re)
+		return false;
+	if (regcomp(&x, re, REG_EXTENDED))
+		return false;
+	ok = !regexec(&x, l->args, 0, NULL, 0);
+	regfree(&x);
+	return ok;
+}
+
+/*
+ * The lines of systemTraceEvents in @v that are not comments, each
+ * parsed into l[] (room for max); how many, or -1 if there is no such
+ * string or it does not begin with ftrace's header.
+ */
+static int sys_lines(const struct json *v, struct sys_line *l, int max)
+{
+	const struct json *sys = json_get(v, "systemTraceEvents");
+	char *text, *save = NULL;
+	int n = 0;
+
+	if (!sys || sys->type != JSON_STRING) {
+		T_FAIL("no systemTraceEvents string");
+		return -1;
+	}
+	if (strncmp(sys->text, "# tracer: nop\n", 14) || sys->text[sys->len - 1] != '\n') {
+		T_FAIL("systemTraceEvents does not begin with \"# tracer: nop\" or end a line");
+		return -1;
+	}
+	text = strdup(sys->text);
+	if (!text)
+		return -1;
+	for (char *t = strtok_r(text, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+		if (*t == '#')
+			continue;
+		if (n == max) {
+			T_FAIL("more than %d lines", max);
+			break;
+		}
+		if (sys_parse(t, &l[n]))
+			break;
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+#define SCHED_IDLE	INT32_MIN
+
+#define EXPECT_CSTR(s, want)						\
+	do {								\
+		if (strcmp((s), (want)))				\
+			T_FAIL("%s is \"%s\", expected \"%s\"", #s, (s), (want)); \
+	} while (0)
+
+static int sched_switch(struct sample *s, uint64_t ticks, unsigned int cpu, uint64_t out,
+			unsigned int state, int32_t out_w, uint64_t in, int32_t in_w)
+{
+	struct tracebuf_fxt_arg a[2] = {
+		tracebuf_fxt_arg_int32(sample_str("outgoing_weight"), out_w),
+		tracebuf_fxt_arg_int32(sample_str("incoming_weight"), in_w),
+	};
+	struct tracebuf_fxt_sched k = {
+		.type = TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH, .ticks = ticks, .cpu = cpu,
+		.outgoing_state = state, .outgoing_koid = out, .incoming_koid = in,
+		.args = a, .nargs = 2,
+	};
+
+	SAMPLE_ADD(s, tracebuf_fxt_sched_write(dst_, cap_, &k));
+	return 0;
+}
+
+static int sched_wakeup(struct sample *s, uint64_t ticks, unsigned int cpu, uint64_t tid,
+			int32_t w)
+{
+	struct tracebuf_fxt_arg a = tracebuf_fxt_arg_int32(sample_str("weight"), w);
+	struct tracebuf_fxt_sched k = {
+		.type = TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP, .ticks = ticks, .cpu = cpu,
+		.incoming_koid = tid, .args = &a, .nargs = 1,
+	};
+
+	SAMPLE_ADD(s, tracebuf_fxt_sched_write(dst_, cap_, &k));
+	return 0;
+}
+
+/* A scheduling record of event type 9 (none yet), 16 bytes. */
+static int sched_unknown(struct sample *s, uint64_t ticks)
+{
+	SAMPLE_ADD(s, (dst_[0] = tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_SCHEDULING, 16) |
+		       tracebuf_fxt_field(9, 60, 63), dst_[1] = ticks, 16));
+	return 0;
+}
+
+/* A kernel object record of type 4 (neither process nor thread). */
+static int kobj_other(struct sample *s)
+{
+	struct tracebuf_fxt_kobj kobj = { .obj_type = 4, .koid = 7, .name = sample_str("port") };
+
+	SAMPLE_ADD(s, tracebuf_fxt_kobj_write(dst_, cap_, &kobj));
+	return 0;
+}
+
+static int sched_name(struct sample *s, uint64_t tid, uint64_t pid, const char *name)
+{
+	struct tracebuf_fxt_kobj kobj;
+	struct tracebuf_fxt_arg proc;
+
+	tracebuf_fxt_kobj_thread(&kobj, &proc, tid, pid, sample_str(name));
+	SAMPLE_ADD(s, tracebuf_fxt_kobj_write(dst_, cap_, &kobj));
+	return 0;
+}
+
+/*
+ * What the kernel provider writes, beside an app's event: provider 1
+ * "app" (ns = ticks) names tid 101 "app thread" and has an instant on it
+ * at 3000 ns; provider 2 "kernel" (2e9 ticks per second: ns = ticks / 2)
+ * names tids 101 "worker one" and 102 (pid 100) "w\x01\xff" (a control
+ * character, a byte that is not UTF-8), not 103 (the app names it
+ * "appname": the kernel's name first, then any); then, the file out of
+ * time order (CPU 1's records come after CPU 0's later ones):
+ *
+ *   ns     CPU  record
+ *   1000   0    idle -> 101 (weight 120)
+ *   1500   0    wakeup 102 (weight 110)
+ *   3000   0    101 blocks -> 102
+ *   3500   0    102 preempted -> idle
+ *   2000   1    idle -> 103 (weight 100)
+ *   2500   1    103 dies -> 104 (never named, weight 139)
+ *
+ * A sample with each wake-up and switch of the table above: "ns cpu
+ * task-pid event".
+ */
+static const struct {
+	int64_t ns;
+	unsigned long cpu, pid;
+	const char *task, *event, *args;
+} sched_want[] = {
+	{ 1000, 0, 0, "<idle>", "sched_switch", "prev_comm=swapper/0 prev_pid=0 prev_prio=120 "
+	  "prev_state=R ==> next_comm=worker_one next_pid=101 next_prio=120" },
+	{ 1500, 0, 102, "w??", "sched_waking", "comm=w?? pid=102 prio=110 target_cpu=000" },
+	{ 1500, 0, 102, "w??", "sched_wakeup", "comm=w?? pid=102 prio=110 success=1 "
+	  "target_cpu=000" },
+	{ 2000, 1, 0, "<idle>", "sched_switch", "prev_comm=swapper/1 prev_pid=0 prev_prio=120 "
+	  "prev_state=R ==> next_comm=appname next_pid=103 next_prio=100" },
+	{ 2500, 1, 103, "appname", "sched_switch", "prev_comm=appname prev_pid=103 "
+	  "prev_prio=100 prev_state=X ==> next_comm=<...> next_pid=104 next_prio=139" },
+	{ 3000, 0, 101, "worker_one", "sched_switch", "prev_comm=worker_one prev_pid=101 "
+	  "prev_prio=120 prev_state=S ==> next_comm=w?? next_pid=102 next_prio=110" },
+	{ 3500, 0, 102, "w??", "sched_switch", "prev_comm=w?? prev_pid=102 prev_prio=110 "
+	  "prev_state=R ==> next_comm=swapper/0 next_pid=0 next_prio=120" },
+};
+
+static int sched_trace(struct sample *s)
+{
+	const unsigned int run = TRACEBUF_LIB_FXT_THREAD_RUNNING;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	SAMPLE_ADD(s, tracebuf_fxt_magic_write(dst_, cap_));
+	SAMPLE_ADD(s, tracebuf_fxt_provider_info_write(dst_, cap_, 1, "app", 3));
+	SAMPLE_ADD(s, tracebuf_fxt_string_write(dst_, cap_, 1, "cat", 3));
+	ret = sched_name(s, 101, 100, "app thread");
+	if (!ret)
+		ret = sched_name(s, 103, 100, "appname");
+	if (!ret)
+		ret = sample_event(s, TRACEBUF_LIB_FXT_EVENT_INSTANT, 3000,
+				   tracebuf_fxt_thread_inline(100, 101), "blocks", NULL, 0, 0);
+	if (ret)
+		return ret;
+	SAMPLE_ADD(s, tracebuf_fxt_provider_info_write(dst_, cap_, 2, "kernel", 6));
+	SAMPLE_ADD(s, tracebuf_fxt_init_write(dst_, cap_, 2000000000ULL));
+	ret = sched_name(s, 101, 100, "worker one");
+	if (!ret)
+		ret = sched_name(s, 102, 100, "w\x01\xff");
+	if (!ret)
+		ret = sched_switch(s, 2000, 0, 0, run, SCHED_IDLE, 101, 120);
+	if (!ret)
+		ret = sched_wakeup(s, 3000, 0, 102, 110);
+	if (!ret)
+		ret = sched_switch(s, 6000, 0, 101, TRACEBUF_LIB_FXT_THREAD_BLOCKED, 120, 102, 110);
+	if (!ret)
+		ret = sched_switch(s, 7000, 0, 102, run, 110, 0, SCHED_IDLE);
+	if (!ret)
+		ret = sched_switch(s, 4000, 1, 0, run, SCHED_IDLE, 103, 100);
+	if (!ret)
+		ret = sched_switch(s, 5000, 1, 103, TRACEBUF_LIB_FXT_THREAD_DEAD, 100, 104, 139);
+	return ret;
+}
+
+/* Convert @s as work/k.fxt into work/k.json and parse it; its stderr in @err. */
+static struct json *convert_trace(const struct sample *s, char *err, size_t errlen)
+{
+	char path[256];
+	struct run r;
+	struct json *v;
+
+	snprintf(path, sizeof(path), "%s/k.fxt", work);
+	put_file(path, s->words, s->len);
+	RUN(&r, "convert", "k.fxt");
+	T_EXPECT_EQ(r.status, 0);
+	snprintf(err, errlen, "%s", r.err ? r.err : "");
+	run_free(&r);
+	v = load_json("k.json");
+	if (v && (!json_get(v, "traceEvents") || json_get(v, "traceEvents")->type != JSON_ARRAY)) {
+		T_FAIL("no traceEvents array");
+		json_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * Every context switch and wake-up, in time order, as lines both
+ * importers read, as the table of sched_trace() wants them; no warning.
+ */
+static void convert_sched_into_system_trace_events(void)
+{
+	static struct sample s;
+	const size_t nwant = sizeof(sched_want) / sizeof(sched_want[0]);
+	struct sys_line l[16];
+	char err[1024], val[64];
+	struct json *v;
+	int n;
+
+	setup();
+	T_ASSERT_EQ(sched_trace(&s), 0);
+	v = convert_trace(&s, err, sizeof(err));
+	T_ASSERT(v != NULL);
+	EXPECT_CSTR(err, "");
+	n = sys_lines(v, l, 16);
+	T_EXPECT_EQ(n, (int)nwant);
+	for (int i = 0; i < n && i < (int)nwant; i++) {
+		T_EXPECT_EQ(l[i].ns, sched_want[i].ns);
+		T_EXPECT_EQ(l[i].cpu, sched_want[i].cpu);
+		T_EXPECT_EQ(l[i].pid, sched_want[i].pid);
+		if (strcmp(l[i].task, sched_want[i].task) ||
+		    strcmp(l[i].event, sched_want[i].event) || strcmp(l[i].args, sched_want[i].args))
+			T_FAIL("line %d: \"%s\" \"%s: %s\", expected \"%s\" \"%s: %s\"", i,
+			       l[i].task, l[i].event, l[i].args, sched_want[i].task,
+			       sched_want[i].event, sched_want[i].args);
+		if (strcmp(l[i].event, "sched_waking") && !sys_catapult_reads(&l[i]))
+			T_FAIL("chrome://tracing's %s parser refuses \"%s\"", l[i].event, l[i].args);
+	}
+	/* the process of a named thread; none for the idle task or an unnamed thread */
+	EXPECT_CSTR(l[5].tgid, "100");
+	EXPECT_CSTR(l[0].tgid, "-------");
+	/* Perfetto's reading of a switch and a wake-up */
+	T_EXPECT(sys_arg(&l[5], "prev_pid", val, sizeof(val)) && !strcmp(val, "101"));
+	T_EXPECT(sys_arg(&l[5], "next_comm", val, sizeof(val)) && !strcmp(val, "w??"));
+	T_EXPECT(sys_arg(&l[5], "prev_state", val, sizeof(val)) && !strcmp(val, "S"));
+	T_EXPECT(sys_arg(&l[1], "pid", val, sizeof(val)) && !strcmp(val, "102"));
+	T_EXPECT(sys_arg(&l[1], "comm", val, sizeof(val)) && !strcmp(val, "w??"));
+	json_free(v);
+	teardown();
+}
+
+/*
+ * One timeline: a switch's line and an app event at the same ns land on
+ * the same ns in Perfetto (traceEvents' ts is rounded from us * 1000,
+ * systemTraceEvents' truncated from s * 1e9), as the sample's switch does.
+ */
+static void convert_sched_on_the_events_timeline(void)
+{
+	static struct sample s;
+	const struct json *e;
+	struct sys_line l[16];
+	char err[1024], *end;
+	struct json *v;
+	int n;
+
+	setup();
+	T_ASSERT_EQ(sched_trace(&s), 0);
+	v = convert_trace(&s, err, sizeof(err));
+	T_ASSERT(v != NULL);
+	e = find_event(v, "i", "blocks", 0);
+	T_ASSERT(e != NULL);
+	n = sys_lines(v, l, 16);
+	T_ASSERT(n == 7);
+	/* "3.000": the ns Perfetto rounds us * 1000 to */
+	T_EXPECT_EQ(strtoll(json_get_num(e, "ts"), &end, 10) * 1000 + strtoll(end + 1, NULL, 10),
+		    l[5].ns);
+	T_EXPECT_EQ(strlen(end), 4);
+	EXPECT_MEMBER_NUM(e, "tid", "101");
+	T_EXPECT_EQ(l[5].pid, 101);
+	json_free(v);
+	/* the sample: its app's worker blocks on CPU 1 at 16 us, is woken at 17 */
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	n = sys_lines(v, l, 16);
+	T_ASSERT_EQ(n, 3);
+	T_EXPECT_EQ(l[0].ns, 16000);
+	EXPECT_CSTR(l[0].event, "sched_switch");
+	EXPECT_CSTR(l[0].task, "worker");
+	T_EXPECT_EQ(l[1].ns, 17000);
+	EXPECT_CSTR(l[1].event, "sched_waking");
+	EXPECT_CSTR(l[2].event, "sched_wakeup");
+	json_free(v);
+	teardown();
+}
+
+/* A trace without scheduling records has no systemTraceEvents. */
+static void convert_no_sched_no_system_trace_events(void)
+{
+	struct json *v;
+
+	setup();
+	/* the sample up to its context switch */
+	sample.len = sample.offsets[sample.records - 2];
+	v = convert_sample();
+	T_ASSERT(v != NULL);
+	T_EXPECT(json_get(v, "systemTraceEvents") == NULL);
+	json_free(v);
+	teardown();
+}
+
+/*
+ * What the JSON cannot carry is left out or changed, and said: one
+ * warning line per kind, with its count; the rest converts.
+ */
+static void convert_warns_what_it_cannot_carry(void)
+{
+	static struct sample s;
+	struct sys_line l[16];
+	char err[2048], val[64];
+	struct json *v;
+	int n;
+
+	setup();
+	T_ASSERT_EQ(sched_trace(&s), 0);
+	/* two records of a scheduling type of tomorrow */
+	for (int i = 0; i < 2; i++)
+		T_ASSERT_EQ(sched_unknown(&s, 8000), 0);
+	/* a thread id that is no Linux one, switched in and woken */
+	T_ASSERT_EQ(sched_switch(&s, 9000, 0, 0, 1, SCHED_IDLE, 1ULL << 40, 120), 0);
+	T_ASSERT_EQ(sched_wakeup(&s, 9000, 0, 1ULL << 33, 120), 0);
+	/* a thread the recording did not see: thread 0, weight 0 */
+	T_ASSERT_EQ(sched_switch(&s, 10000, 1, 104, TRACEBUF_LIB_FXT_THREAD_BLOCKED, 139, 0, 0),
+		    0);
+	/* an outgoing state of no letter */
+	T_ASSERT_EQ(sched_switch(&s, 11000, 1, 0, 9, 0, 104, 139), 0);
+	T_ASSERT_EQ(kobj_other(&s), 0);
+	v = convert_trace(&s, err, sizeof(err));
+	T_ASSERT(v != NULL);
+	T_EXPECT_EQ(count_lines(err), 5);
+	T_EXPECT(strstr(err, "tracebufctl: warning: 2 scheduling records of an unknown type "
+			"left out\n") != NULL);
+	T_EXPECT(strstr(err, "tracebufctl: warning: 2 scheduling records naming a thread id "
+			"above 4294967295 left out") != NULL);
+	T_EXPECT(strstr(err, "tracebufctl: warning: 2 context switches of threads the recording "
+			"did not see (thread 0) written as the idle task's\n") != NULL);
+	T_EXPECT(strstr(err, "tracebufctl: warning: 1 context switch with an outgoing thread "
+			"state ftrace has no letter for written as R (runnable)\n") != NULL);
+	T_EXPECT(strstr(err, "tracebufctl: warning: 1 kernel object record of a type other "
+			"than process and thread left out\n") != NULL);
+	/* the table's, then the two switches of thread 0 */
+	n = sys_lines(v, l, 16);
+	T_ASSERT_EQ(n, 9);
+	T_EXPECT_EQ(l[7].ns, 5000);
+	T_EXPECT(sys_arg(&l[7], "next_pid", val, sizeof(val)) && !strcmp(val, "0"));
+	T_EXPECT(sys_arg(&l[7], "next_comm", val, sizeof(val)) && !strcmp(val, "swapper/1"));
+	T_EXPECT(sys_arg(&l[8], "prev_state", val, sizeof(val)) && !strcmp(val, "R"));
+	json_free(v);
+	teardown();
+}
+
+/* ------------------------------------------------------------------------ */
 /* dump                                                                     */
 
 /* Each line starts with the offset of record i. */
@@ -933,6 +1432,10 @@ static const struct t_test tests[] = {
 	T_TEST(convert_descriptor_input_needs_output),
 	T_TEST(convert_missing_input),
 	T_TEST(convert_usage_errors),
+	T_TEST(convert_sched_into_system_trace_events),
+	T_TEST(convert_sched_on_the_events_timeline),
+	T_TEST(convert_no_sched_no_system_trace_events),
+	T_TEST(convert_warns_what_it_cannot_carry),
 	T_TEST(dump_one_line_per_record),
 	T_TEST(dump_event_fields),
 	T_TEST(dump_args_apart_and_idle_weight),

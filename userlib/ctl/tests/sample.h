@@ -22,7 +22,8 @@
  *
  * plus a blob record (ignored by convert), and for provider 1 a context
  * switch (32000: tid 101 blocks on CPU 1, tid 0 runs) and a wakeup of tid
- * 101 (34000), which dump prints and convert leaves out.
+ * 101 (34000), which dump prints and convert writes into the JSON's
+ * systemTraceEvents.
  */
 #ifndef TBCTL_TESTS_SAMPLE_H
 #define TBCTL_TESTS_SAMPLE_H
