@@ -11,6 +11,11 @@
  *
  * and per provider:
  *
+ *   sched      per thread of its scheduling records (§4.2 type 8, what
+ *              the kernel provider writes): the CPU time, the context
+ *              switches that brought it in and took it out, its
+ *              wake-ups; its name and pid from the provider's kernel
+ *              object records
  *   counters   by category:name, counter id and argument (the numeric
  *              ones): count, min, max and the last value (by timestamp)
  *   async      async begin/end pairs, matched by pid, category, name and
@@ -19,6 +24,14 @@
  *              (tracebuf_reader_drop_window(): their count, the records
  *              dropped, the time they span) and Fuchsia's "buffer
  *              overflow" provider events
+ *
+ * CPU time.  A thread runs on a CPU from the switch that brings it in to
+ * the next switch on that CPU, in the order of their timestamps (then of
+ * the file), when that switch takes it out; if it takes out another
+ * thread, a switch was lost in between and the time is no one's.  The
+ * time before a CPU's first switch and after its last is not counted:
+ * the trace does not say who ran then.  Thread 0 is the idle task (and
+ * any thread the recording did not see: module/ksched.c).
  *
  * Matching.  Begins and ends are paired in the order of their timestamps
  * (then of the file), not of the file alone: a trace holds each thread's
@@ -64,6 +77,7 @@ enum report_kind {
 	REPORT_THREAD,		/* provider, pid, tid */
 	REPORT_SLICE,		/* provider, pid, tid, cat, name */
 	REPORT_INSTANT,		/* provider, pid, tid, cat, name */
+	REPORT_SCHED,		/* provider, tid: a thread's scheduling */
 	REPORT_COUNTER,		/* provider, cat, name, id, arg */
 	REPORT_ASYNC,		/* provider, cat, name */
 	REPORT_SPAN,		/* provider, pid, cat, name, id: one async span; not printed */
@@ -102,6 +116,15 @@ struct report_mark {
 	uint64_t ns;
 	size_t seq;		/* the order of the file, for equal timestamps */
 	bool end;
+};
+
+/* A context switch, for the CPU time of tbctl_report_finish(). */
+struct report_switch {
+	uint32_t provider;
+	unsigned int cpu;
+	uint64_t ns;
+	size_t seq;		/* the order of the file, for equal timestamps */
+	size_t out, in;		/* the SCHED entries of the two threads */
 };
 
 /* Durations of a slice or async row. */
@@ -144,6 +167,12 @@ struct report_entry {
 			size_t async;		/* its ASYNC entry */
 			size_t provider;	/* its PROVIDER entry */
 		} span;
+		struct {			/* SCHED */
+			uint64_t pid;		/* a kernel object record's; 0: none */
+			uint64_t cpu_ns;	/* saturates */
+			uint64_t in, out;	/* the switches that brought it in, took it out */
+			uint64_t wakeups;
+		} sched;
 	};
 };
 
@@ -168,6 +197,8 @@ struct tbctl_report {
 	struct report_strs strs;
 	struct report_mark *marks;	/* until tbctl_report_finish() */
 	size_t nmarks, capmarks;
+	struct report_switch *switches;	/* until tbctl_report_finish() */
+	size_t nswitches, capswitches;
 	struct report_entry **view;	/* tbctl_report_sort(): the printed entries */
 	size_t nview;
 	bool finished;
@@ -689,13 +720,29 @@ static int report_event(struct tbctl_report *r, const struct tracebuf_reader_rec
 	}
 }
 
+/* The SCHED entry of thread @tid of the provider of @rec (and the provider's). */
+static int report_sched_thread(struct tbctl_report *r, const struct tracebuf_reader_record *rec,
+			       uint64_t tid, size_t *idx)
+{
+	struct report_key k = { .kind = REPORT_SCHED, .provider = rec->provider_id, .tid = tid };
+	size_t p;
+	int ret = report_provider(r, rec->provider_id, rec->provider_name, &p);
+
+	return ret ? ret : report_get(r, &k, idx);
+}
+
+/*
+ * A thread named: its THREAD entry, and its SCHED entry, which a
+ * scheduling record names by its tid alone (the last name and pid a
+ * record gave it; not shown unless it was scheduled).
+ */
 static int report_kobj(struct tbctl_report *r, const struct tracebuf_reader_record *rec)
 {
 	struct report_key k = {
 		.kind = REPORT_THREAD, .provider = rec->provider_id,
 		.pid = tbctl_kobj_thread_pid(rec), .tid = rec->kobj.koid,
 	};
-	size_t p, t;
+	size_t p, t, s;
 	int ret;
 
 	if (rec->kobj.obj_type != TRACEBUF_LIB_FXT_OBJ_THREAD)
@@ -703,7 +750,52 @@ static int report_kobj(struct tbctl_report *r, const struct tracebuf_reader_reco
 	ret = report_provider(r, rec->provider_id, rec->provider_name, &p);
 	if (!ret)
 		ret = report_get(r, &k, &t);
-	return ret ? ret : report_label(r, t, rec->kobj.name);
+	if (!ret)
+		ret = report_label(r, t, rec->kobj.name);
+	if (!ret)
+		ret = report_sched_thread(r, rec, rec->kobj.koid, &s);
+	if (ret)
+		return ret;
+	r->e[s].sched.pid = k.pid;
+	return rec->kobj.name.len ? report_label(r, s, rec->kobj.name) : 0;
+}
+
+/* A context switch or a wake-up (§4.2 type 8); other types are not counted. */
+static int report_sched(struct tbctl_report *r, const struct tracebuf_reader_record *rec)
+{
+	struct report_switch *sw;
+	size_t out, in;
+	int ret;
+
+	switch (rec->sched.type) {
+	case TRACEBUF_LIB_FXT_SCHED_LEGACY_SWITCH:
+	case TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH:
+		break;
+	case TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP:
+		ret = report_sched_thread(r, rec, rec->sched.incoming_koid, &in);
+		if (!ret)
+			r->e[in].sched.wakeups++;
+		return ret;
+	default:
+		return 0;
+	}
+	ret = report_sched_thread(r, rec, rec->sched.outgoing_koid, &out);
+	if (!ret)
+		ret = report_sched_thread(r, rec, rec->sched.incoming_koid, &in);
+	if (ret)
+		return ret;
+	sw = report_grow(r->switches, r->nswitches, &r->capswitches, sizeof(*sw));
+	if (!sw)
+		return -ENOMEM;
+	r->switches = sw;
+	sw[r->nswitches] = (struct report_switch){
+		.provider = rec->provider_id, .cpu = rec->sched.cpu, .ns = rec->sched.ns,
+		.seq = r->nswitches, .out = out, .in = in,
+	};
+	r->nswitches++;
+	r->e[out].sched.out++;
+	r->e[in].sched.in++;
+	return 0;
 }
 
 static int report_meta(struct tbctl_report *r, const struct tracebuf_reader_record *rec)
@@ -754,6 +846,8 @@ int tbctl_report_add(struct tbctl_report *r, const struct tracebuf_reader_record
 		return report_event(r, rec);
 	case TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT:
 		return report_kobj(r, rec);
+	case TRACEBUF_LIB_FXT_RECORD_SCHEDULING:
+		return report_sched(r, rec);
 	case TRACEBUF_LIB_FXT_RECORD_METADATA:
 		return report_meta(r, rec);
 	default:
@@ -797,6 +891,40 @@ static int mark_cmp(const void *a, const void *b)
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int switch_cmp(const void *a, const void *b)
+{
+	const struct report_switch *x = a, *y = b;
+
+	if (x->provider != y->provider)
+		return x->provider < y->provider ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Each thread's CPU time, from each CPU's switches in time order. */
+static void cpu_times(struct tbctl_report *r)
+{
+	struct report_switch *sw = r->switches;
+
+	if (r->nswitches > 1)
+		qsort(sw, r->nswitches, sizeof(*sw), switch_cmp);
+	for (size_t i = 1; i < r->nswitches; i++) {
+		struct report_entry *t = &r->e[sw[i].out];
+
+		/* the one the switch before brought in, taken out by this one */
+		if (sw[i].provider == sw[i - 1].provider && sw[i].cpu == sw[i - 1].cpu &&
+		    sw[i].out == sw[i - 1].in)
+			t->sched.cpu_ns = sat_add(t->sched.cpu_ns,
+						  ns_between(sw[i - 1].ns, sw[i].ns));
+	}
+	free(r->switches);
+	r->switches = NULL;
+	r->nswitches = r->capswitches = 0;
 }
 
 /* The begins and ends m[0..n) of the thread at t, in time order. */
@@ -904,6 +1032,7 @@ int tbctl_report_finish(struct tbctl_report *r)
 	free(r->marks);
 	r->marks = NULL;
 	r->nmarks = r->capmarks = 0;
+	cpu_times(r);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < r->n; i++) {
@@ -984,10 +1113,12 @@ static int entry_group(const struct report_entry *e)
 	case REPORT_SLICE:
 	case REPORT_INSTANT:
 		return 1;
-	case REPORT_COUNTER:
+	case REPORT_SCHED:
 		return 2;
-	default:
+	case REPORT_COUNTER:
 		return 3;
+	default:
+		return 4;
 	}
 }
 
@@ -1007,6 +1138,13 @@ static int entry_cmp(const void *pa, const void *pb)
 		CMP(a->kind, b->kind);
 	}
 	CMP(b->sortval, a->sortval);	/* larger first */
+	if (a->kind == REPORT_SCHED) {
+		c = str_cmp((struct tracebuf_reader_str){ a->label, a->label_len },
+			    (struct tracebuf_reader_str){ b->label, b->label_len });
+		if (c)
+			return c;
+		CMP(a->tid, b->tid);
+	}
 	c = str_cmp(a->cat, b->cat);
 	if (!c)
 		c = str_cmp(a->name, b->name);
@@ -1043,6 +1181,13 @@ int tbctl_report_sort(struct tbctl_report *r, enum tbctl_report_sort sort)
 		case REPORT_INSTANT:
 			e->sortval = sort == TBCTL_REPORT_SORT_NAME ? 0 : e->count;
 			break;
+		case REPORT_SCHED:
+			/* a thread named but never scheduled */
+			if (!e->sched.in && !e->sched.out && !e->sched.wakeups)
+				continue;
+			e->sortval = sort == TBCTL_REPORT_SORT_NAME ? 0 :
+				     sort == TBCTL_REPORT_SORT_COUNT ? e->sched.in : e->sched.cpu_ns;
+			break;
 		default:
 			e->sortval = 0;
 			break;
@@ -1062,6 +1207,7 @@ int tbctl_report_sort(struct tbctl_report *r, enum tbctl_report_sort sort)
 struct report_part {
 	const struct report_entry *provider;
 	size_t threads, threads_end;	/* THREAD entries, each followed by its rows */
+	size_t sched, sched_end;
 	size_t counters, counters_end;
 	size_t async, async_end;
 };
@@ -1081,7 +1227,8 @@ static size_t report_part(const struct tbctl_report *r, size_t i, struct report_
 	p->threads = i;
 	while (i < r->nview && r->view[i]->kind == REPORT_THREAD)
 		i = run_end(r, run_end(r, i + 1, REPORT_SLICE), REPORT_INSTANT);
-	p->threads_end = p->counters = i;
+	p->threads_end = p->sched = i;
+	p->sched_end = p->counters = i = run_end(r, i, REPORT_SCHED);
 	p->counters_end = p->async = i = run_end(r, i, REPORT_COUNTER);
 	p->async_end = i = run_end(r, i, REPORT_ASYNC);
 	/* anything else of this provider (none: entry_cmp() groups them so) */
@@ -1186,6 +1333,30 @@ static void json_rows(FILE *f, const struct tbctl_report *r, const char *key, si
 	putc(']', f);
 }
 
+/* The threads of the scheduling records: ,"sched":[...] */
+static void json_sched(FILE *f, const struct tbctl_report *r, size_t i, size_t end)
+{
+	fputs(",\"sched\":[", f);
+	for (size_t k = i; k < end; k++) {
+		const struct report_entry *e = r->view[k];
+
+		fprintf(f, "%s{\"tid\":%" PRIu64 ",\"pid\":", k > i ? "," : "", e->tid);
+		if (e->sched.pid || !e->tid)
+			fprintf(f, "%" PRIu64, e->sched.pid);
+		else
+			fputs("null", f);
+		fputs(",\"name\":", f);
+		if (e->label)
+			tbctl_json_str(f, e->label, e->label_len);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"switches_in\":%" PRIu64
+			",\"switches_out\":%" PRIu64 ",\"wakeups\":%" PRIu64 "}", e->sched.cpu_ns,
+			e->sched.in, e->sched.out, e->sched.wakeups);
+	}
+	putc(']', f);
+}
+
 static void report_print_json(FILE *f, const struct tbctl_report *r)
 {
 	struct report_part p;
@@ -1221,6 +1392,7 @@ static void report_print_json(FILE *f, const struct tbctl_report *r)
 			putc('}', f);
 		}
 		putc(']', f);
+		json_sched(f, r, p.sched, p.sched_end);
 		json_rows(f, r, "counters", p.counters, p.counters_end);
 		json_rows(f, r, "async", p.async, p.async_end);
 		fprintf(f, ",\"async_unmatched_ends\":%" PRIu64 ",\"drops\":{\"records\":%" PRIu64
@@ -1411,6 +1583,23 @@ static void report_print_provider(FILE *f, const struct tbctl_report *r,
 			fprintf(f, " %7" PRIu64 "\n", r->view[k]->count);
 		}
 	}
+	if (p->sched_end > p->sched)
+		fprintf(f, "  %-*s %8s %8s %10s %8s %8s %8s\n", (int)w->name + 2, "SCHED", "TID",
+			"PID", "CPU TIME", "IN", "OUT", "WAKEUPS");
+	for (size_t k = p->sched; k < p->sched_end; k++) {
+		const struct report_entry *e = r->view[k];
+		char cpu[32], pid[24] = "-";
+
+		fputs("  ", f);
+		put_text(f, (struct tracebuf_reader_str){ e->label ? e->label : "-",
+							  e->label ? e->label_len : 1 },
+			 w->name + 2);
+		if (e->sched.pid || !e->tid)
+			snprintf(pid, sizeof(pid), "%" PRIu64, e->sched.pid);
+		fprintf(f, " %8" PRIu64 " %8s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+			e->tid, pid, tbctl_human_ns(e->sched.cpu_ns, cpu, sizeof(cpu)),
+			e->sched.in, e->sched.out, e->sched.wakeups);
+	}
 	if (p->counters_end > p->counters)
 		fprintf(f, "  %-*s %-*s %7s %12s %12s %12s\n", (int)w->name + 2, "COUNTER",
 			(int)w->arg, "ARG", "COUNT", "MIN", "MAX", "LAST");
@@ -1462,8 +1651,10 @@ static void report_print_table(FILE *f, const struct tbctl_report *r)
 
 		if (e->kind == REPORT_PROVIDER || e->kind == REPORT_THREAD)
 			continue;
+		if (e->kind == REPORT_SCHED)
+			n = e->label_len;
 		/* provider-level tables are indented 2 less: their names get 2 more */
-		if (e->kind == REPORT_COUNTER || e->kind == REPORT_ASYNC)
+		if (e->kind == REPORT_COUNTER || e->kind == REPORT_ASYNC || e->kind == REPORT_SCHED)
 			n = n > 2 ? n - 2 : 0;
 		w.name = n > w.name ? n : w.name;
 		if (e->kind == REPORT_COUNTER && e->arg.len > w.arg)
@@ -1506,6 +1697,7 @@ void tbctl_report_free(struct tbctl_report *r)
 	free(r->e);
 	free(r->slots);
 	free(r->marks);
+	free(r->switches);
 	free(r->view);
 	free(r);
 }
@@ -1524,14 +1716,18 @@ static void report_usage(FILE *f)
 		"duration and how many never ended (UNTERM); instants by name with\n"
 		"their count.  Per provider: each counter's arguments with their\n"
 		"count, min, max and last value; async spans (begin/end by name and\n"
-		"id) as slices; the records dropped, their windows and the buffer\n"
-		"overflows.  A file that is not a whole FXT trace is an error and\n"
-		"prints nothing.\n"
+		"id) as slices; per thread of its context switches (the kernel\n"
+		"provider's), its CPU time, the switches that brought it in (IN) and\n"
+		"took it out (OUT) and its wake-ups; the records dropped, their\n"
+		"windows and the buffer overflows.  A file that is not a whole FXT\n"
+		"trace is an error and prints nothing.\n"
 		"\n"
 		"Options:\n"
 		"  -s, --sort KEY   order slices and async spans by total (the default),\n"
 		"                   count, mean or max time, largest first, or by name;\n"
-		"                   instants by count unless by name; counters by name\n"
+		"                   instants by count unless by name; counters by name;\n"
+		"                   scheduled threads by CPU time (by IN with count, by\n"
+		"                   name with name)\n"
 		"  -j, --json       one JSON object instead of the tables (durations in\n"
 		"                   ns); the global -j does the same\n"
 		"  -h, --help       print this help and exit\n");

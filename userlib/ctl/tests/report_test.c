@@ -895,6 +895,257 @@ static void empty_and_order_of_calls(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Scheduling                                                               */
+
+static void sw(struct trace *t, uint64_t ns, unsigned int cpu, uint64_t out, unsigned int state,
+	       uint64_t in)
+{
+	struct tracebuf_fxt_arg a[2] = {
+		tracebuf_fxt_arg_int32(str("outgoing_weight"), out ? 120 : INT32_MIN),
+		tracebuf_fxt_arg_int32(str("incoming_weight"), in ? 120 : INT32_MIN),
+	};
+	struct tracebuf_fxt_sched k = {
+		.type = TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH, .ticks = ns, .cpu = cpu,
+		.outgoing_state = state, .outgoing_koid = out, .incoming_koid = in,
+		.args = a, .nargs = 2,
+	};
+
+	PUT(t, tracebuf_fxt_sched_write(dst_, cap_, &k));
+}
+
+static void wake(struct trace *t, uint64_t ns, unsigned int cpu, uint64_t tid)
+{
+	struct tracebuf_fxt_sched k = {
+		.type = TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP, .ticks = ns, .cpu = cpu,
+		.incoming_koid = tid,
+	};
+
+	PUT(t, tracebuf_fxt_sched_write(dst_, cap_, &k));
+}
+
+static void kname(struct trace *t, uint64_t tid, uint64_t pid, const char *name)
+{
+	struct tracebuf_fxt_kobj kobj;
+	struct tracebuf_fxt_arg proc;
+
+	tracebuf_fxt_kobj_thread(&kobj, &proc, tid, pid, str(name));
+	PUT(t, tracebuf_fxt_kobj_write(dst_, cap_, &kobj));
+}
+
+/*
+ * What the kernel provider writes, beside an app: provider 1 "app" names
+ * its thread 101 "app" and has a slice on it; provider 3 "kernel" (ns =
+ * ticks) names 101 "worker" and 102 "other" (pid 100), 103 "t103" (pid
+ * 200) and 104 "never" (never scheduled), and writes, out of order (CPU
+ * 1's after CPU 0's, 9000 before 4500), with a scheduling record of an
+ * unknown type:
+ *
+ *   ns    CPU  record
+ *   500   0    wakeup 101
+ *   1000  0    0 -> 101
+ *   1500  0    wakeup 102
+ *   4000  0    101 blocks -> 102
+ *   4500  0    102 preempted -> 0
+ *   8000  0    wakeup 101
+ *   9000  0    0 -> 101
+ *   9100  0    101 blocks -> 0
+ *   9500  0    102 -> 0: a switch was lost before it (0 was in)
+ *   2000  1    0 -> 103
+ *   2600  1    103 dies -> 0
+ *
+ * Per thread, CPU time, IN, OUT, wake-ups:
+ *   0     4500 (4500..9000 on CPU 0; 9100..9500 is no one's, nor the
+ *         time before a CPU's first switch or after its last), 4, 3, 0
+ *   101   3000 + 100, 2, 2, 2
+ *   102   500, 1, 2, 1
+ *   103   600, 1, 1, 0
+ */
+static void build_sched(struct trace *t)
+{
+	const unsigned int blocked = TRACEBUF_LIB_FXT_THREAD_BLOCKED;
+	const unsigned int run = TRACEBUF_LIB_FXT_THREAD_RUNNING;
+
+	memset(t, 0, sizeof(*t));
+	header(t, 1, "app", 1000000000);
+	kname(t, 101, 100, "app");
+	complete(t, tracebuf_fxt_thread_inline(100, 101), "job", 1000, 2000);
+	header(t, 3, "kernel", 1000000000);
+	kname(t, 101, 100, "worker");
+	kname(t, 102, 100, "other");
+	kname(t, 103, 200, "t103");
+	kname(t, 104, 200, "never");
+	wake(t, 500, 0, 101);
+	sw(t, 1000, 0, 0, run, 101);
+	wake(t, 1500, 0, 102);
+	sw(t, 4000, 0, 101, blocked, 102);
+	wake(t, 8000, 0, 101);
+	sw(t, 9000, 0, 0, run, 101);
+	sw(t, 4500, 0, 102, run, 0);
+	sw(t, 9100, 0, 101, blocked, 0);
+	sw(t, 9500, 0, 102, run, 0);
+	/* a scheduling event type of tomorrow: not counted */
+	PUT(t, (dst_[0] = tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_SCHEDULING, 16) |
+		tracebuf_fxt_field(9, 60, 63), dst_[1] = 3000, 16));
+	sw(t, 2000, 1, 0, run, 103);
+	sw(t, 2600, 1, 103, TRACEBUF_LIB_FXT_THREAD_DEAD, 0);
+}
+
+static struct json *sched_json(enum tbctl_report_sort sort)
+{
+	static struct trace t;
+	struct tbctl_report *r;
+	struct json *v = NULL;
+	char err[128], *out;
+	int ret;
+
+	build_sched(&t);
+	if (t.err) {
+		T_FAIL("building the trace: %s", strerror(-t.err));
+		return NULL;
+	}
+	r = report_of(&t, t.len, sort, &ret);
+	if (!r) {
+		T_FAIL("report: %s", strerror(-ret));
+		return NULL;
+	}
+	out = print(r, true);
+	if (out) {
+		v = json_parse(out, strlen(out), err, sizeof(err));
+		if (!v)
+			T_FAIL("not JSON: %s: %s", err, out);
+	}
+	free(out);
+	tbctl_report_free(r);
+	return v;
+}
+
+/* The entry of "sched" of provider p whose "tid" is tid. */
+static const struct json *sched_thread(const struct json *p, const char *tid)
+{
+	const struct json *a = json_get(p, "sched");
+
+	for (size_t i = 0; a && a->type == JSON_ARRAY && i < a->n; i++) {
+		const char *n = json_get_num(a->items[i], "tid");
+
+		if (n && !strcmp(n, tid))
+			return a->items[i];
+	}
+	return NULL;
+}
+
+/* The tids of "sched" of provider p, joined with spaces. */
+static const char *sched_tids(const struct json *p, char *buf, size_t len)
+{
+	const struct json *a = json_get(p, "sched");
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; a && a->type == JSON_ARRAY && i < a->n; i++) {
+		const char *n = json_get_num(a->items[i], "tid");
+
+		off += (size_t)snprintf(buf + off, len > off ? len - off : 0, "%s%s",
+					off ? " " : "", n ? n : "?");
+	}
+	return buf;
+}
+
+static void sched_per_thread(void)
+{
+	struct json *v = sched_json(TBCTL_REPORT_SORT_TOTAL);
+	const struct json *p, *e;
+	char buf[128];
+
+	T_ASSERT(v != NULL);
+	p = provider(v, "3");
+	T_ASSERT(p != NULL);
+	EXPECT_NUMS(sched_thread(p, "0"), "pid=0 cpu_ns=4500 switches_in=4 switches_out=3 "
+		    "wakeups=0");
+	EXPECT_NUMS(sched_thread(p, "101"), "pid=100 cpu_ns=3100 switches_in=2 switches_out=2 "
+		    "wakeups=2");
+	EXPECT_NUMS(sched_thread(p, "102"), "pid=100 cpu_ns=500 switches_in=1 switches_out=2 "
+		    "wakeups=1");
+	EXPECT_NUMS(sched_thread(p, "103"), "pid=200 cpu_ns=600 switches_in=1 switches_out=1 "
+		    "wakeups=0");
+	/* named by the kernel provider's records, not the app's; thread 0 by none */
+	e = sched_thread(p, "101");
+	T_EXPECT(json_get_str(e, "name") && !strcmp(json_get_str(e, "name"), "worker"));
+	e = sched_thread(p, "0");
+	T_EXPECT(e && json_get(e, "name") && json_get(e, "name")->type == JSON_NULL);
+	/* never scheduled: not a row; by CPU time, largest first */
+	T_EXPECT(sched_thread(p, "104") == NULL);
+	T_EXPECT(!strcmp(sched_tids(p, buf, sizeof(buf)), "0 101 103 102"));
+	/* the kernel provider has no thread of slices; the app no scheduling */
+	T_EXPECT(json_get(p, "threads") && json_get(p, "threads")->n == 0);
+	p = provider(v, "1");
+	T_ASSERT(p != NULL);
+	T_EXPECT(json_get(p, "sched") && json_get(p, "sched")->type == JSON_ARRAY &&
+		 json_get(p, "sched")->n == 0);
+	EXPECT_NUMS(named(thread(p, "101"), "slices", "job"), "count=1 total_ns=1000");
+	json_free(v);
+}
+
+static void sched_sorting(void)
+{
+	static const struct {
+		enum tbctl_report_sort sort;
+		const char *want;
+	} cases[] = {
+		{ TBCTL_REPORT_SORT_TOTAL, "0 101 103 102" },
+		{ TBCTL_REPORT_SORT_MEAN, "0 101 103 102" },
+		{ TBCTL_REPORT_SORT_MAX, "0 101 103 102" },
+		/* by switches in, then by name */
+		{ TBCTL_REPORT_SORT_COUNT, "0 101 102 103" },
+		/* thread 0 has no name */
+		{ TBCTL_REPORT_SORT_NAME, "0 102 103 101" },
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct json *v = sched_json(cases[i].sort);
+
+		T_ASSERT(v != NULL);
+		sched_tids(provider(v, "3"), buf, sizeof(buf));
+		if (strcmp(buf, cases[i].want))
+			T_FAIL("sort %d: %s, expected %s", (int)cases[i].sort, buf, cases[i].want);
+		json_free(v);
+	}
+}
+
+static const char sched_table_want[] =
+	"provider 1: app\n"
+	"  thread 101 (pid 100): app\n"
+	"    SLICE     COUNT      TOTAL       MEAN        P50        P99        MAX UNTERM\n"
+	"    cat:job       1   1.000 us   1.000 us   1.000 us   1.000 us   1.000 us      0\n"
+	"  drops: none\n"
+	"\n"
+	"provider 3: kernel\n"
+	"  SCHED          TID      PID   CPU TIME       IN      OUT  WAKEUPS\n"
+	"  -                0        0   4.500 us        4        3        0\n"
+	"  worker         101      100   3.100 us        2        2        2\n"
+	"  t103           103      200     600 ns        1        1        0\n"
+	"  other          102      100     500 ns        1        2        1\n"
+	"  drops: none\n";
+
+static void sched_table(void)
+{
+	static struct trace t;
+	struct tbctl_report *r;
+	char *out;
+	int ret;
+
+	build_sched(&t);
+	T_ASSERT_EQ(t.err, 0);
+	r = report_of(&t, t.len, TBCTL_REPORT_SORT_TOTAL, &ret);
+	T_ASSERT(r != NULL);
+	out = print(r, false);
+	T_ASSERT(out != NULL);
+	if (strcmp(out, sched_table_want))
+		T_FAIL("the table differs; got:\n%s", out);
+	free(out);
+	tbctl_report_free(r);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Hostile input                                                            */
 
 /* A report of whatever r holds prints, and its JSON parses. */
@@ -912,14 +1163,28 @@ static void expect_prints(struct tbctl_report *r, const char *what)
 	free(out);
 }
 
-/* Every cut of the trace: an error or a report, never a crash. */
+/* Every cut of the traces: an error or a report, never a crash. */
 static void truncated(void)
 {
-	static struct trace t;
+	static struct trace t, k;
 	unsigned int errors = 0, reports = 0;
 
 	build_known(&t);
 	T_ASSERT_EQ(t.err, 0);
+	build_sched(&k);
+	T_ASSERT_EQ(k.err, 0);
+	for (size_t len = 0; len < k.len; len += 4) {
+		struct tbctl_report *r;
+		int ret;
+
+		r = report_of(&k, len, TBCTL_REPORT_SORT_TOTAL, &ret);
+		if (r) {
+			expect_prints(r, "cut");
+			tbctl_report_free(r);
+		} else if (ret != -EBADMSG) {
+			T_FAIL("cut at %zu: %d, expected -EBADMSG", len, ret);
+		}
+	}
 	for (size_t len = 0; len < t.len; len += 4) {
 		struct tbctl_report *r;
 		int ret;
@@ -939,27 +1204,34 @@ static void truncated(void)
 	T_EXPECT(reports > 100 && errors > reports);
 }
 
-/* Random damage to the known trace: any outcome but a crash or a leak. */
+/*
+ * Random damage to the known trace, and to the one of scheduling records:
+ * any outcome but a crash or a leak.
+ */
 static void damaged(void)
 {
-	static struct trace t, bad;
+	static struct trace known, sched, bad;
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	unsigned int reports = 0;
+	const struct trace *t;
 
-	build_known(&t);
-	T_ASSERT_EQ(t.err, 0);
-	for (int round = 0; round < 3000; round++) {
+	build_known(&known);
+	T_ASSERT_EQ(known.err, 0);
+	build_sched(&sched);
+	T_ASSERT_EQ(sched.err, 0);
+	for (int round = 0; round < 4000; round++) {
 		struct tbctl_report *r;
 		int ret;
 
-		bad = t;
+		t = round < 3000 ? &known : &sched;
+		bad = *t;
 		for (int k = 0; k < 1 + round % 4; k++) {
 			size_t w;
 
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			w = 1 + (size_t)(x % (t.len / 8 - 1));	/* the magic stays */
+			w = 1 + (size_t)(x % (t->len / 8 - 1));	/* the magic stays */
 			switch (x >> 62) {
 			case 0:		/* a random word */
 				bad.words[w] = x * 0x2545f4914f6cdd1dULL;
@@ -971,11 +1243,11 @@ static void damaged(void)
 				bad.words[w] ^= (x >> 20) & 0xffff;
 				break;
 			default:	/* a word from elsewhere */
-				bad.words[w] = t.words[(x >> 32) % (t.len / 8)];
+				bad.words[w] = t->words[(x >> 32) % (t->len / 8)];
 				break;
 			}
 		}
-		r = report_of(&bad, t.len, (enum tbctl_report_sort)(round % 5), &ret);
+		r = report_of(&bad, t->len, (enum tbctl_report_sort)(round % 5), &ret);
 		if (r) {
 			reports++;
 			expect_prints(r, "damaged");
@@ -1171,6 +1443,9 @@ static const struct t_test tests[] = {
 	T_TEST(sort_keys),
 	T_TEST(human_durations),
 	T_TEST(table),
+	T_TEST(sched_per_thread),
+	T_TEST(sched_sorting),
+	T_TEST(sched_table),
 	T_TEST(hostile_names),
 	T_TEST(category_with_a_colon_is_quoted),
 	T_TEST(deep_nesting),

@@ -11,7 +11,11 @@
  * threads are named.
  *
  * The trace is left in $TB_OUT as ksched.sched.fxt, for the host to read
- * again with scripts/fxt-check.py --sched.
+ * again with scripts/fxt-check.py --sched.  "tracebufctl convert" carries
+ * every switch and wake-up of it into the JSON's systemTraceEvents (a
+ * warning at most for a thread 0 that is not the idle task), and
+ * "tracebufctl report" counts each sleeper's switches and wake-ups as the
+ * trace has them, and CPU time.
  *
  * Under a load of the module's own paths with sched on, rmmod is refused
  * and nothing is lost (on the debug kernel: no lockdep or KASAN report).
@@ -48,6 +52,7 @@
 #include <linux/tracebuf.h>
 #include <tracebuf_reader.h>
 
+#include "../json.h"
 #include "vmtest.h"
 
 #define PARAM		"/sys/module/tracebuf/parameters/kernel_provider"
@@ -185,12 +190,15 @@ static void registry_follows_the_parameter(void)
 struct sched_counts {
 	unsigned int blocked[MAX_CPUS];		/* switch-outs, blocked */
 	unsigned int dead[MAX_CPUS];		/* switch-outs, dead: exit */
+	unsigned int outs[MAX_CPUS], ins[MAX_CPUS];	/* every switch out, in */
 	unsigned int wakeups[MAX_CPUS];
 	bool named[MAX_CPUS];
 	unsigned int dead_all;			/* switch-outs, dead, any thread */
 	unsigned int dead_anonymous;		/* the same, of thread 0 */
 	uint64_t cpus;				/* a bit per CPU with a switch */
 	unsigned int sched;			/* scheduling records */
+	unsigned int switches, wakeups_all;	/* of every thread */
+	uint64_t first_ns, last_ns;		/* of the scheduling records */
 	uint64_t sched_bytes;
 	unsigned int overflows;			/* "buffer overflow" events */
 	unsigned int breaks;			/* a CPU's switch whose outgoing
@@ -230,6 +238,10 @@ static int count(const char *file, const long *tids, int n, struct sched_counts 
 			    rec.sched.outgoing_koid == (uint64_t)tids[i] &&
 			    rec.sched.outgoing_state == TRACEBUF_LIB_FXT_THREAD_DEAD)
 				c->dead[i]++;
+			if (rec.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH) {
+				c->outs[i] += rec.sched.outgoing_koid == (uint64_t)tids[i];
+				c->ins[i] += rec.sched.incoming_koid == (uint64_t)tids[i];
+			}
 			if (rec.sched.type == TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP &&
 			    rec.sched.incoming_koid == (uint64_t)tids[i])
 				c->wakeups[i]++;
@@ -238,7 +250,12 @@ static int count(const char *file, const long *tids, int n, struct sched_counts 
 		    rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_EVENT)
 			c->overflows++;
 		if (rec.type == TRACEBUF_LIB_FXT_RECORD_SCHEDULING) {
-			c->sched++;
+			if (!c->sched++ || rec.sched.ns < c->first_ns)
+				c->first_ns = rec.sched.ns;
+			if (rec.sched.ns > c->last_ns)
+				c->last_ns = rec.sched.ns;
+			c->switches += rec.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH;
+			c->wakeups_all += rec.sched.type == TRACEBUF_LIB_FXT_SCHED_THREAD_WAKEUP;
 			c->sched_bytes += rec.size;
 			if (rec.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH &&
 			    rec.sched.cpu < MAX_CPUS) {
@@ -313,6 +330,153 @@ static int sleepers(const char *out, long *tids)
 	return by_cpu(out, "sleeper", tids);
 }
 
+/* The whole of @file, NUL-terminated (malloc'd; its length in *@len), or NULL. */
+static char *slurp_file(const char *file, size_t *len)
+{
+	FILE *f = fopen(file, "rb");
+	char *buf = NULL;
+	struct stat st;
+
+	if (!f)
+		return NULL;
+	if (!fstat(fileno(f), &st))
+		buf = malloc((size_t)st.st_size + 1);
+	if (buf) {
+		*len = fread(buf, 1, (size_t)st.st_size, f);
+		buf[*len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The lines of @text that hold @a, and @b unless NULL, and @c unless NULL. */
+static unsigned int lines_with(const char *text, const char *a, const char *b, const char *c)
+{
+	unsigned int n = 0;
+
+	for (const char *l = text; l && *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (memmem(l, len, a, strlen(a)) && (!b || memmem(l, len, b, strlen(b))) &&
+		    (!c || memmem(l, len, c, strlen(c))))
+			n++;
+		l = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+/*
+ * "tracebufctl convert" of the trace @file (tids[0..n) the sleepers, @c
+ * what count() found) carries every context switch and wake-up into the
+ * JSON's systemTraceEvents, as ftrace's text, and has nothing to warn of
+ * that is not in the trace; "tracebufctl report" counts each sleeper's switches in and out and
+ * wake-ups as the trace has them, names it, gives it CPU time, and gives
+ * no more CPU time in all than the CPUs had between the first and the
+ * last scheduling record.
+ */
+static void convert_and_report(const char *file, const long *tids, int n,
+			       const struct sched_counts *c)
+{
+	const char *conv[] = { "tracebufctl", "convert", file, "-o", path("k.json"), NULL };
+	const char *rep[] = { "tracebufctl", "report", "-j", file, NULL };
+	static char out[1 << 20], err[4096];
+	const struct json *sys, *provs, *kern = NULL, *threads;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t total = 0;
+	char jerr[128], a[64], b[64];
+	struct json *v;
+	size_t len = 0;
+	char *text;
+
+	T_ASSERT_EQ(run(conv, out, sizeof(out), err, sizeof(err), 0), 0);
+	/*
+	 * Nothing to warn of but, at most, switches of thread 0 that is not
+	 * the idle task: an exiting thread whose id the kernel provider lost
+	 * (exited_threads_keep_their_ids() makes them rare)
+	 */
+	T_EXPECT_EQ(lines_with(err, "", NULL, NULL),
+		    lines_with(err, "written as the idle task's", NULL, NULL));
+	T_EXPECT(lines_with(err, "", NULL, NULL) <= 1);
+	text = slurp_file(path("k.json"), &len);
+	T_ASSERT(text != NULL);
+	v = json_parse(text, len, jerr, sizeof(jerr));
+	free(text);
+	if (!v)
+		T_FAIL("k.json: %s", jerr);
+	T_ASSERT(v != NULL);
+	sys = json_get(v, "systemTraceEvents");
+	T_ASSERT(sys && sys->type == JSON_STRING);
+	T_EXPECT(!strncmp(sys->text, "# tracer: nop\n", 14));
+	printf("# systemTraceEvents: %u sched_switch, %u sched_waking, %u sched_wakeup lines\n",
+	       lines_with(sys->text, ": sched_switch: ", NULL, NULL),
+	       lines_with(sys->text, ": sched_waking: ", NULL, NULL),
+	       lines_with(sys->text, ": sched_wakeup: ", NULL, NULL));
+	T_EXPECT_EQ(lines_with(sys->text, ": sched_switch: ", NULL, NULL), c->switches);
+	T_EXPECT_EQ(lines_with(sys->text, ": sched_waking: ", NULL, NULL), c->wakeups_all);
+	T_EXPECT_EQ(lines_with(sys->text, ": sched_wakeup: ", NULL, NULL), c->wakeups_all);
+	for (int i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), " prev_pid=%ld prev_prio=", tids[i]);
+		T_EXPECT_EQ(lines_with(sys->text, ": sched_switch: prev_comm=ksched_vmtest ", a,
+				       NULL), c->outs[i]);
+		T_EXPECT_EQ(lines_with(sys->text, ": sched_switch: prev_comm=ksched_vmtest ", a,
+				       " prev_state=S ==> "), c->blocked[i]);
+		snprintf(a, sizeof(a), " next_pid=%ld next_prio=", tids[i]);
+		T_EXPECT_EQ(lines_with(sys->text, ": sched_switch: ", a, NULL), c->ins[i]);
+		snprintf(a, sizeof(a), ": sched_waking: comm=ksched_vmtest pid=%ld prio=", tids[i]);
+		snprintf(b, sizeof(b), "-%ld ", tids[i]);
+		T_EXPECT_EQ(lines_with(sys->text, a, b, NULL), c->wakeups[i]);
+	}
+	json_free(v);
+
+	T_ASSERT_EQ(run(rep, out, sizeof(out), err, sizeof(err), 0), 0);
+	v = json_parse(out, strlen(out), jerr, sizeof(jerr));
+	if (!v)
+		T_FAIL("report -j: %s", jerr);
+	T_ASSERT(v != NULL);
+	provs = json_get(v, "providers");
+	for (size_t k = 0; provs && provs->type == JSON_ARRAY && k < provs->n; k++) {
+		const char *name = json_get_str(provs->items[k], "name");
+
+		if (name && !strcmp(name, "kernel"))
+			kern = provs->items[k];
+	}
+	T_ASSERT(kern != NULL);
+	threads = json_get(kern, "sched");
+	T_ASSERT(threads && threads->type == JSON_ARRAY);
+	for (int i = 0; i < n; i++) {
+		const struct json *t = NULL;
+		const char *name;
+
+		snprintf(a, sizeof(a), "%ld", tids[i]);
+		for (size_t k = 0; k < threads->n; k++)
+			if (json_get_num(threads->items[k], "tid") &&
+			    !strcmp(json_get_num(threads->items[k], "tid"), a))
+				t = threads->items[k];
+		if (!t) {
+			T_FAIL("report: no sleeper %ld", tids[i]);
+			continue;
+		}
+		printf("# report: sleeper %ld: %s ns of CPU, %s in, %s out, %s wake-ups\n",
+		       tids[i], json_get_num(t, "cpu_ns"), json_get_num(t, "switches_in"),
+		       json_get_num(t, "switches_out"), json_get_num(t, "wakeups"));
+		T_EXPECT_EQ(strtoull(json_get_num(t, "switches_out"), NULL, 10), c->outs[i]);
+		T_EXPECT_EQ(strtoull(json_get_num(t, "switches_in"), NULL, 10), c->ins[i]);
+		T_EXPECT_EQ(strtoull(json_get_num(t, "wakeups"), NULL, 10), c->wakeups[i]);
+		T_EXPECT(strtoull(json_get_num(t, "cpu_ns"), NULL, 10) > 0);
+		/* a process of its own: its pid is its tid */
+		T_EXPECT(json_get_num(t, "pid") && !strcmp(json_get_num(t, "pid"), a));
+		name = json_get_str(t, "name");
+		T_EXPECT(name && !strcmp(name, "ksched_vmtest"));
+	}
+	for (size_t k = 0; k < threads->n; k++)
+		total += strtoull(json_get_num(threads->items[k], "cpu_ns"), NULL, 10);
+	printf("# report: %" PRIu64 " ns of CPU in all, %" PRIu64 " ns between the first and "
+	       "the last record on %ld CPUs\n", total, c->last_ns - c->first_ns, cpus);
+	T_EXPECT(total > 0 && total <= (c->last_ns - c->first_ns) * (uint64_t)cpus);
+	json_free(v);
+}
+
 static void sleeps_are_blocked_switches(void)
 {
 	char sleeps[16];
@@ -332,6 +496,7 @@ static void sleeps_are_blocked_switches(void)
 	T_ASSERT_EQ(n, cpus);
 	T_ASSERT_EQ(count(path("k.fxt"), tids, n, &c), 0);
 	leave(path("k.fxt"), "ksched.sched.fxt");
+	convert_and_report(path("k.fxt"), tids, n, &c);
 	printf("# %u scheduling records, CPUs 0x%" PRIx64 "\n", c.sched, c.cpus);
 	T_EXPECT_EQ(c.unresolved, 0);
 	T_EXPECT_EQ(c.breaks, 0);
