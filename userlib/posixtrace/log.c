@@ -12,7 +12,7 @@
  * and keeps its events sorted by timestamp (those of one thread stay in
  * the order they were recorded).  An event is an instant event in a
  * category "posix:NAME" with the arguments target.c writes; other records
- * are skipped.
+ * are skipped (decode.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <tracebuf_reader.h>
 
@@ -29,13 +27,6 @@
 
 /* ------------------------------------------------------------------------ */
 /* Reading a log                                                            */
-
-static bool pt_str_eq(const struct tracebuf_reader_str *s, const char *lit)
-{
-	size_t len = strlen(lit);
-
-	return s->len == len && !memcmp(s->data, lit, len);
-}
 
 /* A name of the attributes record, NUL-terminated, cut to TRACE_NAME_MAX - 1. */
 static void pt_copy_name(char dst[__TRACEBUF_PT_NAME_MAX], const char *src, size_t size)
@@ -71,67 +62,6 @@ static void pt_log_attr_take(struct pt_attr *a, const struct tracebuf_reader_str
 	a->log_size = la.log_size;
 	if (la.max_data_size <= PT_MAX_DATA_SIZE_MAX)
 		a->max_data_size = la.max_data_size;
-}
-
-/*
- * An instant event in a category "posix:NAME" with a uint32 "id" of a
- * user event type, or of a system event type (sysevent.c): one of ours.
- * Returns false for anything else.
- */
-bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
-		   struct pt_event *ev)
-{
-	const struct tracebuf_reader_str *cat = &r->event.category;
-	size_t plen = sizeof(PT_CATEGORY_PREFIX) - 1;
-	bool have_id = false;
-
-	if (r->type != TRACEBUF_LIB_FXT_RECORD_EVENT ||
-	    r->event.type != TRACEBUF_LIB_FXT_EVENT_INSTANT ||
-	    cat->len <= plen || memcmp(cat->data, PT_CATEGORY_PREFIX, plen))
-		return false;
-	memset(ev, 0, sizeof(*ev));
-	for (unsigned int i = 0; i < r->nargs; i++) {
-		const struct tracebuf_reader_arg *a = &r->args[i];
-
-		if (pt_str_eq(&a->name, "id") && a->type == TRACEBUF_LIB_FXT_ARG_UINT32) {
-			ev->id = a->u32;
-			have_id = true;
-		} else if (pt_str_eq(&a->name, "seq") &&
-			   a->type == TRACEBUF_LIB_FXT_ARG_UINT32) {
-			ev->seq = a->u32;
-		} else if (pt_str_eq(&a->name, "pc") && a->type == TRACEBUF_LIB_FXT_ARG_POINTER) {
-			ev->pc = a->ptr;
-		} else if (pt_str_eq(&a->name, "thread") &&
-			   a->type == TRACEBUF_LIB_FXT_ARG_UINT64) {
-			ev->thread = a->u64;
-		} else if (pt_str_eq(&a->name, "data") && a->type == TRACEBUF_LIB_FXT_ARG_STRING) {
-			ev->data = a->str.data;
-			ev->len = (uint32_t)a->str.len;
-		} else if (pt_str_eq(&a->name, "data") && a->type == TRACEBUF_LIB_FXT_ARG_BLOB) {
-			/* bytes that are not UTF-8 (target.c) */
-			ev->data = a->raw.data;
-			ev->len = (uint32_t)a->raw.len;
-		} else if (pt_str_eq(&a->name, "truncated") &&
-			   a->type == TRACEBUF_LIB_FXT_ARG_BOOL) {
-			ev->truncated = a->b;
-		}
-	}
-	if (!have_id || !ev->id || ev->id > PT_EVENT_ID_MAX ||
-	    (ev->id < PT_FIRST_USER_ID && !pt_system_event_name(ev->id)))
-		return false;
-	ev->ns = r->event.ns;
-	ev->ticks = r->event.ticks;
-	ev->pid = (uint32_t)r->event.process_koid;
-	ev->tid = r->event.thread_koid;
-	/*
-	 * A stream of this process knows its types by the process's ids;
-	 * another's, and a log, by the id their table gives the name.
-	 */
-	if (ev->id >= PT_FIRST_USER_ID &&
-	    (t->kind != PT_KIND_STREAM || t->pid != (uint32_t)getpid()) &&
-	    r->event.name.len <= __TRACEBUF_PT_EVENT_NAME_MAX)
-		ev->id = pt_table_id(t, r->event.name.data, r->event.name.len, ev->id);
-	return true;
 }
 
 /* By timestamp; equal ones in the order they were read. */
@@ -209,57 +139,6 @@ out:
 	return 0;
 }
 
-/* The file from offset @from to its end, into memory (malloc'd). */
-int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen)
-{
-	size_t len = 0, cap = 1u << 16;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = pread(fd, buf + len, cap - len, (off_t)(from + len));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-
-			free(buf);
-			/* a pipe, a socket: not a log */
-			return err == ESPIPE ? EINVAL : err == EBADF ? EBADF : EIO;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
-static void pt_log_free(struct pt_trace *t)
-{
-	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
-		free(t->names[i]);
-	free(t->events);
-	free(t->buf);
-	pthread_mutex_unlock(&t->lock);
-	pthread_mutex_destroy(&t->lock);
-	free(t);
-}
-
 /* ------------------------------------------------------------------------ */
 /* posix_trace_open(3p)                                                     */
 
@@ -274,13 +153,9 @@ POSIXTRACE_API int posix_trace_open(int file_desc, trace_id_t *trid)
 	flags = fcntl(file_desc, F_GETFL);
 	if (flags < 0 || (flags & O_ACCMODE) == O_WRONLY)
 		return EBADF;
-	t = calloc(1, sizeof(*t));
+	t = pt_trace_new(PT_KIND_LOG);
 	if (!t)
 		return ENOMEM;
-	t->kind = PT_KIND_LOG;
-	t->wake_fd = -1;
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_mutex_lock(&t->lock);
 	/* a log without an attributes record has the default attributes */
 	pt_attr_defaults(&t->attr);
 	ret = pt_read_fd(file_desc, 0, &t->buf, &t->buflen);
@@ -289,7 +164,7 @@ POSIXTRACE_API int posix_trace_open(int file_desc, trace_id_t *trid)
 	if (!ret)
 		ret = pt_trace_add(t, &id);
 	if (ret) {
-		pt_log_free(t);
+		pt_trace_free(t);
 		return ret;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -303,7 +178,7 @@ POSIXTRACE_API int posix_trace_close(trace_id_t trid)
 
 	if (!t)
 		return EINVAL;
-	pt_log_free(t);
+	pt_trace_free(t);
 	return 0;
 }
 
@@ -320,34 +195,6 @@ POSIXTRACE_API int posix_trace_rewind(trace_id_t trid)
 
 /* ------------------------------------------------------------------------ */
 /* posix_trace_getnext_event(3p)                                            */
-
-/* Fill in @info and @data from @ev, cut to max-data-size and @num_bytes. */
-void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
-		     struct posix_trace_event_info *info, void *data, size_t num_bytes,
-		     size_t *data_len)
-{
-	size_t len = ev->len, copy;
-	bool cut = ev->truncated;
-
-	if (len > t->attr.max_data_size) {
-		len = (size_t)t->attr.max_data_size;
-		cut = true;
-	}
-	copy = len < num_bytes ? len : num_bytes;
-	memset(info, 0, sizeof(*info));
-	info->posix_event_id = ev->id;
-	info->posix_pid = (pid_t)ev->pid;
-	info->posix_prog_address = (void *)(uintptr_t)ev->pc;
-	info->posix_thread_id = (pthread_t)ev->thread;
-	info->posix_timestamp.tv_sec = (time_t)(ev->ns / 1000000000u);
-	info->posix_timestamp.tv_nsec = (long)(ev->ns % 1000000000u);
-	info->posix_truncation_status = cut ? POSIX_TRACE_TRUNCATED_RECORD :
-					copy < len ? POSIX_TRACE_TRUNCATED_READ :
-					POSIX_TRACE_NOT_TRUNCATED;
-	if (copy)
-		memcpy(data, ev->data, copy);
-	*data_len = copy;
-}
 
 /*
  * A log, or an active stream without a log (online.c): @wait and

@@ -12,7 +12,10 @@
  *   POSIX_TRACE_UNTIL_FULL  once the log holds log-max-size bytes, it is
  *                           full: the stream is stopped (POSIX_TRACE_STOP
  *                           is its last event) and what it records after
- *                           is not written.
+ *                           is not written.  pt_log_written() says so and
+ *                           its caller, the stream's thread, stops it: a
+ *                           leaf (posixtrace_priv.h), this file calls no
+ *                           other of the library's.
  *   POSIX_TRACE_LOOP        the log is a sequence of parts that each read
  *                           alone (each begins with the provider's
  *                           durable records); once a write took the log
@@ -42,6 +45,14 @@
 #include <tracebuf_fxt.h>
 
 #include "posixtrace_priv.h"
+
+/* A libtracebuf error writing the log, as posix_trace_flush(3p) lists them. */
+int pt_log_errno(int ret)
+{
+	if (!ret || ret == -EALREADY)
+		return 0;
+	return ret == -ENOSPC ? ENOSPC : ret == -EFBIG ? EFBIG : EIO;
+}
 
 /* The log's size now: its head, and what the session wrote since. */
 static uint64_t pt_log_end(const struct pt_trace *t)
@@ -162,42 +173,40 @@ bool pt_log_before_stop(struct pt_trace *t)
 	return true;
 }
 
-void pt_log_written(struct pt_trace *t)
+bool pt_log_written(struct pt_trace *t)
 {
 	uint64_t end = pt_log_end(t), part = t->attr.log_size / 8;
 
 	switch (t->attr.log_policy) {
 	case POSIX_TRACE_UNTIL_FULL:
 		if (end < t->attr.log_size)
-			return;
+			return false;
 		t->log_full = true;
-		/* the stop writes nothing (pt_log_before_stop()) */
-		if (t->running && !pt_stream_stop(t))
-			pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
-		return;
+		/* its caller stops it; the stop writes nothing (pt_log_before_stop()) */
+		return t->running;
 	case POSIX_TRACE_LOOP:
 		if (!pt_log_loops(t))
-			return;
+			return false;
 		if (t->attr.stream_policy != POSIX_TRACE_FLUSH) {
 			/* a stop's data: the next part begins here */
 			if (!pt_log_unit_add(t, end))
 				pt_log_trim(t);
-			return;
+			return false;
 		}
 		if (end - t->units[t->nunits - 1] < (part ? part : 1))
-			return;
+			return false;
 		/*
 		 * A new part: the session writes all that is pending, then,
 		 * from the magic record on, a trace that reads alone; the
 		 * log is trimmed only then, with all of it in the file
 		 */
 		if (tracebuf_session_rotate(t->session, t->log_fd))
-			return;
+			return false;
 		end = pt_log_end(t);
 		if (!pt_log_unit_add(t, end - TRACEBUF_LIB_FXT_WORD))
 			pt_log_trim(t);
-		return;
+		return false;
 	default:
-		return;
+		return false;
 	}
 }

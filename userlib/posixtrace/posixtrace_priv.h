@@ -1,8 +1,53 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to libposixtrace: the layout behind trace.h's opaque types, and
- * the sizes that tie the POSIX attributes to tracebuf's buffers and FXT
- * records.  Never installed, never included by trace.h.
+ * Private to libposixtrace: the layout behind trace.h's opaque types, the
+ * sizes that tie the POSIX attributes to tracebuf's buffers and FXT
+ * records, and the functions its files share.  Never installed, never
+ * included by trace.h.
+ *
+ * Layers.  The files, from the bottom up.  A file calls functions of
+ * files on lower layers only: never one of a file on its own layer or
+ * above, so that each layer reads, and works, on what is below it alone.
+ * tests/layers_test.sh checks it, from the objects' symbols, against the
+ * "layer N:" lines here; the prototypes at the end of this header are
+ * grouped the same way.
+ *
+ *   layer 0: attr.c eventset.c logfull.c target.c trid.c
+ *       Leaves, which call no other file: the attributes object and event
+ *       sets (plain data); the traced process, its event types and events
+ *       (target.c); the table of trace ids and a trace's lifetime
+ *       (trid.c); the log-full-policy of a stream with a log (logfull.c),
+ *       which says when the stream is to stop and leaves the stop to
+ *       its caller.
+ *   layer 1: decode.c
+ *       What records mean: a trace's events and drop windows decoded,
+ *       an event reported to getnext's caller, a trace's table of event
+ *       type names.
+ *   layer 2: queue.c
+ *       The queue of an active stream without a log: the records of a
+ *       snapshot, of a stop or of a system event read into it; the
+ *       stream's full and overrun status.
+ *   layer 3: sysevent.c
+ *       System events, written to the log or queued; the session's
+ *       errors.
+ *   layer 4: run.c
+ *       A stream's session runs: started with its filter's categories,
+ *       stopped (its data to the log or the queue), started again.
+ *   layer 5: online.c
+ *       Reading an active stream without a log (getnext): it stops a full
+ *       UNTIL_FULL stream, and starts it again once its reader emptied it.
+ *   layer 6: filter.c log.c stream.c
+ *       The API, which no other file calls: event types and the filter; logs,
+ *       getnext and the event type lists; streams (create, start, stop,
+ *       flush, clear, shutdown, status).
+ *
+ * Upward calls: none is direct.  One goes up through a pointer, which the
+ * check does not see: pt_trace_put() (trid.c) runs the trace's put_hook,
+ * which a stream sets to pt_errors_record() (sysevent.c), so that the
+ * errors its session noted during a call are recorded before its lock is
+ * released.  (The check would pass one direct upward call if this
+ * comment named it, on a line of its own indented as the layers are:
+ * "upward: FILE.c calls FUNCTION()".)
  */
 #ifndef POSIXTRACE_PRIV_H
 #define POSIXTRACE_PRIV_H
@@ -168,12 +213,6 @@ struct pt_attr {
 } __attribute__((may_alias));
 
 _Static_assert(sizeof(struct pt_attr) <= sizeof(trace_attr_t), "trace_attr_t too small");
-
-/*
- * What posix_trace_attr_init() sets, into a struct pt_attr that is not
- * inside a trace_attr_t (init clears all of a trace_attr_t's 512 bytes).
- */
-void pt_attr_defaults(struct pt_attr *a);
 _Static_assert(_Alignof(struct pt_attr) <= _Alignof(trace_attr_t), "trace_attr_t misaligned");
 
 #define PT_SET_MAGIC		0x73427450u
@@ -216,36 +255,6 @@ _Static_assert(__TRACEBUF_PT_NAME_MAX == TRACEBUF_NAME_MAX + 1, "TRACE_NAME_MAX 
 #define PT_UNNAMED_NAME		"POSIX_TRACE_UNNAMED_USEREVENT"
 _Static_assert(1 + sizeof(PT_CATEGORY_PREFIX) - 1 + __TRACEBUF_PT_EVENT_NAME_MAX ==
 	       TRACEBUF_CATEGORY_MAX, "an exclusion \"-posix:NAME\" is at most 100 bytes");
-
-/*
- * A user event name: 1..TRACE_EVENT_NAME_MAX bytes.  Returns 0 and its
- * length in *@len, ENAMETOOLONG, or EINVAL (NULL, empty).
- */
-int pt_event_name_check(const char *name, size_t *len);
-
-/* This process's provider id (as the kernel gave it), or 0: none yet. */
-uint32_t pt_self_provider_id(void);
-
-/* The name of a system event type (1..8), or NULL. */
-const char *pt_system_event_name(trace_event_id_t id);
-
-/*
- * The name of user event type @id as this process opened it (or NULL):
- * a trace stream of the calling process knows its event types by them.
- */
-const char *pt_user_event_name(trace_event_id_t id);
-
-/*
- * Waiting for this process's next event (target.c): pt_events_watch()
- * before looking for events (it returns the generation to wait on), then
- * pt_events_wait() for at most @ns when none was found, and
- * pt_events_unwatch() once done; pt_events_wake() wakes every waiter
- * (a stream shut down).
- */
-uint32_t pt_events_watch(void);
-void pt_events_wait(uint32_t gen, uint64_t ns);
-void pt_events_unwatch(void);
-void pt_events_wake(void);
 
 /* ------------------------------------------------------------------------ */
 /* The log's attributes record                                              */
@@ -377,6 +386,11 @@ struct pt_trace {
 	char *names[PT_EVENT_ID_MAX + 1];
 	/* stream: the event types not recorded (filter.c) */
 	trace_event_set_t filter;
+	/*
+	 * Run by pt_trace_put() before it unlocks (NULL: nothing): a
+	 * stream's pt_errors_record() (the layers, at the top)
+	 */
+	void (*put_hook)(struct pt_trace *t);
 };
 
 /* Close the files a stream opened for its thread and its reading. */
@@ -390,9 +404,69 @@ static inline void pt_stream_close_files(const struct pt_trace *t)
 		close(t->snap_fd);
 }
 
+/* Whether @t is a stream of the calling process: its event types are the process's. */
+static inline bool pt_self(const struct pt_trace *t)
+{
+	return t->kind == PT_KIND_STREAM && t->pid == (uint32_t)getpid();
+}
+
+/* Whether @t's filter holds event type @id: it is not recorded. */
+static inline bool pt_filtered(const struct pt_trace *t, trace_event_id_t id)
+{
+	const struct pt_set *f = (const struct pt_set *)&t->filter;
+
+	return f->magic == PT_SET_MAGIC && pt_set_has(f, id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Functions, by layer (the comment at the top) and file                    */
+
+/* Layer 0 ---------------------------------------------------------------- */
+
+/*
+ * attr.c: what posix_trace_attr_init() sets, into a struct pt_attr that
+ * is not inside a trace_attr_t (init clears all of a trace_attr_t's 512
+ * bytes).
+ */
+void pt_attr_defaults(struct pt_attr *a);
+
+/*
+ * target.c: a user event name, 1..TRACE_EVENT_NAME_MAX bytes.  Returns 0
+ * and its length in *@len, ENAMETOOLONG, or EINVAL (NULL, empty).
+ */
+int pt_event_name_check(const char *name, size_t *len);
+/* This process's provider id (as the kernel gave it), or 0: none yet. */
+uint32_t pt_self_provider_id(void);
+/* The name of a system event type (1..8), or NULL. */
+const char *pt_system_event_name(trace_event_id_t id);
+/*
+ * The name of user event type @id as this process opened it (or NULL):
+ * a trace stream of the calling process knows its event types by them.
+ */
+const char *pt_user_event_name(trace_event_id_t id);
+/*
+ * Waiting for this process's next event: pt_events_watch() before
+ * looking for events (it returns the generation to wait on), then
+ * pt_events_wait() for at most @ns when none was found, and
+ * pt_events_unwatch() once done; pt_events_wake() wakes every waiter
+ * (a stream shut down).
+ */
+uint32_t pt_events_watch(void);
+void pt_events_wait(uint32_t gen, uint64_t ns);
+void pt_events_unwatch(void);
+void pt_events_wake(void);
+
+/*
+ * trid.c: a new trace of @kind, its files -1, locked (NULL: no memory);
+ * pt_trace_free() frees it, locked, and what any trace holds in memory
+ * (its names, a log's bytes and events, a log's parts); a stream's
+ * session, thread, files and queue are stream.c's to free first.
+ */
+struct pt_trace *pt_trace_new(int kind);
+void pt_trace_free(struct pt_trace *t);
 /*
  * Find trace @trid of @kind (0: either) and lock it; NULL if there is
- * none.  pt_trace_put() unlocks it.
+ * none.  pt_trace_put() runs its put_hook and unlocks it.
  */
 struct pt_trace *pt_trace_get(trace_id_t trid, int kind);
 void pt_trace_put(struct pt_trace *t);
@@ -403,72 +477,67 @@ struct pt_trace *pt_trace_remove(trace_id_t trid, int kind);
 /* The ids of @kind (0: all) in use now, into @ids (TRACE_SYS_MAX of room): how many. */
 unsigned int pt_trace_ids(int kind, trace_id_t *ids);
 
-/* filter.c */
-const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id);
-trace_event_id_t pt_table_id(struct pt_trace *t, const char *name, size_t len,
-			     trace_event_id_t want);
-int pt_filter_categories(const struct pt_trace *t, char **blob, size_t *size,
-			 size_t *count);
-
-/* stream.c: stop and start a running stream's provider again (a flush) */
-int pt_stream_restart(struct pt_trace *t);
-/* stream.c: a running stream's provider records by its new filter */
-int pt_stream_refilter(struct pt_trace *t);
-/* stream.c: stop a running stream's provider, its data written as its log allows */
-int pt_stream_stop(struct pt_trace *t);
-/* stream.c: start a stream emptied after it filled again, cleared, its START first */
-int pt_stream_restart_emptied(struct pt_trace *t);
-
 /*
  * logfull.c, for a stream with a log: pt_log_reset() when the log is
  * (again) as posix_trace_create_withlog() left it; pt_log_before_stop()
  * before a stop, which is to write the stream's data if it returns true;
- * pt_log_written() after the session wrote to the log.
+ * pt_log_written() after the session wrote to the log, which returns
+ * true when the stream, running, is to stop now: its log is full
+ * (UNTIL_FULL), and the caller stops it, POSIX_TRACE_STOP its last event.
  */
 int pt_log_reset(struct pt_trace *t);
 /* The log ends at @off, where the session writes next: 0, EFBIG or EIO. */
 int pt_log_cut(struct pt_trace *t, uint64_t off);
 bool pt_log_before_stop(struct pt_trace *t);
-void pt_log_written(struct pt_trace *t);
+bool pt_log_written(struct pt_trace *t);
+/* A libtracebuf error (-errno) writing the log, as posix_trace_flush(3p) lists them. */
+int pt_log_errno(int ret);
 
-/* log.c: shared with online.c */
+/* Layer 1 ---------------------------------------------------------------- */
+
+/* decode.c: the file from offset @from to its end, into memory (malloc'd). */
 int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen);
+/* Whether @s is the string @lit. */
+bool pt_str_eq(const struct tracebuf_reader_str *s, const char *lit);
+/* Whether @r is an event of ours, then decoded into @ev, its id @t's. */
 bool pt_event_take(struct pt_trace *t, const struct tracebuf_reader_record *r,
 		   struct pt_event *ev);
-void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
-		     struct posix_trace_event_info *info, void *data, size_t num_bytes,
-		     size_t *data_len);
-
-/*
- * sysevent.c: record system event @id (with @len bytes of @data) in @t,
- * a stream, at @ticks (tracebuf_session_ticks(); 0: now), unless its
- * filter holds it.  Returns 0, EINVAL, EIO (the log could not be
- * written) or ENOMEM.
- */
-int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
-		    size_t len);
-/* The session's notify callback (@arg: the stream), and what it saw. */
-void pt_session_note(void *arg, const struct tracebuf_session_note *note);
-void pt_errors_record(struct pt_trace *t);
 /*
  * A window of records a full buffer dropped: OVERFLOW at its start and
- * RESUME at its end, into @ev (those @t's filter does not hold).  Returns
- * how many (0 if @r is no window).
+ * RESUME at its end, or an UNTIL_FULL stream's STOP, into @ev (those
+ * @t's filter does not hold).  Returns how many (0 if @r is no window).
  */
 int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader_record *r,
 			  struct pt_event ev[2]);
+/* Fill in @info and @data from @ev, cut to max-data-size and @num_bytes. */
+void pt_event_report(const struct pt_trace *t, const struct pt_event *ev,
+		     struct posix_trace_event_info *info, void *data, size_t num_bytes,
+		     size_t *data_len);
+/* The name of event type @id in @t, or NULL. */
+const char *pt_type_name(const struct pt_trace *t, trace_event_id_t id);
+/* The id of user event type @name in @t's table, given one if need be. */
+trace_event_id_t pt_table_id(struct pt_trace *t, const char *name, size_t len,
+			     trace_event_id_t want);
 
-/* online.c: an active stream without a log */
-/* Queue the events of @len bytes of FXT records (a system event). */
-int pt_online_add(struct pt_trace *t, const void *buf, size_t len);
-int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, void *data,
-		      size_t num_bytes, size_t *data_len, int *unavailable,
-		      const struct timespec *deadline, bool wait);
-void pt_online_started(struct pt_trace *t);
+/* Layer 2 ---------------------------------------------------------------- */
+
+/* queue.c: an active stream without a log, its queue */
+void pt_online_free(struct pt_trace *t);
 /* posix_trace_clear(): forget all that was recorded (not running). */
 int pt_online_clear(struct pt_trace *t);
+/* A new run: the writers' seq start again at 0. */
+void pt_online_started(struct pt_trace *t);
+/*
+ * Read into the queue what the stream holds that was not read: a
+ * snapshot of a running stream (pt_online_snapshot()), what the stops of
+ * a stopped one wrote (pt_online_read_stop()).  0, ENOMEM or EIO.
+ */
+int pt_online_snapshot(struct pt_trace *t);
 int pt_online_read_stop(struct pt_trace *t);
-void pt_online_free(struct pt_trace *t);
+/* Queue the events of @len bytes of FXT records (a system event). */
+int pt_online_add(struct pt_trace *t, const void *buf, size_t len);
+/* What the stream's providers recorded so far, as their headers hint it. */
+uint64_t pt_online_recorded(const struct pt_trace *t);
 /* The providers' drop count went up: an overrun. */
 void pt_online_check_drops(struct pt_trace *t);
 /* A flush or a clear: the stream is not full from now on. */
@@ -487,7 +556,50 @@ bool pt_online_full(const struct pt_trace *t);
  * recorded and the status of the trace stream shall not be changed").
  */
 bool pt_online_until_full(struct pt_trace *t);
+
+/* Layer 3 ---------------------------------------------------------------- */
+
+/*
+ * sysevent.c: record system event @id (with @len bytes of @data) in @t,
+ * a stream, at @ticks (tracebuf_session_ticks(); 0: now), unless its
+ * filter holds it.  Returns 0, EINVAL, EIO (the log could not be
+ * written) or ENOMEM.
+ */
+int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
+		    size_t len);
+/*
+ * The session's notify callback (@arg: the stream), and what it saw,
+ * recorded as POSIX_TRACE_ERROR events (a stream's put_hook).
+ */
+void pt_session_note(void *arg, const struct tracebuf_session_note *note);
+void pt_errors_record(struct pt_trace *t);
+
+/* Layer 4 ---------------------------------------------------------------- */
+
+/* run.c: start @t's session with its filter's categories: 0, ENOMEM, EBUSY or EIO */
+int pt_session_start(struct pt_trace *t, uint32_t disposition);
+/* Stop a running stream's provider, its data written as its log allows, or queued. */
+int pt_stream_stop(struct pt_trace *t);
+/* Stop and start a running stream's provider again (a flush). */
+int pt_stream_restart(struct pt_trace *t);
+/* A running stream's provider records by its new filter. */
+int pt_stream_refilter(struct pt_trace *t);
+/* Start a stream emptied after it filled again, cleared, its START first. */
+int pt_stream_restart_emptied(struct pt_trace *t);
+
+/* Layer 5 ---------------------------------------------------------------- */
+
+/*
+ * online.c: an active stream without a log, read (@wait: block until
+ * @deadline, if not NULL).  0 (*@unavailable set), EINVAL if the stream
+ * was shut down meanwhile, ETIMEDOUT, ENOMEM or EIO.
+ */
+int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, void *data,
+		      size_t num_bytes, size_t *data_len, int *unavailable,
+		      const struct timespec *deadline, bool wait);
 /* Before get_status: what an active stream without a log holds, if it may tell more. */
 int pt_online_refresh(struct pt_trace *t);
+
+/* Layer 6: filter.c, log.c, stream.c define the API alone. */
 
 #endif /* POSIXTRACE_PRIV_H */

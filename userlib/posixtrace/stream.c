@@ -38,16 +38,6 @@
 #define PT_SERVE_POLL_MS	200
 
 /* ------------------------------------------------------------------------ */
-/* Trace ids (trid.c)                                                       */
-
-void pt_trace_put(struct pt_trace *t)
-{
-	if (t->nerrors)
-		pt_errors_record(t);
-	pthread_mutex_unlock(&t->lock);
-}
-
-/* ------------------------------------------------------------------------ */
 /* The stream's thread                                                      */
 
 static void *pt_serve(void *arg)
@@ -69,8 +59,9 @@ static void *pt_serve(void *arg)
 		/* at most 128 messages a call: again while some wait */
 		while (tracebuf_session_dispatch(t->session) >= 128)
 			;
-		if (t->has_log && t->running)
-			pt_log_written(t);
+		/* a log that filled (UNTIL_FULL): its last event a STOP */
+		if (t->has_log && t->running && pt_log_written(t) && !pt_stream_stop(t))
+			pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
 		if (t->nerrors)
 			pt_errors_record(t);
 		pthread_mutex_unlock(&t->lock);
@@ -185,13 +176,7 @@ static int pt_stream_free(struct pt_trace *t)
 		ret = tracebuf_session_destroy(t->session);
 	pt_stream_close_files(t);
 	pt_online_free(t);
-	free(t->units);
-	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
-		free(t->names[i]);
-	pthread_mutex_unlock(&t->lock);
-	pthread_cond_destroy(&t->cond);
-	pthread_mutex_destroy(&t->lock);
-	free(t);
+	pt_trace_free(t);
 	return ret;
 }
 
@@ -246,19 +231,12 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	else if (kill(pid, 0) && errno == ESRCH)
 		return ESRCH;
 
-	t = calloc(1, sizeof(*t));
+	t = pt_trace_new(PT_KIND_STREAM);
 	if (!t)
 		return ENOMEM;
-	t->kind = PT_KIND_STREAM;
-	t->wake_fd = -1;
-	t->out_fd = -1;
-	t->snap_fd = -1;
-	t->log_fd = -1;
-	t->log_start = -1;
 	t->has_log = file_desc >= 0;
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->cond, NULL);
-	pthread_mutex_lock(&t->lock);
+	/* what the session noted during a call is recorded as it returns */
+	t->put_hook = pt_errors_record;
 	if (attr)
 		t->attr = *a;
 	else
@@ -366,107 +344,6 @@ POSIXTRACE_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *res
 /* ------------------------------------------------------------------------ */
 /* posix_trace_start(3p)                                                    */
 
-/*
- * Whether @t's target is started: this process's own provider, once it
- * has one, when the stream traces this process; every provider the
- * session knows (none is still STARTING) otherwise.
- */
-static bool pt_target_started(struct pt_trace *t)
-{
-	struct tracebuf_session_provider p[8];
-	uint32_t self = t->pid == (uint32_t)getpid() ? pt_self_provider_id() : 0;
-	bool seen = !self;
-	int n = tracebuf_session_providers(t->session, p, 8);
-
-	for (int i = 0; i < n && i < 8; i++) {
-		if (p[i].state == TRACEBUF_LIB_TRACEE_STARTING ||
-		    p[i].state == TRACEBUF_LIB_TRACEE_INITIALIZED)
-			return false;
-		if (p[i].id == self)
-			seen = p[i].state == TRACEBUF_LIB_TRACEE_STARTED;
-	}
-	return seen;
-}
-
-/*
- * posix_trace_start() returns once the target records: a provider that
- * registered just before the start (its registration still queued to the
- * session) is taken as a late joiner and started by a later dispatch; wait
- * for it, at most libtracebuf's start timeout, so that no event recorded
- * after the start is lost.
- */
-static void pt_wait_target_started(struct pt_trace *t)
-{
-	for (int i = 0; i < (int)(TRACEBUF_LIB_START_TIMEOUT_MS / 10); i++) {
-		tracebuf_session_dispatch(t->session);
-		if (pt_target_started(t))
-			return;
-		poll(NULL, 0, 10);
-	}
-}
-
-/*
- * Start @t's session with its filter's exclusions added to its categories
- * (@disposition: what its buffer keeps, 0: what the session picks), or,
- * with @update, have its running providers take them.  Returns what
- * libtracebuf did (0 or -errno), or ENOMEM.
- */
-static int pt_session_categories(struct pt_trace *t, uint32_t disposition, bool update)
-{
-	struct tracebuf_session_start_args args = { .disposition = disposition };
-	const char **cats = NULL;
-	size_t size, count;
-	char *blob;
-	int ret;
-
-	ret = pt_filter_categories(t, &blob, &size, &count);
-	if (ret)
-		return ret;
-	if (count) {
-		cats = calloc(count, sizeof(*cats));
-		if (!cats) {
-			free(blob);
-			return ENOMEM;
-		}
-		for (size_t i = 0, off = 0; i < count; i++, off += strlen(blob + off) + 1)
-			cats[i] = blob + off;
-		args.categories = cats;
-		args.ncategories = count;
-	}
-	ret = update ? tracebuf_session_update(t->session, &args) :
-		       tracebuf_session_start(t->session, &args);
-	free(cats);
-	free(blob);
-	return ret;
-}
-
-/* Start @t's session (pt_session_categories()). */
-static int pt_session_start(struct pt_trace *t, uint32_t disposition)
-{
-	int ret = pt_session_categories(t, disposition, false);
-
-	if (ret > 0)
-		return ret;
-	if (!ret || ret == -EALREADY) {
-		t->running = true;
-		pt_online_started(t);
-		pt_wait_target_started(t);
-		return 0;
-	}
-	return ret == -EBUSY ? EBUSY : EIO;
-}
-
-int pt_stream_restart_emptied(struct pt_trace *t)
-{
-	/* stamped before the target starts: before all it records */
-	uint64_t ticks = tracebuf_session_ticks(t->session, NULL);
-	int ret = pt_session_start(t, TRACEBUF_START_CLEAR_ENTIRE);
-
-	if (!ret)
-		ret = pt_system_event(t, POSIX_TRACE_START, ticks, NULL, 0);
-	return ret;
-}
-
 POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 {
 	struct pt_trace *t = pt_trace_get(trid, PT_KIND_STREAM);
@@ -487,66 +364,6 @@ POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 	}
 	pt_trace_put(t);
 	return ret;
-}
-
-/* A libtracebuf error writing the log, as posix_trace_flush(3p) lists them. */
-static int pt_log_errno(int ret)
-{
-	if (!ret || ret == -EALREADY)
-		return 0;
-	return ret == -ENOSPC ? ENOSPC : ret == -EFBIG ? EFBIG : EIO;
-}
-
-/*
- * Stop @t's provider; its data go to the log (as its log-full-policy
- * allows), or are read into the queue.
- */
-int pt_stream_stop(struct pt_trace *t)
-{
-	bool write = !t->has_log || pt_log_before_stop(t);
-	int ret = pt_log_errno(tracebuf_session_stop(t->session, write));
-
-	t->running = false;
-	t->out_unread = true;
-	if (t->has_log && write)
-		pt_log_written(t);
-	return ret;
-}
-
-/*
- * A new filter, or a flush, while @t runs: stop its provider (what it
- * recorded goes to the log, or is read into the queue now, before the new
- * run's threads number their events from 0 again) and start it again,
- * with the filter's categories.
- */
-int pt_stream_restart(struct pt_trace *t)
-{
-	int ret = pt_stream_stop(t);
-
-	if (ret)
-		return ret;
-	if (!t->has_log) {
-		ret = pt_online_read_stop(t);
-		if (ret)
-			return ret;
-	}
-	return pt_session_start(t, 0);
-}
-
-/*
- * A new filter while @t runs: its provider records by it from when this
- * returns, without a stop (module ABI 1.6); with an older module, it is
- * stopped and started again.
- */
-int pt_stream_refilter(struct pt_trace *t)
-{
-	int ret = pt_session_categories(t, 0, true);
-
-	if (ret > 0)
-		return ret;
-	if (ret == -EOPNOTSUPP)
-		return pt_stream_restart(t);
-	return ret == -ENOMEM ? ENOMEM : ret ? EIO : 0;
 }
 
 POSIXTRACE_API int posix_trace_stop(trace_id_t trid)

@@ -55,13 +55,6 @@
 #define PT_SYSTEM_NAME_MAX	31u
 #define PT_SYSTEM_RECORD_MAX	(32 + 40 + 32 + 16 + 16 + PT_SYSTEM_DATA_MAX)
 
-static bool pt_filtered(const struct pt_trace *t, trace_event_id_t id)
-{
-	const struct pt_set *f = (const struct pt_set *)&t->filter;
-
-	return f->magic == PT_SET_MAGIC && pt_set_has(f, id);
-}
-
 int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, const void *data,
 		    size_t len)
 {
@@ -100,38 +93,6 @@ int pt_system_event(struct pt_trace *t, trace_event_id_t id, uint64_t ticks, con
 	if (t->has_log)
 		return tracebuf_session_write(t->session, rec + init / 8, (size_t)size) ? EIO : 0;
 	return pt_online_add(t, rec, (size_t)(init + size));
-}
-
-int pt_drop_window_events(const struct pt_trace *t, const struct tracebuf_reader_record *r,
-			  struct pt_event ev[2])
-{
-	int n = 0;
-
-	if (!tracebuf_reader_drop_window(r, NULL))
-		return 0;
-	if (t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL) {
-		if (pt_filtered(t, POSIX_TRACE_STOP))
-			return 0;
-		memset(&ev[0], 0, sizeof(ev[0]));
-		ev[0].id = POSIX_TRACE_STOP;
-		ev[0].ns = r->event.ns;
-		ev[0].ticks = r->event.ticks;
-		ev[0].pid = (uint32_t)r->event.process_koid;
-		return 1;
-	}
-	for (int i = 0; i < 2; i++) {
-		trace_event_id_t id = i ? POSIX_TRACE_RESUME : POSIX_TRACE_OVERFLOW;
-
-		if (pt_filtered(t, id))
-			continue;
-		memset(&ev[n], 0, sizeof(ev[n]));
-		ev[n].id = id;
-		ev[n].ns = i ? r->event.end_ns : r->event.ns;
-		ev[n].ticks = i ? r->event.end_ticks : r->event.ticks;
-		ev[n].pid = (uint32_t)r->event.process_koid;
-		n++;
-	}
-	return n;
 }
 
 void pt_session_note(void *arg, const struct tracebuf_session_note *note)

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * libposixtrace: the table of this process's trace ids (streams and logs).
- * A leaf: it calls nothing else of the library's.
+ * libposixtrace: the table of this process's trace ids (streams and logs),
+ * and a trace's lifetime: made (pt_trace_new()), given an id
+ * (pt_trace_add()), found and locked by it (pt_trace_get(), _put()), its
+ * id taken back (pt_trace_remove()) and freed (pt_trace_free()).  A leaf
+ * (posixtrace_priv.h): it calls nothing else of the library's; what a
+ * stream does before its lock is released, pt_trace_put() leaves to the
+ * trace's put_hook.
  *
  * An id names one trace for as long as it lives, and only in the process
  * that made it:
@@ -29,6 +34,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "posixtrace_priv.h"
@@ -87,6 +93,37 @@ static void pt_table_init(void)
 	pthread_atfork(pt_table_fork_prepare, pt_table_fork_parent, pt_table_fork_child);
 }
 
+struct pt_trace *pt_trace_new(int kind)
+{
+	struct pt_trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->kind = kind;
+	t->wake_fd = -1;
+	t->out_fd = -1;
+	t->snap_fd = -1;
+	t->log_fd = -1;
+	t->log_start = -1;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->cond, NULL);
+	pthread_mutex_lock(&t->lock);
+	return t;
+}
+
+void pt_trace_free(struct pt_trace *t)
+{
+	for (unsigned int i = 0; i <= PT_EVENT_ID_MAX; i++)
+		free(t->names[i]);
+	free(t->units);
+	free(t->events);
+	free(t->buf);
+	pthread_mutex_unlock(&t->lock);
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
 int pt_trace_add(struct pt_trace *t, trace_id_t *trid)
 {
 	int ret = EAGAIN;
@@ -131,6 +168,13 @@ struct pt_trace *pt_trace_get(trace_id_t trid, int kind)
 		pthread_mutex_lock(&t->lock);
 	pthread_mutex_unlock(&pt_table_lock);
 	return t;
+}
+
+void pt_trace_put(struct pt_trace *t)
+{
+	if (t->put_hook)
+		t->put_hook(t);
+	pthread_mutex_unlock(&t->lock);
 }
 
 struct pt_trace *pt_trace_remove(trace_id_t trid, int kind)
