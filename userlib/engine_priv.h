@@ -13,6 +13,7 @@
 
 #include <linux/tracebuf.h>
 
+#include "layout.h"		/* tb_oneshot_durable() */
 #include "tracebuf_engine.h"
 
 /* Default chunk of a rolling buffer a thread takes at a time. */
@@ -46,20 +47,6 @@ static inline void tb_chunk_rule(uint64_t half, uint32_t *chunk, uint32_t *chunk
 		m *= 2;
 	*chunk = c;
 	*chunk_max = m;
-}
-
-/*
- * Oneshot mode has no durable buffer in the layout: the engine keeps its
- * durable records at the start of the rolling buffer of @rolling bytes,
- * in this many bytes.
- */
-static inline uint64_t tb_oneshot_durable(uint64_t rolling)
-{
-	uint64_t d = rolling / 16;
-
-	if (d > TRACEBUF_DURABLE_MAX)
-		d = TRACEBUF_DURABLE_MAX;
-	return d & ~7ull;
 }
 
 /* Engine states. */

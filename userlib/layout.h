@@ -34,4 +34,19 @@ static inline void tb_layout_compute(struct tb_layout *l, uint64_t size, uint32_
 		l->rolling_off[1] = tracebuf_layout_rolling_off(size, mode, 1);
 }
 
+/*
+ * Oneshot mode has no durable buffer in the layout: libtracebuf's engine
+ * keeps its durable records at the start of the rolling buffer of
+ * @rolling bytes, in this many bytes (a manager's flush writes them
+ * again, readout.c).
+ */
+static inline uint64_t tb_oneshot_durable(uint64_t rolling)
+{
+	uint64_t d = rolling / 16;
+
+	if (d > TRACEBUF_DURABLE_MAX)
+		d = TRACEBUF_DURABLE_MAX;
+	return d & ~7ull;
+}
+
 #endif /* TRACEBUF_LAYOUT_H */

@@ -591,6 +591,57 @@ void tracebuf_readout_views_free(struct tb_tracee *t)
 }
 
 /*
+ * Oneshot, once a flush wrote part of the buffer: the durable records
+ * again (strings, threads: libtracebuf's engine keeps them in the first
+ * tb_oneshot_durable() bytes, at most @end), so that what comes after
+ * the mark reads alone.  Whatever else is there, written before the mark,
+ * is left out: zeroed in a copy, as the walk skips zeros.
+ */
+static int tb_oneshot_durable_again(struct tracebuf_session *s, struct tb_tracee *t,
+				    uint64_t end)
+{
+	uint64_t d = tb_oneshot_durable(t->lay.rolling_size), *w;
+	size_t n, i = 0;
+
+	if (d > end)
+		d = end;
+	if (!d)
+		return 0;
+	/* the scratch copy, as tracebuf_readout_range()'s: a snapshot's may be in use */
+	if (d > s->scratch_cap) {
+		uint8_t *p = realloc(s->scratch, (size_t)d);
+
+		if (!p)
+			return -ENOMEM;
+		s->scratch = p;
+		s->scratch_cap = (size_t)d;
+	}
+	w = (uint64_t *)(void *)s->scratch;
+	memcpy(w, t->map + t->lay.rolling_off[0], (size_t)d);
+	n = (size_t)d / 8;
+	while (i < n) {
+		uint64_t size = tracebuf_fxt_get(w[i], 4, 15);
+		unsigned int type = (unsigned int)tracebuf_fxt_get(w[i], 0, 3);
+
+		if (!w[i]) {
+			i++;
+			continue;
+		}
+		if (!size || size > n - i) {
+			memset(w + i, 0, (n - i) * 8);
+			break;
+		}
+		if (type != TRACEBUF_LIB_FXT_RECORD_INIT && type != TRACEBUF_LIB_FXT_RECORD_STRING &&
+		    type != TRACEBUF_LIB_FXT_RECORD_THREAD && type != TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT)
+			memset(w + i, 0, (size_t)size * 8);
+		i += (size_t)size;
+	}
+	t->info.bytes_written += tb_keep(s, &s->out, (const uint8_t *)w, (size_t)d,
+					 &t->info.bytes_rejected, &t->info.drop_windows);
+	return s->out.err;
+}
+
+/*
  * Circular: the records of the rolling buffer of @wrap, up to @end, that
  * no flush wrote (tracebuf_readout_flushed()'s mark).
  */
@@ -645,6 +696,8 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 		uint64_t from = t->mark_set ? t->mark_end : 0;
 		uint64_t to = final ? h.rolling_data_end[0] : l->rolling_size;
 
+		if (t->mark_set)
+			tb_oneshot_durable_again(s, t, from);
 		if (to >= from)
 			tracebuf_readout_range(s, t, l->rolling_off[0] + from, to - from);
 		goto out;
@@ -848,7 +901,8 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
  * (what the last flush wrote), to the session's own output, as its stop
  * would, and move the mark there; its stop then writes only what came
  * after.  In circular mode what the provider overwrote since the mark
- * is gone, as it would be at a stop.  Returns 1 when written, 0 when
+ * is gone, as it would be at a stop; its durable records are written
+ * whole, by each flush and by the stop, so that each reads alone.  Returns 1 when written, 0 when
  * nothing is (a note says why), -EAGAIN as tracebuf_readout_taken().
  */
 int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
@@ -868,17 +922,21 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
 	    (!circular && wrap) || (t->mark_set && (wrap < t->mark_wrap ||
 	    (wrap == t->mark_wrap && end < t->mark_end))) ||
-	    (circular && h.durable_data_end < t->durable_written) ||
 	    h.durable_data_end > l->durable_size) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
 			      "its answer to a flush or its buffer header does not check out",
 			      NULL);
 		return 0;
 	}
-	/* durable (new records only), earlier rolling buffer, current one */
+	/*
+	 * durable, earlier rolling buffer, current one.  The durable records
+	 * all, each time, and left for the stop too: what a flush writes
+	 * reads alone, whatever was written before it (a log that keeps its
+	 * newest parts drops the older ones).
+	 */
 	if (circular) {
-		off[0] = l->durable_off + t->durable_written;
-		len[0] = h.durable_data_end - t->durable_written;
+		off[0] = l->durable_off;
+		len[0] = h.durable_data_end;
 		if (wrap && (!t->mark_set || t->mark_wrap < wrap)) {
 			from = t->mark_set && t->mark_wrap == wrap - 1 ? t->mark_end : 0;
 			off[1] = l->rolling_off[(wrap - 1) & 1] + from;
@@ -915,6 +973,9 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	ret = tracebuf_readout_section(s, t);
 	tracebuf_readout_dropped(s, t, h.num_records_dropped);
+	/* after the mark, oneshot's durable records again: the part reads alone */
+	if (!ret && !circular && t->mark_set)
+		ret = tb_oneshot_durable_again(s, t, t->mark_end);
 	for (int i = 0; i < 3 && !ret; i++) {
 		t->info.bytes_written += tb_keep(s, &s->out, copy + at, (size_t)len[i],
 						 &t->info.bytes_rejected, &t->info.drop_windows);
@@ -925,8 +986,6 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 				      "writing its flush failed");
 		return 0;
 	}
-	if (circular)
-		t->durable_written = h.durable_data_end;
 	t->mark_set = true;
 	t->mark_wrap = wrap;
 	t->mark_end = end;

@@ -1623,8 +1623,32 @@ static void flush_refused_where_it_cannot_be(void)
 }
 
 /*
+ * What the output @fd holds from @from on, behind a magic record, read
+ * alone: its seq events and unresolved references into @tr.
+ */
+static int part_alone(int fd, off_t from, struct trace *tr)
+{
+	int part = memfd_create("part.fxt", MFD_CLOEXEC);
+	off_t end = lseek(fd, 0, SEEK_END);
+	uint64_t magic = TRACEBUF_LIB_FXT_MAGIC;
+	char buf[4096];
+
+	if (part < 0 || end < from || write(part, &magic, 8) != 8)
+		return -1;
+	while (from < end) {
+		ssize_t n = pread(fd, buf, sizeof(buf), from);
+
+		if (n <= 0 || write(part, buf, (size_t)n) != n)
+			return -1;
+		from += n;
+	}
+	return finish(part, tr);
+}
+
+/*
  * Circular and oneshot: a flush writes what was recorded since the last
- * one, and the stop only what came after: each event once.
+ * one, and the stop only what came after: each event once.  What each
+ * wrote reads alone, its strings and threads with it.
  */
 static void flush_then_stop(uint32_t mode)
 {
@@ -1640,8 +1664,16 @@ static void flush_then_stop(uint32_t mode)
 	T_ASSERT(s);
 	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
 	for (uint64_t round = 0; round < 3; round++) {
+		off_t from = lseek(fd, 0, SEEK_END);
+
 		T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, round * 100, round * 100 + 100, false), 0);
 		T_ASSERT_EQ(tracebuf_session_flush(s), 0);
+		T_ASSERT_EQ(part_alone(fd, from, &tr), 0);
+		sh = seq_shape(&tr, 0);
+		T_EXPECT_EQ(sh.n, 100);
+		T_EXPECT_EQ(sh.lo, round * 100);
+		T_EXPECT_EQ(tr.unresolved, 0);
+		trace_free(&tr);
 		T_ASSERT_EQ(so_far(fd, &tr), 0);
 		sh = seq_shape(&tr, slot_of(&tr, "writer"));
 		T_EXPECT_EQ(sh.n, round * 100 + 100);
@@ -1652,7 +1684,16 @@ static void flush_then_stop(uint32_t mode)
 		trace_free(&tr);
 	}
 	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 300, 350, false), 0);
-	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	{
+		off_t from = lseek(fd, 0, SEEK_END);
+
+		T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+		T_ASSERT_EQ(part_alone(fd, from, &tr), 0);
+		sh = seq_shape(&tr, 0);
+		T_EXPECT_EQ(sh.n, 50);
+		T_EXPECT_EQ(tr.unresolved, 0);
+		trace_free(&tr);
+	}
 	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
 	T_ASSERT_EQ(finish(fd, &tr), 0);
 	sh = seq_shape(&tr, slot_of(&tr, "writer"));
