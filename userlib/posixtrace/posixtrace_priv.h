@@ -580,8 +580,10 @@ void pt_errors_record(struct pt_trace *t);
 int pt_session_start(struct pt_trace *t, uint32_t disposition);
 /* Stop a running stream's provider, its data written as its log allows, or queued. */
 int pt_stream_stop(struct pt_trace *t);
-/* Stop and start a running stream's provider again (a flush). */
+/* Stop and start a running stream's provider again. */
 int pt_stream_restart(struct pt_trace *t);
+/* Flush a running stream with a log, losing nothing where it can. */
+int pt_stream_flush(struct pt_trace *t);
 /* A running stream's provider records by its new filter. */
 int pt_stream_refilter(struct pt_trace *t);
 /* Start a stream emptied after it filled again, cleared, its START first. */

@@ -220,6 +220,41 @@ int pt_stream_restart(struct pt_trace *t)
 }
 
 /*
+ * posix_trace_flush() of a running stream with a log: what its provider
+ * recorded so far goes to the log, as its log-full-policy allows, while
+ * it goes on recording (tracebuf_session_flush()), so nothing is lost;
+ * a log that this fills stops the stream, as any write that fills it
+ * does.  The provider is stopped and started again instead, and what it
+ * records meanwhile is not recorded, when its stream is UNTIL_FULL and
+ * full (it records nothing anyway, and the start frees its room), and
+ * with a module that cannot flush.  0, or as posix_trace_flush(3p) says.
+ */
+int pt_stream_flush(struct pt_trace *t)
+{
+	int ret, err;
+
+	if (pt_online_until_full(t))
+		return pt_stream_restart(t);
+	if (!pt_log_before_stop(t)) {
+		/* the log is full: the stream stops, its last event a STOP */
+		ret = pt_stream_stop(t);
+		return ret ? ret : pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+	}
+	ret = tracebuf_session_flush(t->session);
+	if (ret == -EOPNOTSUPP)
+		return pt_stream_restart(t);
+	ret = pt_log_errno(ret);
+	if (pt_log_written(t)) {
+		err = pt_stream_stop(t);
+		if (!err)
+			err = pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+		if (!ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/*
  * A new filter while @t runs: its provider records by it from when this
  * returns, without a stop (module ABI 1.6); with an older module, it is
  * stopped and started again.

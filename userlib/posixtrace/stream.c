@@ -391,8 +391,9 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 /*
  * The stream's data go to the log when its provider stops (and, with
  * POSIX_TRACE_FLUSH, as each half of its buffer fills): a flush of a
- * running stream stops and starts the provider again.  Done when it
- * returns; a suspended stream has nothing left to flush.
+ * running stream writes what it recorded so far while it goes on
+ * (pt_stream_flush()).  Done when it returns; a suspended stream has
+ * nothing left to flush.
  */
 POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 {
@@ -407,7 +408,7 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 	}
 	if (t->running) {
 		pt_system_event(t, POSIX_TRACE_FLUSH_START, 0, NULL, 0);
-		ret = pt_stream_restart(t);
+		ret = pt_stream_flush(t);
 		if (!ret)
 			ret = pt_system_event(t, POSIX_TRACE_FLUSH_STOP, 0, NULL, 0);
 		/* the flushed events' room is free: not full */

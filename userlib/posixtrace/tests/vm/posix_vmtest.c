@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -1596,6 +1597,79 @@ static void flush_writes_the_stream_to_its_log(void)
 	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
 }
 
+/* A thread that posts FLUSH_EVENTS events, its data 0, 1, ..., without pause. */
+#define FLUSH_EVENTS	5000
+
+struct poster {
+	trace_event_id_t id;
+	atomic_uint posted;
+};
+
+static void *poster_main(void *arg)
+{
+	struct poster *p = arg;
+
+	for (uint64_t i = 0; i < FLUSH_EVENTS; i++) {
+		posix_trace_event(p->id, &i, sizeof(i));
+		atomic_store(&p->posted, (unsigned int)i + 1);
+		if (i % 16 == 0)
+			usleep(100);
+	}
+	return NULL;
+}
+
+/*
+ * posix_trace_flush() of a running stream, under each stream-full-policy:
+ * while a thread posts without pause, ten flushes lose nothing that the
+ * policy keeps (a stream large enough to keep all), and the log holds each
+ * event once, in order.  The flushes used to stop and start the target,
+ * which lost what it posted in between.
+ */
+static void flush_of_a_running_stream_loses_nothing(void)
+{
+	static const int policies[] = { POSIX_TRACE_FLUSH, POSIX_TRACE_LOOP,
+					POSIX_TRACE_UNTIL_FULL };
+	static struct seen v[FLUSH_EVENTS + 16];
+
+	for (size_t k = 0; k < sizeof(policies) / sizeof(policies[0]); k++) {
+		struct poster p = { 0 };
+		trace_attr_t attr;
+		trace_id_t trid;
+		int fd = log_fd();
+		unsigned int flushes = 0;
+		pthread_t th;
+		size_t n, ok = 0;
+
+		T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+		T_ASSERT_EQ(posix_trace_attr_setstreamfullpolicy(&attr, policies[k]), 0);
+		T_ASSERT_EQ(posix_trace_attr_setmaxdatasize(&attr, 8), 0);
+		/* all 5000 events fit: 100 bytes each, at most */
+		T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, 1u << 20), 0);
+		self_log_start(&attr, fd, "flushed", &trid, &p.id);
+		T_ASSERT_EQ(pthread_create(&th, NULL, poster_main, &p), 0);
+		while (atomic_load(&p.posted) < FLUSH_EVENTS && flushes < 10) {
+			if (atomic_load(&p.posted) < (flushes + 1) * (FLUSH_EVENTS / 12)) {
+				usleep(1000);
+				continue;
+			}
+			T_EXPECT_EQ(posix_trace_flush(trid), 0);
+			flushes++;
+		}
+		T_ASSERT_EQ(pthread_join(th, NULL), 0);
+		T_ASSERT_EQ(posix_trace_stop(trid), 0);
+		T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+		n = read_log(fd, v, FLUSH_EVENTS + 16, NULL);
+		for (size_t i = 0; i < n && i < FLUSH_EVENTS; i++)
+			ok += v[i].data == i;
+		printf("# policy %d: %u flushes while posting, %zu events in the log, "
+		       "%zu in order\n", policies[k], flushes, n, ok);
+		T_EXPECT(flushes >= 5);
+		T_EXPECT_EQ(n, FLUSH_EVENTS);
+		T_EXPECT_EQ(ok, FLUSH_EVENTS);
+		close(fd);
+	}
+}
+
 /*
  * posix_trace_clear() of a stream with a log: what was recorded is gone
  * from the stream and the log, running or suspended, and the stream goes
@@ -2398,6 +2472,7 @@ static const struct t_test tests[] = {
 	T_TEST(system_events_in_the_log),
 	T_TEST(overflow_of_a_full_stream),
 	T_TEST(flush_writes_the_stream_to_its_log),
+	T_TEST(flush_of_a_running_stream_loses_nothing),
 	T_TEST(flush_frees_the_stream),
 	T_TEST(clear_empties_the_stream_and_its_log),
 	T_TEST(clear_of_a_stream_read_online),
