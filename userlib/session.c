@@ -146,6 +146,8 @@ tb_override(const struct tracebuf_session *s, const char *name)
 
 static bool tb_wanted(const struct tracebuf_session *s, const char *name)
 {
+	if (s->cfg.flags & TRACEBUF_LIB_SESSION_NO_PROVIDERS)
+		return false;
 	if (!s->cfg.nproviders)
 		return true;
 	for (size_t i = 0; i < s->cfg.nproviders; i++)
@@ -672,7 +674,8 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	uint64_t magic;
 	int ret;
 
-	if (!TB_OPTS_VALID(cfg, struct tracebuf_session_config, device) || !out || cfg->flags ||
+	if (!TB_OPTS_VALID(cfg, struct tracebuf_session_config, device) || !out ||
+	    (cfg->flags & ~TRACEBUF_LIB_SESSION_NO_PROVIDERS) ||
 	    cfg->mode > TRACEBUF_MODE_STREAMING || cfg->output_fd < 0 ||
 	    (cfg->buffer_size && tracebuf_buffer_size_check(NULL, cfg->buffer_size) == -EINVAL))
 		return -EINVAL;
@@ -800,7 +803,9 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 	tracebuf_session_dispatch(s);
 	s->state = TB_S_STARTING;
 	/* a provider of ours that registers from now on waits for its START */
-	tracebuf_sys_set_tracing(tracebuf_manager_fd(s->m), 1, s->names, s->names_size, s->names_count);
+	if (!(s->cfg.flags & TRACEBUF_LIB_SESSION_NO_PROVIDERS))
+		tracebuf_sys_set_tracing(tracebuf_manager_fd(s->m), 1, s->names, s->names_size,
+					 s->names_count);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
 		if (t->info.state == TRACEBUF_LIB_TRACEE_INITIALIZED ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STOPPED)

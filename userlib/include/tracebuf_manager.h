@@ -193,10 +193,18 @@ typedef void (*tracebuf_session_notify_fn)(void *arg,
  * only; a start's additional categories are copied by
  * tracebuf_session_start().
  */
+/*
+ * tracebuf_session_config.flags: NO_PROVIDERS (since 1.4), the session
+ * traces no provider: its output holds what the manager writes itself
+ * (tracebuf_session_write()); providers and overrides are ignored, and
+ * no provider waits for its start.
+ */
+#define TRACEBUF_LIB_SESSION_NO_PROVIDERS	(1u << 0)
+
 struct tracebuf_session_config {
 	size_t size;			/* sizeof(struct tracebuf_session_config) */
 	uint32_t mode;			/* TRACEBUF_MODE_*; 0: oneshot */
-	uint32_t flags;			/* 0 */
+	uint32_t flags;			/* TRACEBUF_LIB_SESSION_* */
 	uint64_t buffer_size;		/* per provider; 0: 4 MiB */
 	const char *const *categories;	/* none: every category; "P*" a
 					 * prefix, "-P" excludes (below)

@@ -1716,12 +1716,45 @@ static void oneshot_flush_then_stop(void)
 	flush_then_stop(TRACEBUF_MODE_ONESHOT);
 }
 
+/* A session of no provider: one that registers is not taken, nor waits. */
+static void no_providers_session_takes_none(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_CIRCULAR, .buffer_size = 64 * KIB,
+		.flags = TRACEBUF_LIB_SESSION_NO_PROVIDERS,
+		.output_fd = memfd_create("none.fxt", MFD_CLOEXEC),
+	};
+	struct tracebuf_session_provider pi[2];
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct child ch;
+
+	T_ASSERT(cfg.output_fd >= 0);
+	cfg.flags = 2;
+	T_EXPECT_EQ(tracebuf_session_create(&cfg, &s), -EINVAL);
+	cfg.flags = TRACEBUF_LIB_SESSION_NO_PROVIDERS;
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 100, false), 0);
+	T_EXPECT_EQ(tracebuf_session_providers(s, pi, 2), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(cfg.output_fd, &tr), 0);
+	T_EXPECT_EQ(tr.infos, 0);
+	T_EXPECT_EQ(seq_shape(&tr, slot_of(&tr, "writer")).n, 0);
+	trace_free(&tr);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(live_counts_while_tracing),
 	T_TEST(streaming_flush_while_writing),
 	T_TEST(flush_refused_where_it_cannot_be),
 	T_TEST(circular_flush_then_stop),
 	T_TEST(oneshot_flush_then_stop),
+	T_TEST(no_providers_session_takes_none),
 	T_TEST(oneshot_keeps_the_first),
 	T_TEST(circular_keeps_the_last),
 	T_TEST(streaming_keeps_all),
