@@ -338,6 +338,7 @@ struct pt_trace {
 	bool has_thread;
 	int wake_fd;			/* eventfd: the thread is to quit */
 	bool has_log;
+	bool follower;			/* an older stream of ours traces pid */
 	int log_fd;			/* the caller's: not closed here */
 	off_t log_start;		/* behind the attributes record, or -1 */
 	uint64_t buffer_size;		/* of the stream's provider */

@@ -86,6 +86,9 @@ static bool pt_target_started(struct pt_trace *t)
 	bool seen = !self;
 	int n = tracebuf_session_providers(t->session, p, 8);
 
+	/* a follower's session traces no provider (stream.c) */
+	if (t->follower)
+		return true;
 	for (int i = 0; i < n && i < 8; i++) {
 		if (p[i].state == TRACEBUF_LIB_TRACEE_STARTING ||
 		    p[i].state == TRACEBUF_LIB_TRACEE_INITIALIZED)

@@ -204,6 +204,28 @@ static void pt_exit_init(void)
 	atexit(pt_exit_shutdown);
 }
 
+/*
+ * Whether a stream of this process that is not shut down traces @pid: the
+ * provider of a process is one session's, so a newer stream of the same
+ * process follows the oldest, which gets the events (posix_trace(7)).
+ */
+static bool pt_pid_traced(uint32_t pid)
+{
+	trace_id_t ids[TRACE_SYS_MAX];
+	unsigned int n = pt_trace_ids(PT_KIND_STREAM, ids);
+	bool traced = false;
+
+	for (unsigned int i = 0; i < n && !traced; i++) {
+		struct pt_trace *o = pt_trace_get(ids[i], PT_KIND_STREAM);
+
+		if (!o)
+			continue;
+		traced = o->pid == pid && !o->dying;
+		pt_trace_put(o);
+	}
+	return traced;
+}
+
 /* A stream of @pid, with a log on @file_desc, or without one (-1). */
 static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_id_t *trid)
 {
@@ -247,6 +269,10 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	t->pid = (uint32_t)pid;
 	snprintf(t->provider, sizeof(t->provider), PT_PROVIDER_PREFIX "%d", (int)pid);
 	t->providers[0] = t->provider;
+	/* a follower's session takes no provider, nor races the oldest's for it */
+	t->follower = pt_pid_traced(t->pid);
+	if (t->follower)
+		cfg.flags = TRACEBUF_LIB_SESSION_NO_PROVIDERS;
 	posix_trace_eventset_empty(&t->filter);
 	/* the target's children register under its name when they inherit */
 	if (t->attr.inheritance == POSIX_TRACE_INHERITED)

@@ -837,6 +837,54 @@ static void inherited_stream_shares_event_type_ids(void)
 	close(fd);
 }
 
+/*
+ * Two streams of this process that trace it, created before it opened an
+ * event type (so both sessions wait for its provider): its events go to
+ * the one created first, every time; the other records its own system
+ * events only (posix_trace(7)).  Each round is a process of its own, so
+ * that its provider registers anew.
+ */
+static int two_streams_round(void)
+{
+	static struct seen v[128];
+	trace_id_t first, second;
+	trace_event_id_t a;
+	int fa = log_fd(), fb = log_fd();
+	size_t na, nb;
+
+	if (posix_trace_create_withlog(0, NULL, fa, &first) ||
+	    posix_trace_create_withlog(0, NULL, fb, &second) ||
+	    posix_trace_start(first) || posix_trace_start(second) ||
+	    posix_trace_eventid_open("both", &a))
+		return 10;
+	for (uint64_t i = 0; i < 100; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	if (posix_trace_shutdown(second) || posix_trace_shutdown(first))
+		return 11;
+	na = read_log(fa, v, 128, NULL);
+	nb = read_log(fb, v, 128, NULL);
+	printf("# the first stream: %zu events, the second: %zu\n", na, nb);
+	fflush(stdout);
+	return na == 100 && nb == 0 ? 0 : nb ? 2 : 1;
+}
+
+static void two_streams_the_first_gets_the_events(void)
+{
+	for (int round = 0; round < 6; round++) {
+		int status;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (pid == 0)
+			_exit(two_streams_round());
+		T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		T_EXPECT(WIFEXITED(status));
+		T_EXPECT_EQ(WEXITSTATUS(status), 0);
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 /* Active streams without a log: on-line analysis                         */
 
@@ -2456,6 +2504,7 @@ static const struct t_test tests[] = {
 	T_TEST(inherited_stream_traces_children),
 	T_TEST(inherited_stream_traces_a_child_forked_at_once),
 	T_TEST(inherited_stream_shares_event_type_ids),
+	T_TEST(two_streams_the_first_gets_the_events),
 	T_TEST(close_for_child_stream_does_not),
 	T_TEST(online_self_trace_getnext),
 	T_TEST(online_million_events_loop),
