@@ -958,6 +958,23 @@ int tracebuf_engine_stop(void)
 }
 
 /*
+ * e->lock held: when @mode_ok and the engine records (started since it
+ * attached, and not stopped), start sealing: writers that want a chunk
+ * wait, and the halves that filled are closed.  Returns whether it did.
+ */
+static bool tb_seal_begin(struct tracebuf_engine *e, bool mode_ok)
+{
+	unsigned int state = atomic_load(&e->state);
+
+	if (!e->base || e->never_started || !mode_ok ||
+	    (state != TRACEBUF_ENGINE_STARTED && state != TRACEBUF_ENGINE_FULL))
+		return false;
+	atomic_store(&e->sealing, 1);
+	tb_close_full_halves(e);
+	return true;
+}
+
+/*
  * A snapshot (circular and oneshot; Documentation/trace-format.md §1.7):
  * make every record written so far whole, and say where the records of
  * the half being written end (*wrap, *end), while writers go on.  The
@@ -971,19 +988,14 @@ int tracebuf_engine_stop(void)
 int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
 {
 	struct tracebuf_engine *e = &tb_engine;
-	unsigned int state;
 	uint64_t cur, off;
 	bool held = false;
 
 	pthread_mutex_lock(&e->lock);
-	state = atomic_load(&e->state);
-	if (!e->base || e->never_started || e->mode == TRACEBUF_MODE_STREAMING ||
-	    (state != TRACEBUF_ENGINE_STARTED && state != TRACEBUF_ENGINE_FULL)) {
+	if (!tb_seal_begin(e, e->mode != TRACEBUF_MODE_STREAMING)) {
 		pthread_mutex_unlock(&e->lock);
 		return -EINVAL;
 	}
-	atomic_store(&e->sealing, 1);
-	tb_close_full_halves(e);
 	/* hold the cursor, unless the half is full: then it is all ours */
 	cur = atomic_load(&e->cursor);
 	while ((cur & 0xffffffffull) <= e->half_size && !held)
@@ -1021,20 +1033,15 @@ int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	uint64_t cur, off = 0;
-	unsigned int state;
 	bool held = false;
 	uint32_t w, h;
 	int ret = 0;
 
 	pthread_mutex_lock(&e->lock);
-	state = atomic_load(&e->state);
-	if (!e->base || e->never_started || e->mode != TRACEBUF_MODE_STREAMING ||
-	    (state != TRACEBUF_ENGINE_STARTED && state != TRACEBUF_ENGINE_FULL)) {
+	if (!tb_seal_begin(e, e->mode == TRACEBUF_MODE_STREAMING)) {
 		pthread_mutex_unlock(&e->lock);
 		return -EINVAL;
 	}
-	atomic_store(&e->sealing, 1);
-	tb_close_full_halves(e);
 	/* the cursor's wrap changes only under e->lock (tb_enter_half()) */
 	cur = atomic_load(&e->cursor);
 	w = (uint32_t)(cur >> 32);
