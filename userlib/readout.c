@@ -803,6 +803,40 @@ static void tb_snap_write(struct tracebuf_session *s, uint8_t *buf, size_t len)
 }
 
 /*
+ * Copy ranges @off, @len of @t's buffer (durable, earlier rolling buffer,
+ * current one, of @wrap) into the session's snapshot copy, back to back.
+ * The earlier rolling buffer first: it is reused as soon as the current
+ * one fills.  What was copied came before the count read after it; the
+ * durable bytes never move, the current buffer is reused one wrap later.
+ * Returns the copy (NULL: no memory), and in circular mode whether the
+ * earlier one is whole (*@earlier) and the current one was reused too
+ * (*@twice).
+ */
+static uint8_t *tb_copy_taken(struct tracebuf_session *s, const struct tb_tracee *t,
+			      uint32_t wrap, const uint64_t off[3], const uint64_t len[3],
+			      bool *earlier, bool *twice)
+{
+	const struct tracebuf_buffer_header *live = (const void *)t->map;
+	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
+	size_t total = (size_t)(len[0] + len[1] + len[2]);
+	uint8_t *copy = tb_snap_copy(s, total ? total : 8);
+	uint32_t wc, wc2;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy + len[0], t->map + off[1], (size_t)len[1]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wc = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
+	memcpy(copy, t->map + off[0], (size_t)len[0]);
+	memcpy(copy + len[0] + len[1], t->map + off[2], (size_t)len[2]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wc2 = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
+	*earlier = !circular || wc == wrap;
+	*twice = circular && wc2 != wrap && wc2 != wrap + 1;
+	return copy;
+}
+
+/*
  * SNAPSHOT_TAKEN: copy what @t's buffer holds up to @end of the rolling
  * buffer of @wrap, check that none of it was reused meanwhile, and write
  * it to the snapshot's file.  Nothing of @t's read-out state changes: the
@@ -814,15 +848,13 @@ static void tb_snap_write(struct tracebuf_session *s, uint8_t *buf, size_t len)
 int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			   uint32_t wrap, uint64_t end, bool may_retry)
 {
-	const struct tracebuf_buffer_header *live = (const void *)t->map;
 	const struct tb_layout *l = &t->lay;
 	struct tracebuf_buffer_header h;
 	uint64_t off[3] = { 0, 0, 0 }, len[3] = { 0, 0, 0 }, rec[1 + (TRACEBUF_NAME_MAX + 8) / 8];
 	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
-	size_t total = 0, at;
 	bool earlier, twice;
-	uint32_t wc, wc2;
 	uint8_t *copy;
+	size_t at;
 	int n;
 
 	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
@@ -842,29 +874,12 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	off[2] = l->rolling_off[wrap & 1];
 	len[2] = end;
-	for (int i = 0; i < 3; i++)
-		total += (size_t)len[i];
-	copy = tb_snap_copy(s, total ? total : 8);
+	copy = tb_copy_taken(s, t, wrap, off, len, &earlier, &twice);
 	if (!copy) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its snapshot",
 			      NULL);
 		return 0;
 	}
-	/*
-	 * The earlier rolling buffer first: it is reused as soon as the
-	 * current one fills.  What was copied came before the count read
-	 * after it; the durable bytes never move, the current buffer is
-	 * reused one wrap later.
-	 */
-	memcpy(copy + len[0], t->map + off[1], (size_t)len[1]);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	wc = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
-	memcpy(copy, t->map + off[0], (size_t)len[0]);
-	memcpy(copy + len[0] + len[1], t->map + off[2], (size_t)len[2]);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	wc2 = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
-	earlier = !circular || wc == wrap;
-	twice = circular && wc2 != wrap && wc2 != wrap + 1;
 	/* torn by a provider writing faster than we answer: ask again */
 	if ((!earlier || twice) && may_retry)
 		return -EAGAIN;
@@ -908,15 +923,13 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 			     uint32_t wrap, uint64_t end, bool may_retry)
 {
-	const struct tracebuf_buffer_header *live = (const void *)t->map;
 	const struct tb_layout *l = &t->lay;
 	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
 	uint64_t off[3] = { 0, 0, 0 }, len[3] = { 0, 0, 0 }, from;
 	struct tracebuf_buffer_header h;
-	size_t total = 0, at = 0;
-	uint32_t wc, wc2;
+	bool earlier, twice, torn;
 	uint8_t *copy;
-	bool torn;
+	size_t at = 0;
 	int ret;
 
 	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
@@ -946,23 +959,13 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 	from = t->mark_set && t->mark_wrap == wrap ? t->mark_end : 0;
 	off[2] = l->rolling_off[wrap & 1] + from;
 	len[2] = end - from;
-	for (int i = 0; i < 3; i++)
-		total += (size_t)len[i];
-	copy = tb_snap_copy(s, total ? total : 8);
+	copy = tb_copy_taken(s, t, wrap, off, len, &earlier, &twice);
 	if (!copy) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its flush",
 			      NULL);
 		return 0;
 	}
-	/* as tracebuf_readout_taken(): the earlier one first, then the count */
-	memcpy(copy + len[0], t->map + off[1], (size_t)len[1]);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	wc = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
-	memcpy(copy, t->map + off[0], (size_t)len[0]);
-	memcpy(copy + len[0] + len[1], t->map + off[2], (size_t)len[2]);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	wc2 = __atomic_load_n(&live->wrapped_count, __ATOMIC_RELAXED);
-	torn = circular && (wc != wrap || (wc2 != wrap && wc2 != wrap + 1));
+	torn = !earlier || twice;
 	if (torn && may_retry)
 		return -EAGAIN;
 	if (torn) {
