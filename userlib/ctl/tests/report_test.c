@@ -275,8 +275,8 @@ static char *print(const struct tbctl_report *r, bool json)
 	return buf;
 }
 
-/* The known trace's report as parsed JSON, sorted by sort. */
-static struct json *known_json(enum tbctl_report_sort sort)
+/* The report of the trace @build makes, as parsed JSON, sorted by @sort. */
+static struct json *built_json(void (*build)(struct trace *), enum tbctl_report_sort sort)
 {
 	static struct trace t;
 	struct tbctl_report *r;
@@ -284,7 +284,7 @@ static struct json *known_json(enum tbctl_report_sort sort)
 	char err[128], *out;
 	int ret;
 
-	build_known(&t);
+	build(&t);
 	if (t.err) {
 		T_FAIL("building the trace: %s", strerror(-t.err));
 		return NULL;
@@ -303,6 +303,12 @@ static struct json *known_json(enum tbctl_report_sort sort)
 	free(out);
 	tbctl_report_free(r);
 	return v;
+}
+
+/* The known trace's report as parsed JSON, sorted by sort. */
+static struct json *known_json(enum tbctl_report_sort sort)
+{
+	return built_json(build_known, sort);
 }
 
 /* The array member key's entry whose "name" is name, or NULL. */
@@ -992,31 +998,7 @@ static void build_sched(struct trace *t)
 
 static struct json *sched_json(enum tbctl_report_sort sort)
 {
-	static struct trace t;
-	struct tbctl_report *r;
-	struct json *v = NULL;
-	char err[128], *out;
-	int ret;
-
-	build_sched(&t);
-	if (t.err) {
-		T_FAIL("building the trace: %s", strerror(-t.err));
-		return NULL;
-	}
-	r = report_of(&t, t.len, sort, &ret);
-	if (!r) {
-		T_FAIL("report: %s", strerror(-ret));
-		return NULL;
-	}
-	out = print(r, true);
-	if (out) {
-		v = json_parse(out, strlen(out), err, sizeof(err));
-		if (!v)
-			T_FAIL("not JSON: %s: %s", err, out);
-	}
-	free(out);
-	tbctl_report_free(r);
-	return v;
+	return built_json(build_sched, sort);
 }
 
 /* The entry of "sched" of provider p whose "tid" is tid. */
