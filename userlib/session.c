@@ -400,30 +400,22 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
  */
 #define TB_SNAP_TRIES	4
 
-/* Ask @t for (another) SNAPSHOT_TAKEN; a refusal is noted. */
+/*
+ * Ask @t for (another) SNAPSHOT_TAKEN, for the snapshot or the flush
+ * under way (never both: each waits for its answers before it returns);
+ * a refusal is noted.
+ */
 static void tb_snap_ask(struct tracebuf_session *s, struct tb_tracee *t)
 {
 	struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
 	int ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
 
 	if (ret)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
+		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, s->flushing ?
+			      "its flush request was refused" :
 			      "its snapshot request was refused", NULL);
 	t->snap_pending = !ret;
 	t->snap_tries++;
-}
-
-/* Ask @t for its part of a flush (a SNAPSHOT); a refusal is noted. */
-static void tb_flush_ask(struct tracebuf_session *s, struct tb_tracee *t)
-{
-	struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
-	int ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
-
-	if (ret)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
-			      "its flush request was refused", NULL);
-	t->flush_asked = !ret;
-	t->flush_tries++;
 }
 
 /*
@@ -436,7 +428,6 @@ static void tb_flush_taken(struct tracebuf_session *s, struct tb_tracee *t,
 {
 	uint32_t next = t->saved_any ? t->last_saved_wrap + 1 : 0;
 
-	t->flush_asked = false;
 	if (pkt->data64 % 8 || pkt->data64 > t->lay.rolling_size || pkt->data32 > next + 1) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
 			      "its answer to a flush does not check out", NULL);
@@ -453,23 +444,20 @@ static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 {
 	int ret;
 
-	if (s->flushing && t->flush_asked) {
+	if ((!s->snap && !s->flushing) || !t->snap_pending || !t->map)
+		return;		/* late: the snapshot or flush is over */
+	t->snap_pending = false;
+	if (s->flushing) {
 		if (t->info.mode == TRACEBUF_MODE_STREAMING) {
 			tb_flush_taken(s, t, pkt);
 			return;
 		}
-		t->flush_asked = false;
-		if (!t->map)
-			return;
 		ret = tracebuf_readout_flushed(s, t, pkt->data32, pkt->data64,
-					       t->flush_tries < TB_SNAP_TRIES);
+					       t->snap_tries < TB_SNAP_TRIES);
 		if (ret == -EAGAIN)
-			tb_flush_ask(s, t);
+			tb_snap_ask(s, t);
 		return;
 	}
-	if (!s->snap || !t->snap_pending || !t->map)
-		return;		/* late: the snapshot is over */
-	t->snap_pending = false;
 	ret = tracebuf_readout_taken(s, t, pkt->data32, pkt->data64,
 				     t->snap_tries < TB_SNAP_TRIES);
 	if (ret == -EAGAIN)
@@ -1008,7 +996,7 @@ static bool tb_flushed(const struct tb_tracee *t)
 {
 	if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
 		return true;	/* its stop or its death writes the rest */
-	if (t->flush_asked)
+	if (t->snap_pending)
 		return false;
 	if (!t->flush_saving)
 		return true;
@@ -1041,10 +1029,10 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 	s->flushing = true;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		t->flush_saving = false;
-		t->flush_asked = false;
-		t->flush_tries = 0;
+		t->snap_pending = false;
+		t->snap_tries = 0;
 		if (t->info.state == TRACEBUF_LIB_TRACEE_STARTED && t->map)
-			tb_flush_ask(s, t);
+			tb_snap_ask(s, t);
 	}
 	ret = tb_wait(s, tb_all_flushed, s->stop_timeout_ms);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
@@ -1053,7 +1041,7 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
 				      "did not flush in time", NULL);
 		}
-		t->flush_asked = t->flush_saving = false;
+		t->snap_pending = t->flush_saving = false;
 	}
 	s->flushing = false;
 	tracebuf_out_flush(&s->out);

@@ -44,15 +44,15 @@ struct tb_tracee {
 	uint32_t last_saved_wrap;
 	uint64_t durable_written;		/* durable bytes in the file */
 	uint64_t dropped_reported;
-	bool snap_pending;			/* a SNAPSHOT unanswered */
+	bool snap_pending;			/* a SNAPSHOT unanswered (a
+						 * snapshot's or a flush's)
+						 */
 	uint8_t snap_tries;			/* SNAPSHOTs sent for this one */
 	bool update_pending;			/* a categories update unanswered */
 	/* a flush (tracebuf_session_flush()), streaming: a save now */
-	bool flush_asked;			/* its SNAPSHOT unanswered */
 	bool flush_saving;			/* answered: saves to wait for */
 	bool flush_upto;			/* through flush_wrap, else the one before */
 	uint32_t flush_wrap;
-	uint8_t flush_tries;			/* circular, oneshot: SNAPSHOTs sent */
 	/* circular, oneshot: what a flush wrote, up to here (the mark) */
 	bool mark_set;
 	uint32_t mark_wrap;
