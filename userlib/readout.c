@@ -510,6 +510,20 @@ void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 		tracebuf_out_write(&s->out, &rec, sizeof(rec));
 }
 
+/* The session's scratch copy of a read-out, at least @len bytes, or NULL. */
+static uint8_t *tb_scratch(struct tracebuf_session *s, uint64_t len)
+{
+	if (len > s->scratch_cap) {
+		uint8_t *n = realloc(s->scratch, (size_t)len);
+
+		if (!n)
+			return NULL;
+		s->scratch = n;
+		s->scratch_cap = (size_t)len;
+	}
+	return s->scratch;
+}
+
 /* Copy [off, off + len) of t's buffer out, keep its whole records, write. */
 int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 		   uint64_t off, uint64_t len)
@@ -518,14 +532,8 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 		return 0;
 	if (off > t->info.buffer_size || len > t->info.buffer_size - off)
 		return -EINVAL;		/* a bug here, not the provider's */
-	if (len > s->scratch_cap) {
-		uint8_t *n = realloc(s->scratch, (size_t)len);
-
-		if (!n)
-			return -ENOMEM;
-		s->scratch = n;
-		s->scratch_cap = (size_t)len;
-	}
+	if (!tb_scratch(s, len))
+		return -ENOMEM;
 	memcpy(s->scratch, t->map + off, (size_t)len);
 	t->info.bytes_written += tb_keep(s, &s->out, s->scratch, (size_t)len,
 					 &t->info.bytes_rejected, &t->info.drop_windows);
@@ -607,16 +615,10 @@ static int tb_oneshot_durable_again(struct tracebuf_session *s, struct tb_tracee
 		d = end;
 	if (!d)
 		return 0;
-	/* the scratch copy, as tracebuf_readout_range()'s: a snapshot's may be in use */
-	if (d > s->scratch_cap) {
-		uint8_t *p = realloc(s->scratch, (size_t)d);
-
-		if (!p)
-			return -ENOMEM;
-		s->scratch = p;
-		s->scratch_cap = (size_t)d;
-	}
-	w = (uint64_t *)(void *)s->scratch;
+	/* the scratch copy, not the snapshot's: a flush's may be in use */
+	w = (uint64_t *)(void *)tb_scratch(s, d);
+	if (!w)
+		return -ENOMEM;
 	memcpy(w, t->map + t->lay.rolling_off[0], (size_t)d);
 	n = (size_t)d / 8;
 	while (i < n) {
