@@ -583,6 +583,8 @@ int pt_session_start(struct pt_trace *t, uint32_t disposition);
 int pt_stream_stop(struct pt_trace *t);
 /* Stop and start a running stream's provider again. */
 int pt_stream_restart(struct pt_trace *t);
+/* Stop a running stream whose log filled, POSIX_TRACE_STOP its last event. */
+int pt_stream_stop_full(struct pt_trace *t);
 /* Flush a running stream with a log, losing nothing where it can. */
 int pt_stream_flush(struct pt_trace *t);
 /* A running stream's provider records by its new filter. */

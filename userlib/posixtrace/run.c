@@ -223,6 +223,17 @@ int pt_stream_restart(struct pt_trace *t)
 }
 
 /*
+ * A running stream whose log filled (UNTIL_FULL, pt_log_written() or
+ * pt_log_before_stop() said so): it stops, its last event a STOP.
+ */
+int pt_stream_stop_full(struct pt_trace *t)
+{
+	int ret = pt_stream_stop(t);
+
+	return ret ? ret : pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+}
+
+/*
  * posix_trace_flush() of a running stream with a log: what its provider
  * recorded so far goes to the log, as its log-full-policy allows, while
  * it goes on recording (tracebuf_session_flush()), so nothing is lost;
@@ -238,19 +249,14 @@ int pt_stream_flush(struct pt_trace *t)
 
 	if (pt_online_until_full(t))
 		return pt_stream_restart(t);
-	if (!pt_log_before_stop(t)) {
-		/* the log is full: the stream stops, its last event a STOP */
-		ret = pt_stream_stop(t);
-		return ret ? ret : pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
-	}
+	if (!pt_log_before_stop(t))
+		return pt_stream_stop_full(t);
 	ret = tracebuf_session_flush(t->session);
 	if (ret == -EOPNOTSUPP)
 		return pt_stream_restart(t);
 	ret = pt_log_errno(ret);
 	if (pt_log_written(t)) {
-		err = pt_stream_stop(t);
-		if (!err)
-			err = pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+		err = pt_stream_stop_full(t);
 		if (!ret)
 			ret = err;
 	}

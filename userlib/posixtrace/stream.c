@@ -59,9 +59,9 @@ static void *pt_serve(void *arg)
 		/* at most 128 messages a call: again while some wait */
 		while (tracebuf_session_dispatch(t->session) >= 128)
 			;
-		/* a log that filled (UNTIL_FULL): its last event a STOP */
-		if (t->has_log && t->running && pt_log_written(t) && !pt_stream_stop(t))
-			pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+		/* a log that filled (UNTIL_FULL) */
+		if (t->has_log && t->running && pt_log_written(t))
+			pt_stream_stop_full(t);
 		if (t->nerrors)
 			pt_errors_record(t);
 		pthread_mutex_unlock(&t->lock);
