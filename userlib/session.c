@@ -414,6 +414,9 @@ static void tb_snap_ask(struct tracebuf_session *s, struct tb_tracee *t)
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, s->flushing ?
 			      "its flush request was refused" :
 			      "its snapshot request was refused", NULL);
+	/* a flush's part not written */
+	if (ret && s->flushing)
+		s->flush_failed = true;
 	t->snap_pending = !ret;
 	t->snap_tries++;
 }
@@ -431,6 +434,7 @@ static void tb_flush_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	if (pkt->data64 % 8 || pkt->data64 > t->lay.rolling_size || pkt->data32 > next + 1) {
 		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
 			      "its answer to a flush does not check out", NULL);
+		s->flush_failed = true;
 		return;
 	}
 	t->flush_wrap = pkt->data32;
@@ -456,6 +460,8 @@ static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 					       t->snap_tries < TB_SNAP_TRIES);
 		if (ret == -EAGAIN)
 			tb_snap_ask(s, t);
+		else if (!ret)	/* not written: a note says why */
+			s->flush_failed = true;
 		return;
 	}
 	ret = tracebuf_readout_taken(s, t, pkt->data32, pkt->data64,
@@ -1027,6 +1033,7 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 	/* whoever registered or stopped since is known first */
 	tracebuf_session_dispatch(s);
 	s->flushing = true;
+	s->flush_failed = false;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		t->flush_saving = false;
 		t->snap_pending = false;
@@ -1049,7 +1056,7 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 		return s->out.err;
 	if (ret < 0)
 		return ret;
-	return n ? -ETIMEDOUT : 0;
+	return n ? -ETIMEDOUT : s->flush_failed ? -EIO : 0;
 }
 
 TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,

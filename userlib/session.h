@@ -97,6 +97,7 @@ struct tracebuf_session {
 	size_t snap_copy_cap;
 	bool in_notify;				/* in the caller's notify callback */
 	bool flushing;				/* tracebuf_session_flush() */
+	bool flush_failed;			/* a provider's part not written */
 	bool own_info_written;			/* provider 0's, in this file */
 };
 

@@ -384,7 +384,9 @@ int tracebuf_session_snapshot(struct tracebuf_session *s, int fd, uint64_t *byte
  * buffer reused while it was copied) is said in a
  * TRACEBUF_LIB_NOTE_ERROR note; what it holds is written at its stop.
  * Not from the notify callback.
- * Return: 0; -ETIMEDOUT (a provider did not flush in time), -EOPNOTSUPP
+ * Return: 0; -EIO (a provider's part was not written: refused, an
+ * answer that does not check out, a copy torn), -ETIMEDOUT (a provider
+ * did not flush in time), -EOPNOTSUPP
  * (a module older than ABI 1.10 in streaming mode, 1.5 otherwise),
  * -EINVAL (not started, called from the callback or during a snapshot),
  * or the first error writing the output (-errno).

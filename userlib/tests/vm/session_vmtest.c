@@ -1622,6 +1622,50 @@ static void flush_refused_where_it_cannot_be(void)
 	close(fd);
 }
 
+/* The module's kernel provider on or off (its parameter): 0, or -1. */
+static int kernel_provider(const char *on)
+{
+	int fd = open("/sys/module/tracebuf/parameters/kernel_provider", O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, on, strlen(on));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(on) ? 0 : -1;
+}
+
+/*
+ * A provider that cannot flush (the kernel provider in streaming mode
+ * refuses the save now) makes the flush fail, with a note: it does not
+ * return 0 with that provider's part missing.
+ */
+static void flush_fails_for_a_provider_that_cannot(void)
+{
+	static const char *const kernel[] = { "kernel" };
+	static const char *const sched[] = { "sched" };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_STREAMING, .buffer_size = 256 * KIB,
+		.providers = kernel, .nproviders = 1, .categories = sched, .ncategories = 1,
+		.output_fd = memfd_create("kernel.fxt", MFD_CLOEXEC),
+		.notify = on_note, .arg = &g_notes,
+	};
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+
+	memset(&g_notes, 0, sizeof(g_notes));
+	T_ASSERT(cfg.output_fd >= 0);
+	T_ASSERT_EQ(kernel_provider("1"), 0);
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT(find_prov(s, "kernel", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STARTED);
+	T_EXPECT_EQ(tracebuf_session_flush(s), -EIO);
+	T_EXPECT(g_notes.errors >= 1);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_EXPECT_EQ(tracebuf_session_destroy(s), 0);
+	close(cfg.output_fd);
+	T_EXPECT_EQ(kernel_provider("0"), 0);
+}
+
 /*
  * What the output @fd holds from @from on, behind a magic record, read
  * alone: its seq events and unresolved references into @tr.
@@ -1755,6 +1799,7 @@ static const struct t_test tests[] = {
 	T_TEST(circular_flush_then_stop),
 	T_TEST(oneshot_flush_then_stop),
 	T_TEST(no_providers_session_takes_none),
+	T_TEST(flush_fails_for_a_provider_that_cannot),
 	T_TEST(oneshot_keeps_the_first),
 	T_TEST(circular_keeps_the_last),
 	T_TEST(streaming_keeps_all),
