@@ -319,7 +319,7 @@ TRACEBUF_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 	struct tracebuf_fxt_arg shaped[TRACEBUF_LIB_MAX_ARGS];
 	struct tracebuf_fxt_event ev = { 0 };
 	struct tracebuf_fxt_event_shape shape;
-	unsigned int state;
+	unsigned int state, engine_state;
 	bool fixed = true, strings = false;
 
 	pthread_mutex_lock(&e->lock);
@@ -331,7 +331,13 @@ TRACEBUF_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 		tb_sites = site;
 	}
 	state = TRACEBUF_LIB_SITE_DISABLED;
-	if (atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED ||
+	/*
+	 * With the durable buffer full, tracing goes on and every record
+	 * is counted as dropped: a site first reached then is enabled, so
+	 * that its events are counted too.
+	 */
+	engine_state = atomic_load(&e->state);
+	if ((engine_state != TRACEBUF_ENGINE_STARTED && engine_state != TRACEBUF_ENGINE_FULL) ||
 	    !tb_category_enabled(site->category) || nargs > TRACEBUF_LIB_MAX_ARGS)
 		goto out_store;
 
@@ -401,8 +407,10 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 		return false;
 	/* Register before taking a chunk, so the thread ref is known. */
 	if (t->epoch != atomic_load(&e->thread_epoch) &&
-	    tracebuf_engine_register_thread(t))
+	    tracebuf_engine_register_thread(t)) {
+		tracebuf_engine_drop();		/* an exited thread's */
 		return false;
+	}
 	ref = t->thread_ref;
 	for (unsigned int i = 0; i < nargs; i++) {
 		uint16_t index = (uint16_t)tracebuf_fxt_get(site->arg_header[i], 16, 31);
@@ -450,8 +458,12 @@ TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_
 	int size = tracebuf_fxt_blob_size(&name, len);
 	uint64_t *p;
 
-	if (size < 0 || blob_type > 0xff || (len && !data))
+	if (blob_type > 0xff || (len && !data))
 		return;
+	if (size < 0) {
+		tracebuf_engine_drop();		/* over a record's 32 KiB */
+		return;
+	}
 	p = tracebuf_record_reserve(t, (size_t)size);
 	if (!p)
 		return;
