@@ -443,11 +443,17 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	if (t->thread_ref != ref) {
 		tracebuf_fxt_pad_write(p, (size_t)size);
 		tracebuf_record_commit(t, p + size / 8);
+		tracebuf_engine_drop();
 		return false;
 	}
 	tracebuf_fxt_event_write(p, (size_t)size, &ev);
 	tracebuf_record_commit(t, p + size / 8);
 	return true;
+}
+
+TRACEBUF_API void __tracebuf_drop(void)
+{
+	tracebuf_engine_drop();
 }
 
 TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,

@@ -118,7 +118,8 @@ struct tracebuf_thread {
 	/*
 	 * Duration begins (TRACE_DURATION_BEGIN) this thread recorded and
 	 * not yet ended, in tracing epoch begin_epoch: an end is recorded
-	 * only when its begin was.
+	 * only when its begin was, and counted as dropped when its begin
+	 * was (begin_dropped).
 	 */
 	uint32_t begin_depth;
 	uint32_t begin_epoch;
@@ -128,6 +129,7 @@ struct tracebuf_thread {
 					 * writes later (another key's
 					 * destructor) is dropped, counted
 					 */
+	uint32_t begin_dropped;		/* begins dropped in begin_epoch */
 } __attribute__((aligned(64)));
 
 /*

@@ -106,6 +106,7 @@ struct tracebuf_site {
 #define TRACEBUF_LIB_SCOPE_OFF		0u	/* nothing to record at the end */
 #define TRACEBUF_LIB_SCOPE_COMPLETE	1u	/* one complete event at the end */
 #define TRACEBUF_LIB_SCOPE_BEGUN	2u	/* begin recorded: the end at the end */
+#define TRACEBUF_LIB_SCOPE_DROPPED	3u	/* begin dropped: its end is too */
 
 struct tracebuf_scope {
 	uint32_t mode;			/* TRACEBUF_LIB_SCOPE_* */
@@ -131,6 +132,11 @@ TRACEBUF_HOT_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned 
 					   const struct tracebuf_fxt_arg *args,
 					   unsigned int nargs, uint64_t ticks,
 					   uint64_t extra);
+/*
+ * A record the caller will not write since the one it pairs with was
+ * dropped (a duration's end): counted as dropped while tracing.
+ */
+TRACEBUF_HOT_API void __tracebuf_drop(void);
 
 static inline struct tracebuf_fxt_str __tracebuf_str(const char *s)
 {
@@ -213,17 +219,23 @@ static inline bool __tracebuf_emit_begin(struct tracebuf_site *site,
 	struct tracebuf_thread *t = &__tracebuf_self;
 	uint32_t epoch = __tracebuf_epoch();
 
-	if (!__tracebuf_emit(site, args, nargs, ticks, extra))
-		return false;
 	if (t->begin_epoch != epoch) {
 		t->begin_epoch = epoch;
 		t->begin_depth = 0;
+		t->begin_dropped = 0;
+	}
+	if (!__tracebuf_emit(site, args, nargs, ticks, extra)) {
+		t->begin_dropped++;
+		return false;
 	}
 	t->begin_depth++;
 	return true;
 }
 
-/* A duration end, only when this thread recorded a begin it did not end. */
+/*
+ * A duration end, only when this thread recorded a begin it did not end;
+ * the end of a begin that was dropped is counted as dropped too.
+ */
 static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
 				       const struct tracebuf_fxt_arg *args,
 				       unsigned int nargs, uint64_t ticks,
@@ -231,8 +243,15 @@ static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
 {
 	struct tracebuf_thread *t = &__tracebuf_self;
 
-	if (t->begin_epoch != __tracebuf_epoch() || !t->begin_depth)
+	if (t->begin_epoch != __tracebuf_epoch())
 		return false;
+	if (__builtin_expect(!t->begin_depth, 0)) {
+		if (t->begin_dropped) {
+			t->begin_dropped--;
+			__tracebuf_drop();
+		}
+		return false;
+	}
 	t->begin_depth--;
 	return __tracebuf_emit(site, args, nargs, ticks, extra);
 }
@@ -263,9 +282,11 @@ static inline void __tracebuf_scope_end(struct tracebuf_scope *s)
 		return;
 	if (s->mode == TRACEBUF_LIB_SCOPE_COMPLETE)
 		__tracebuf_emit(s->site, s->args, s->nargs, s->start, tracebuf_ticks());
-	else
+	else if (s->mode == TRACEBUF_LIB_SCOPE_BEGUN)
 		__tracebuf_emit_slow(s->site, TRACEBUF_LIB_FXT_EVENT_DURATION_END, NULL, 0,
 				     tracebuf_ticks(), 0);
+	else
+		__tracebuf_drop();
 }
 
 /* The beginning, for a site that is not disabled; s->mode is OFF. */
@@ -283,6 +304,8 @@ static inline void __tracebuf_scope_begin(struct tracebuf_scope *s,
 		if (__tracebuf_emit_slow(site, TRACEBUF_LIB_FXT_EVENT_DURATION_BEGIN, args,
 					 nargs, tracebuf_ticks(), 0))
 			s->mode = TRACEBUF_LIB_SCOPE_BEGUN;
+		else
+			s->mode = TRACEBUF_LIB_SCOPE_DROPPED;
 		return;
 	}
 	memcpy(s->args, args, nargs * sizeof(args[0]));
@@ -606,6 +629,7 @@ TRACEBUF_LIB_ABI_OFF(tracebuf_thread, closed, 20, 12, 12);
 TRACEBUF_LIB_ABI_OFF(tracebuf_thread, thread_ref, 44, 36, 36);
 TRACEBUF_LIB_ABI_OFF(tracebuf_thread, begin_depth, 76, 68, 68);
 TRACEBUF_LIB_ABI_OFF(tracebuf_thread, begin_epoch, 80, 72, 72);
+TRACEBUF_LIB_ABI_OFF(tracebuf_thread, begin_dropped, 100, 84, 84);
 TRACEBUF_LIB_ABI_SIZE(tracebuf_engine_hot, 12, 12, 12);
 TRACEBUF_LIB_ABI_OFF(tracebuf_engine_hot, epoch, 0, 0, 0);
 TRACEBUF_LIB_ABI_OFF(tracebuf_engine_hot, strong_fence, 4, 4, 4);
