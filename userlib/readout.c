@@ -356,6 +356,40 @@ size_t tracebuf_readout_pad(const uint8_t *p, size_t left)
 }
 
 /*
+ * The reader tb_keep() checks @buf's records with.  While some of the
+ * session's categories are not known yet (tracebuf_category_seen()), an
+ * event's category is a ref to a string of the provider's durable
+ * records, which are elsewhere (streaming, circular) or were written
+ * before (a oneshot flush): they come first in a copy, read once, so
+ * that the refs resolve.  *@base: where @buf starts in what @r reads;
+ * *@copy: the copy to free, or NULL.
+ */
+static int tb_keep_reader(struct tracebuf_session *s, const uint8_t *buf, size_t len,
+			  struct tracebuf_reader **r, size_t *base, uint8_t **copy)
+{
+	struct tracebuf_reader_record rec;
+	size_t dlen = s->cats_unknown ? s->keep_durable_len & ~(size_t)7 : 0;
+	int ret;
+
+	*base = 0;
+	*copy = NULL;
+	if (!dlen || !s->keep_durable)
+		return tracebuf_reader_open_mem(buf, len, 0, r);
+	*copy = malloc(dlen + len);
+	if (!*copy)
+		return -ENOMEM;
+	memcpy(*copy, s->keep_durable, dlen);
+	memcpy(*copy + dlen, buf, len);
+	ret = tracebuf_reader_open_mem(*copy, dlen + len, 0, r);
+	if (ret)
+		return ret;
+	for (size_t off = 0; off < dlen && tracebuf_reader_next_at(*r, off, &rec) == 1;)
+		off += rec.size;
+	*base = dlen;
+	return 0;
+}
+
+/*
  * Write the records of a copied chunk that are whole and decode, to @o,
  * from where they are: runs of kept records, each one write (large runs
  * are not copied again, tracebuf_out_write()).  Left out: zero words (the
@@ -376,8 +410,9 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 	struct tb_shape shapes[TB_SHAPES] = { 0 }, sh, pad = { 0 };
 	struct tracebuf_reader_record rec;
 	struct tracebuf_reader *r = NULL;
-	size_t off = 0, run = 0, kept = 0;
+	size_t off = 0, run = 0, kept = 0, rbase = 0;
 	unsigned int hits = 0, tries = 0;
+	uint8_t *rcopy = NULL;
 	struct tb_cycle cyc;
 
 	cyc.first = NULL;
@@ -440,10 +475,10 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 			keep = true;
 			if (sh.h)
 				shapes[tb_shape_slot(sh.h)] = sh;
-		} else if (!r && tracebuf_reader_open_mem(buf, len, 0, &r)) {
+		} else if (!r && tb_keep_reader(s, buf, len, &r, &rbase, &rcopy)) {
 			break;		/* no memory to check it: left out */
 		} else {
-			keep = tracebuf_reader_next_at(r, off, &rec) == 1 && rec.size == size;
+			keep = tracebuf_reader_next_at(r, rbase + off, &rec) == 1 && rec.size == size;
 			if (keep && s->cats_unknown && rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT)
 				tracebuf_category_seen(s, rec.event.category.data,
 						       rec.event.category.len);
@@ -469,6 +504,7 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 		len -= 8;
 	*rejected += len - off;
 	tracebuf_reader_close(r);
+	free(rcopy);
 	return kept;
 }
 
@@ -476,6 +512,27 @@ size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const
 			     size_t len, uint64_t *rejected, uint32_t *drop_windows)
 {
 	return tb_keep(s, o, buf, len, rejected, drop_windows);
+}
+
+/*
+ * tb_keep() of @len bytes at @buf, copied out of @t's buffer, to the
+ * session's output, counted as @t's; @t's durable records resolve the
+ * category refs (tb_keep_reader()).
+ */
+static void tb_keep_tracee(struct tracebuf_session *s, struct tb_tracee *t, const uint8_t *buf,
+			   size_t len)
+{
+	if (t->info.mode == TRACEBUF_MODE_ONESHOT) {
+		s->keep_durable = t->map + t->lay.rolling_off[0];
+		s->keep_durable_len = (size_t)tb_oneshot_durable(t->lay.rolling_size);
+	} else {
+		s->keep_durable = t->map + t->lay.durable_off;
+		s->keep_durable_len = (size_t)t->lay.durable_size;
+	}
+	t->info.bytes_written += tb_keep(s, &s->out, buf, len, &t->info.bytes_rejected,
+					 &t->info.drop_windows);
+	s->keep_durable = NULL;
+	s->keep_durable_len = 0;
 }
 
 /* The provider info record the first time, a section record after. */
@@ -535,8 +592,7 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 	if (!tb_scratch(s, len))
 		return -ENOMEM;
 	memcpy(s->scratch, t->map + off, (size_t)len);
-	t->info.bytes_written += tb_keep(s, &s->out, s->scratch, (size_t)len,
-					 &t->info.bytes_rejected, &t->info.drop_windows);
+	tb_keep_tracee(s, t, s->scratch, (size_t)len);
 	return s->out.err;
 }
 
@@ -584,8 +640,7 @@ int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
 	memcpy(p, t->map + off, (size_t)(first - off));
 	if (end > last)
 		memcpy(v->base + page + (last - first), t->map + last, (size_t)(end - last));
-	t->info.bytes_written += tb_keep(s, &s->out, p, (size_t)len,
-					 &t->info.bytes_rejected, &t->info.drop_windows);
+	tb_keep_tracee(s, t, p, (size_t)len);
 	return s->out.err;
 }
 
@@ -638,8 +693,7 @@ static int tb_oneshot_durable_again(struct tracebuf_session *s, struct tb_tracee
 			memset(w + i, 0, (size_t)size * 8);
 		i += (size_t)size;
 	}
-	t->info.bytes_written += tb_keep(s, &s->out, (const uint8_t *)w, (size_t)d,
-					 &t->info.bytes_rejected, &t->info.drop_windows);
+	tb_keep_tracee(s, t, (const uint8_t *)w, (size_t)d);
 	return s->out.err;
 }
 
@@ -982,8 +1036,7 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 	if (!ret && !circular && t->mark_set)
 		ret = tb_oneshot_durable_again(s, t, t->mark_end);
 	for (int i = 0; i < 3 && !ret; i++) {
-		t->info.bytes_written += tb_keep(s, &s->out, copy + at, (size_t)len[i],
-						 &t->info.bytes_rejected, &t->info.drop_windows);
+		tb_keep_tracee(s, t, copy + at, (size_t)len[i]);
 		at += (size_t)len[i];
 	}
 	if (ret || s->out.err) {

@@ -84,6 +84,11 @@ struct tracebuf_session {
 	uint32_t names_size, names_count;
 	bool *cat_known;			/* per session category */
 	uint32_t cats_unknown;			/* how many are not (yet) */
+	const uint8_t *keep_durable;		/* the durable records of the
+						 * buffer being read out, for
+						 * tb_keep()'s category refs
+						 */
+	size_t keep_durable_len;
 	bool write_results;			/* of the stop under way */
 	bool results_written;			/* by any read-out so far */
 	struct tb_out out;
