@@ -936,6 +936,21 @@ int tracebuf_engine_stop(void)
 		tb_close_half(e, wrap, off);
 		h->rolling_data_end[cw] = off;
 		e->half[cw] = TB_HALF_STOPPED;
+	} else if ((e->half[cw] == TB_HALF_FREE || (e->save_outstanding && e->save_wrap == wrap)) &&
+		   e->half[cw ^ 1] == TB_HALF_FREE && atomic_load(&e->window_start)) {
+		/*
+		 * Streaming, its half saved or being saved, the other free
+		 * (a switch waited for a save that came as it stopped): the
+		 * window goes into the next half, empty, so that it is not
+		 * lost where the manager copied already (tb_stop_window()).
+		 */
+		wrap++;
+		cw ^= 1;
+		off = 0;
+		h->rolling_data_end[cw] = 0;
+		e->half_wrap[cw] = wrap;
+		e->reserve_at[cw] = e->fill_limit;
+		e->half[cw] = TB_HALF_STOPPED;
 	} else {
 		off = e->half_size;
 	}

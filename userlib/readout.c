@@ -812,6 +812,12 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 					l->rolling_size);
 			goto out;
 		}
+		/*
+		 * It may have stopped in the half it asked to save last (its
+		 * save came first): nothing of it is left to write then.
+		 */
+		if (t->saved_any && h.wrapped_count == t->last_saved_wrap)
+			goto out;
 		if (h.wrapped_count < next || h.wrapped_count - next > 1) {
 			tracebuf_tracee_error(s, t, -EINVAL,
 					      "its final wrapped count does not follow its saves");
