@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -890,6 +891,22 @@ int record_print_config(FILE *f, const struct record_opts *o, char *err, size_t 
 /* ------------------------------------------------------------------------ */
 /* Running                                                                  */
 
+/*
+ * A provider's process, as record knows it: record is the subreaper of
+ * COMMAND's descendants (PR_SET_CHILD_SUBREAPER), so those whose parent
+ * ended before reaping them are reaped by record, which then knows how
+ * they ended.  A pid alone could be another process's by then: its start
+ * time, read while the provider was known to the session, says that the
+ * process reaped is the provider's.
+ */
+struct record_proc {
+	uint32_t id;			/* the provider's */
+	pid_t pid;
+	unsigned long long start;	/* /proc/PID/stat's starttime */
+	int wait;			/* its wait() status, once reaped */
+	bool reaped;
+};
+
 struct record_run {
 	const struct tbctl_ctx *ctx;
 	const struct record_opts *o;
@@ -922,6 +939,10 @@ struct record_run {
 	int child_status;		/* exit status to return */
 	int child_wait;			/* its wait() status (child_exited) */
 	bool child_exited;
+	/* providers that may be COMMAND's descendants (record_identify()) */
+	struct record_proc *procs;
+	int nprocs;
+	bool joined;			/* a provider joined: identify it */
 	bool over;			/* the recording ended (COMMAND may run) */
 	/* snapshots: written, due (a trigger), and the one under way's notes */
 	unsigned int snapshots;
@@ -967,6 +988,8 @@ static void record_notify(void *arg, const struct tracebuf_session_note *note)
 
 	if (note->type == TRACEBUF_LIB_NOTE_ALERT && note->alert)
 		record_alert(r, note->alert);
+	if (note->type == TRACEBUF_LIB_NOTE_JOINED)
+		r->joined = true;
 	/* a snapshot's: what it lacks, for its reply */
 	if (note->type == TRACEBUF_LIB_NOTE_ERROR && r->in_snapshot) {
 		size_t used = strlen(r->snap_notes);
@@ -1054,6 +1077,105 @@ static void record_reaped(struct record_run *r, int status)
 	r->child = 0;
 }
 
+/* The start time of process @pid (a zombie's too), in clock ticks since boot. */
+static int record_proc_start(pid_t pid, unsigned long long *start)
+{
+	char path[32], buf[1024], *p, *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENODATA;
+	buf[n] = '\0';
+	/* the fields after the name (which may hold blanks and parentheses) */
+	p = strrchr(buf, ')');
+	/* starttime, field 22: the 20th after the name */
+	for (int i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	errno = 0;
+	*start = strtoull(p + 1, &end, 10);
+	return end == p + 1 || errno ? -EINVAL : 0;
+}
+
+/*
+ * After a provider joined: note the process of each provider not known
+ * yet, with its start time, so that record_reap() can tell it from
+ * another one of its pid.  Only with COMMAND: the others are not
+ * record's descendants.
+ */
+static void record_identify(struct record_run *r)
+{
+	r->joined = false;
+	if (!r->command || record_providers(r))
+		return;
+	for (int i = 0; i < r->nprov; i++) {
+		const struct tracebuf_session_provider *p = &r->prov[i];
+		struct record_proc *nv, pr = { .id = p->id, .pid = (pid_t)p->pid };
+		bool known = pr.pid == r->command || pr.pid <= 0;
+
+		for (int j = 0; j < r->nprocs && !known; j++)
+			known = r->procs[j].id == pr.id && r->procs[j].pid == pr.pid;
+		if (known || record_proc_start(pr.pid, &pr.start))
+			continue;
+		nv = realloc(r->procs, (size_t)(r->nprocs + 1) * sizeof(*nv));
+		if (!nv)
+			return;
+		r->procs = nv;
+		r->procs[r->nprocs++] = pr;
+	}
+}
+
+/*
+ * Reap what exited: COMMAND, and the processes it left behind that were
+ * reparented to record, noting how each provider's ended.  Not the
+ * compressor, which tbctl_out_commit() reaps.
+ */
+static void record_reap(struct record_run *r)
+{
+	for (;;) {
+		struct record_proc *pr = NULL;
+		unsigned long long start;
+		siginfo_t si;
+		int status;
+		pid_t pid;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) || !si.si_pid)
+			return;
+		pid = si.si_pid;
+		if (pid == r->out.zpid) {
+			/* the compressor waits for its reaper: COMMAND does not */
+			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child)
+				record_reaped(r, status);
+			return;
+		}
+		for (int i = 0; i < r->nprocs && !pr; i++)
+			if (r->procs[i].pid == pid && !r->procs[i].reaped)
+				pr = &r->procs[i];
+		/* a zombie still has its start time, until it is reaped */
+		if (pr && (record_proc_start(pid, &start) || start != pr->start))
+			pr = NULL;
+		if (waitpid(pid, &status, WNOHANG) != pid)
+			return;
+		if (pid == r->child) {
+			record_reaped(r, status);
+		} else if (pr) {
+			pr->wait = status;
+			pr->reaped = true;
+		}
+	}
+}
+
 static int record_signals_block(struct record_run *r)
 {
 	sigset_t set;
@@ -1097,12 +1219,9 @@ static void record_signals_read(struct record_run *r)
 	struct signalfd_siginfo si;
 
 	while (read(r->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		int status;
-
 		switch (si.ssi_signo) {
 		case SIGCHLD:
-			if (r->child > 0 && waitpid(r->child, &status, WNOHANG) == r->child)
-				record_reaped(r, status);
+			record_reap(r);
 			break;
 		default:
 			if (!r->signo)
@@ -1316,6 +1435,12 @@ static int record_spawn(struct record_run *r)
 	ssize_t n;
 	pid_t pid;
 
+	/*
+	 * The descendants of COMMAND whose parent ends first come to us,
+	 * not to init: reaping them, we know how those that were providers
+	 * ended (record_reap()).  Without it, only COMMAND's end is known.
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	ret = record_fork_piped(pfd, &pid);
 	if (ret)
 		return ret;
@@ -1715,6 +1840,8 @@ static int record_loop(struct record_run *r)
 					tbctl_err("the session failed: %s", strerror(-ret));
 				return ret;
 			}
+			if (r->joined)
+				record_identify(r);
 		}
 		if (pfd[1].revents & POLLIN)
 			record_signals_read(r);
@@ -1753,20 +1880,31 @@ static int record_loop(struct record_run *r)
 
 /*
  * Why provider @p, harvested as it left it (p->crashed), ended while
- * tracing: when it is COMMAND's process and COMMAND was reaped, what its
- * wait() status says, in @buf ("killed by SIGTERM", "crashed with
- * SIGSEGV", "exited with status 0 without stopping tracing"); otherwise
- * (the kernel says only that it went) @otherwise.
+ * tracing: when record reaped its process (COMMAND's, or one COMMAND
+ * left behind: record_reap()), what its wait() status says, in @buf
+ * ("killed by SIGTERM", "crashed with SIGSEGV", "exited with status 0
+ * without stopping tracing"); otherwise (the kernel says only that it
+ * went, and its parent alone saw how) @otherwise.
  */
 static const char *record_gone_cause(const struct record_run *r,
 				     const struct tracebuf_session_provider *p,
 				     const char *otherwise, char *buf, size_t len)
 {
-	int st = r->child_wait, sig;
 	const char *abbrev;
-	bool crash;
+	bool crash, known;
+	int st = 0, sig;
 
-	if (!r->command || !r->child_exited || p->pid != (uint32_t)r->command)
+	known = r->command && r->child_exited && p->pid == (uint32_t)r->command;
+	if (known)
+		st = r->child_wait;
+	for (int i = 0; i < r->nprocs && !known; i++) {
+		const struct record_proc *pr = &r->procs[i];
+
+		known = pr->reaped && pr->id == p->id && pr->pid == (pid_t)p->pid;
+		if (known)
+			st = pr->wait;
+	}
+	if (!known)
 		return otherwise;
 	if (WIFEXITED(st)) {
 		snprintf(buf, len, "exited with status %d without stopping tracing",
@@ -1848,6 +1986,8 @@ static int record_finish(struct record_run *r, bool report)
 
 	tracebuf_session_stop(r->s, true);	/* -EALREADY if never started */
 	tracebuf_session_terminate(r->s);
+	if (r->joined)
+		record_identify(r);
 	if (record_providers(r))
 		r->nprov = 0;
 	r->bytes = tracebuf_session_bytes(r->s);
@@ -1905,6 +2045,7 @@ static int record_outcome(const struct record_run *r)
 	for (int i = 0; i < r->nprov; i++) {
 		const struct tracebuf_session_provider *p = &r->prov[i];
 		char name[sizeof(p->name)], why[64];
+		const char *cause;
 
 		tbctl_safe(p->name, name, sizeof(name));
 		if (p->state == TRACEBUF_LIB_TRACEE_BUSY) {
@@ -1951,17 +2092,13 @@ static int record_outcome(const struct record_run *r)
 				    p->pid, strerror(-p->error));
 			failed++;
 		}
-		if (p->bytes_rejected && p->crashed)
+		cause = p->crashed ? record_gone_cause(r, p, NULL, why, sizeof(why)) : NULL;
+		if (p->bytes_rejected)
 			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
-				    "not whole records that decode, and were left out (it "
-				    "ended while tracing: %s)", name, p->pid,
-				    (unsigned long long)p->bytes_rejected,
-				    record_gone_cause(r, p, "killed, crashed, or exited "
-						      "without stopping", why, sizeof(why)));
-		else if (p->bytes_rejected)
-			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
-				    "not whole records that decode, and were left out", name,
-				    p->pid, (unsigned long long)p->bytes_rejected);
+				    "not whole records that decode, and were left out%s%s%s%s",
+				    name, p->pid, (unsigned long long)p->bytes_rejected,
+				    p->crashed ? " (it ended while tracing" : "",
+				    cause ? ": " : "", cause ? cause : "", p->crashed ? ")" : "");
 		dropped += p->records_dropped;
 		windows += p->drop_windows;
 		with_drops += p->records_dropped != 0;
@@ -2098,6 +2235,8 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o, 
 		if (ret)
 			goto out_signals;
 	}
+	/* how the processes that ended so far did, for the summary */
+	record_reap(&r);
 	if (!quiet)
 		record_summary(&r, now_ns() - r.t0);
 	outcome = record_outcome(&r);
@@ -2117,6 +2256,7 @@ out_signals:
 	record_signals_restore(&r);
 	sigaction(SIGPIPE, &r.old_sigpipe, NULL);
 	free(r.overrides);
+	free(r.procs);
 	free(r.prov);
 	free(r.cat_known);
 	free(r.file_path);

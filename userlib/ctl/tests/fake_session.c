@@ -27,7 +27,10 @@
  *                      commas; default "app"
  *   FAKE_GONE_PID=FILE "gone"'s pid is the number FILE holds when the
  *                      providers are asked for (default 60): COMMAND's
- *                      own, if COMMAND writes it there
+ *                      own, or one of its children's, if it writes it
+ *                      there; each dispatch then notes that "gone"
+ *                      joined (NOTE_JOINED), as a provider of a new pid
+ *                      would
  *
  * The session's fd is a timerfd ticking every 20 ms.  The output gets the
  * magic record at create, and at stop a provider info record and one
@@ -165,6 +168,14 @@ int tracebuf_session_dispatch(struct tracebuf_session *s)
 		struct tracebuf_session_note note = {
 			.type = TRACEBUF_LIB_NOTE_ALERT, .provider_id = 1,
 			.provider_name = "app", .alert = getenv("FAKE_ALERT"),
+		};
+
+		s->cfg.notify(s->cfg.arg, &note);
+	}
+	if (getenv("FAKE_GONE_PID") && s->cfg.notify) {
+		struct tracebuf_session_note note = {
+			.type = TRACEBUF_LIB_NOTE_JOINED, .provider_id = 6,
+			.provider_name = "gone",
 		};
 
 		s->cfg.notify(s->cfg.arg, &note);

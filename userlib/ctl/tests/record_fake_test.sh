@@ -258,8 +258,49 @@ test_command_end_named_for_its_provider() {
 	[ "$RC" = 143 ] || fail "exit $RC, expected 143: $ERR" || return 1
 	[[ $(grep '^gone ' "$TMP/err") =~ ^gone\ +60\ .*\ \ \(ended\ while\ tracing\)$ ]] ||
 		fail "summary: $ERR" || return 1
-	[[ $ERR == *"(pid 60): 96 bytes of its buffer were not whole records that decode, and were left out (it ended while tracing: killed, crashed, or exited without stopping)"* ]] ||
+	[[ $ERR == *"(pid 60): 96 bytes of its buffer were not whole records that decode, and were left out (it ended while tracing)"* ]] ||
 		fail "warning: $ERR"
+}
+
+# expect_child_cause SCRIPT CAUSE WHY: provider "gone" ended while
+# tracing and is a child of COMMAND (sh -c SCRIPT), which writes its pid
+# to "pid": record exits 0 (COMMAND's status), the summary ends its line
+# with (CAUSE) and the warning about the bytes left out with (WHY)
+expect_child_cause() {
+	local script=$1 cause=$2 why=$3 pid line
+	rm -f "$TMP/w/pid"
+	FAKE_PROVIDERS=app,gone FAKE_GONE_PID=$TMP/w/pid \
+		t_run record -o g.fxt -- sh -c "$script"
+	[ "$RC" = 0 ] || fail "'$script': exit $RC: $ERR" || return 1
+	pid=$(cat "$TMP/w/pid")
+	[ "$pid" -gt 0 ] 2> /dev/null || fail "'$script': no child pid" || return 1
+	line=$(grep '^gone ' "$TMP/err")
+	[[ $line =~ ^gone\ +$pid\  && $line == *"  ($cause)" ]] ||
+		fail "'$script': summary: $ERR" || return 1
+	[[ $ERR == *"tracebufctl: warning: provider 'gone' (pid $pid): 96 bytes of its buffer were not whole records that decode, and were left out ($why)"* ]] ||
+		fail "'$script': warning: $ERR"
+}
+
+# A child of COMMAND that ended while tracing: record reaps the children
+# COMMAND leaves behind (it is their subreaper), and then knows how they
+# ended; one that COMMAND reaped itself, only that it ended.
+test_child_end_named() {
+	local term='echo $$ > pid; sleep 0.5; kill -TERM $$'
+	local segv='ulimit -c 0; echo $$ > pid; sleep 0.5; kill -SEGV $$'
+	# orphaned while it runs (its parent, a subshell, exits at once)
+	expect_child_cause "(sh -c '$term' &); sleep 1.5" "killed by SIGTERM" \
+		"it ended while tracing: killed by SIGTERM" || return 1
+	expect_child_cause "(sh -c '$segv' &); sleep 1.5" "crashed with SIGSEGV" \
+		"it ended while tracing: crashed with SIGSEGV" || return 1
+	# never reaped by COMMAND (which becomes sleep): record gets it when
+	# COMMAND exits
+	expect_child_cause "sh -c 'echo \$\$ > pid; exit 0' & exec sleep 1" \
+		"exited with status 0 without stopping tracing" \
+		"it ended while tracing: exited with status 0 without stopping tracing" ||
+		return 1
+	# reaped by COMMAND: how it ended is not known here
+	expect_child_cause "sh -c '$term'; sleep 0.2" "ended while tracing" \
+		"it ended while tracing"
 }
 
 test_command_runs_after_session_start() {
@@ -492,6 +533,7 @@ TESTS=(
 	test_command_exit_status
 	test_command_killed_by_signal
 	test_command_end_named_for_its_provider
+	test_child_end_named
 	test_command_runs_after_session_start
 	test_command_gets_clean_fds_and_signals
 	test_command_not_found

@@ -7,11 +7,13 @@
  * provider that registers while recording joins it; "convert" gives valid
  * JSON with the expected events; "list" and "categories" show a running
  * provider; bad input and missing privileges are refused with a message
- * and no file; a COMMAND whose provider ends while tracing (killed, a
- * crash, an exit without stopping) is named with how it ended.
+ * and no file; a provider of COMMAND or of its child that ends while
+ * tracing (killed, a crash, an exit without stopping) is named with how
+ * it ended, when record reaped it.
  *
  * tracebufctl and tracebuf-example are expected beside this program;
- * "record_vmtest --gone HOW" is COMMAND's provider that ends so.
+ * "record_vmtest --gone HOW" is COMMAND's provider that ends so, and
+ * "record_vmtest --child WAY HOW" a COMMAND whose child is that one.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,9 +25,11 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <libgen.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <linux/tracebuf.h>
 #include <tracebuf_event.h>
@@ -427,11 +431,92 @@ static int gone_provider(const char *how)
 }
 
 /*
+ * record_vmtest --child WAY HOW: COMMAND whose child is gone_provider(HOW)
+ * and exits 0 once it has ended: WAY "left", not reaping it (at our exit
+ * it goes to record, our subreaper); "orphan", through a parent that
+ * exits first (it goes to record at once); "reaped", reaping it.
+ */
+static int child_command(const char *way, const char *how)
+{
+	struct pollfd p = { .events = POLLIN };
+	int pfd[2], status;
+	pid_t pid, mid;
+	siginfo_t si;
+
+	if (!strcmp(way, "orphan")) {
+		if (pipe(pfd))
+			return 2;
+		mid = fork();
+		if (mid < 0)
+			return 2;
+		if (!mid) {
+			pid = fork();
+			if (!pid)
+				_exit(gone_provider(how));
+			_exit(write(pfd[1], &pid, sizeof(pid)) != sizeof(pid) || pid < 0);
+		}
+		if (read(pfd[0], &pid, sizeof(pid)) != sizeof(pid) || pid <= 0 ||
+		    waitpid(mid, &status, 0) != mid || status)
+			return 2;
+		/* until it has ended (record may have reaped it by then) */
+		p.fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (p.fd >= 0)
+			poll(&p, 1, -1);
+		return 0;
+	}
+	if (strcmp(way, "left") && strcmp(way, "reaped"))
+		return 2;
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (!pid)
+		_exit(gone_provider(how));
+	if (!strcmp(way, "reaped"))
+		return waitpid(pid, &status, 0) == pid ? 0 : 2;
+	/* a zombie, not reaped */
+	return waitid(P_PID, pid, &si, WEXITED | WNOWAIT) ? 2 : 0;
+}
+
+/*
+ * record ARGS (COMMAND's provider "gone-HOW" ended while tracing, into
+ * FILE) exits @status, ends the provider's line of its summary with
+ * (@cause), and claims no other cause; all the provider's events are in
+ * the trace, and nothing of its buffer was left out.
+ */
+static void expect_gone_named(const char *const *argv, const char *file, const char *how,
+			      int status, const char *cause)
+{
+	static char err[8192];
+	char name[32], want[128];
+	const char *line;
+	struct kinds k;
+	size_t len;
+
+	snprintf(name, sizeof(name), "gone-%s", how);
+	T_EXPECT_EQ(run(argv, NULL, 0, err, sizeof(err), 0), status);
+	/* the summary's line of the provider ends with the cause */
+	snprintf(want, sizeof(want), "\n%s ", name);
+	line = strstr(err, want);
+	T_ASSERT(line != NULL);
+	line++;
+	len = strcspn(line, "\n");
+	snprintf(want, sizeof(want), "  (%s)", cause);
+	T_EXPECT(len >= strlen(want) && !strncmp(line + len - strlen(want), want, strlen(want)));
+	if (strcmp(cause, "ended while tracing"))
+		T_EXPECT(strstr(err, "ended while tracing") == NULL);
+	T_EXPECT(strstr(err, "killed") == NULL || strstr(cause, "killed"));
+	T_EXPECT(strstr(err, "crashed") == NULL || strstr(cause, "crashed"));
+	T_EXPECT(strstr(err, "exited with") == NULL || strstr(cause, "exited with"));
+	T_EXPECT(strstr(err, "left out") == NULL);
+	T_ASSERT_EQ(read_trace(file, &k), 0);
+	T_EXPECT(!strcmp(k.name, name));
+	T_EXPECT_EQ(k.seq, GONE_EVENTS);
+}
+
+/*
  * A provider that ends while tracing is COMMAND: record says how, as
- * COMMAND's wait status does (not only that it "ended while tracing",
- * "killed, crashed, or exited without stopping"), in its summary line;
- * each wrote all its events, which are in the trace, and nothing of its
- * buffer was left out.
+ * COMMAND's wait status does (not only that it "ended while tracing"),
+ * in its summary line.
  */
 static void command_end_is_named(void)
 {
@@ -443,33 +528,47 @@ static void command_end_is_named(void)
 		{ "segv", "crashed with SIGSEGV", 128 + SIGSEGV },
 		{ "exit", "exited with status 0 without stopping tracing", 0 },
 	};
-	static char err[8192];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char file[32], name[32], want[128];
+		char file[32];
 		const char *argv[] = { "tracebufctl", "record", "-o", NULL, "--",
 				       prog_path("record_vmtest"), "--gone", cases[i].how, NULL };
-		const char *line;
-		struct kinds k;
-		size_t len;
 
 		snprintf(file, sizeof(file), "gone-%s.fxt", cases[i].how);
-		snprintf(name, sizeof(name), "gone-%s", cases[i].how);
 		argv[3] = path(file);
-		T_EXPECT_EQ(run(argv, NULL, 0, err, sizeof(err), 0), cases[i].status);
-		/* the summary's line of the provider ends with the cause */
-		snprintf(want, sizeof(want), "\n%s ", name);
-		line = strstr(err, want);
-		T_ASSERT(line != NULL);
-		line++;
-		len = strcspn(line, "\n");
-		snprintf(want, sizeof(want), "  (%s)", cases[i].cause);
-		T_EXPECT(len >= strlen(want) && !strncmp(line + len - strlen(want), want, strlen(want)));
-		T_EXPECT(strstr(err, "ended while tracing") == NULL);
-		T_EXPECT(strstr(err, "left out") == NULL);
-		T_ASSERT_EQ(read_trace(path(file), &k), 0);
-		T_EXPECT(!strcmp(k.name, name));
-		T_EXPECT_EQ(k.seq, GONE_EVENTS);
+		expect_gone_named(argv, argv[3], cases[i].how, cases[i].status, cases[i].cause);
+	}
+}
+
+/*
+ * A provider that ends while tracing is a child of COMMAND: record, the
+ * subreaper of COMMAND's descendants, reaps it when COMMAND leaves it
+ * behind (a zombie at COMMAND's exit, or orphaned while it runs) and
+ * says how it ended; when COMMAND reaped it, only that it ended.
+ */
+static void child_end_is_named(void)
+{
+	static const struct {
+		const char *way, *how, *cause;
+	} cases[] = {
+		{ "left", "term", "killed by SIGTERM" },
+		{ "left", "segv", "crashed with SIGSEGV" },
+		{ "left", "exit", "exited with status 0 without stopping tracing" },
+		{ "orphan", "segv", "crashed with SIGSEGV" },
+		{ "orphan", "exit", "exited with status 0 without stopping tracing" },
+		{ "reaped", "term", "ended while tracing" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char file[48];
+		const char *argv[] = { "tracebufctl", "record", "-o", NULL, "--",
+				       prog_path("record_vmtest"), "--child", cases[i].way,
+				       cases[i].how, NULL };
+
+		snprintf(file, sizeof(file), "child-%s-%s.fxt", cases[i].way, cases[i].how);
+		argv[3] = path(file);
+		printf("# a child that ends so (%s), %s\n", cases[i].how, cases[i].way);
+		expect_gone_named(argv, argv[3], cases[i].how, 0, cases[i].cause);
 	}
 }
 
@@ -485,11 +584,14 @@ static const struct t_test tests[] = {
 	T_TEST(bad_sizes_are_refused),
 	T_TEST(corrupt_file_is_refused),
 	T_TEST(command_end_is_named),
+	T_TEST(child_end_is_named),
 };
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--gone"))
 		return gone_provider(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--child"))
+		return child_command(argv[2], argv[3]);
 	return vmtest_main(argv[0], tests, sizeof(tests) / sizeof(tests[0]));
 }
