@@ -6,17 +6,23 @@
  * them.  One request, one reply, each a SOCK_SEQPACKET message of text:
  *
  *	"ping"		"pong": it is alive
- *	"status"	the session in one line: "ID MODE PROVIDERS BYTES DROPPED
- *			OUTPUT" (tbctl_ctl_status_line())
+ *	"status"	the session in one line: "ID MODE STATE PROVIDERS
+ *			RECORDED WRITTEN DROPPED OUTPUT", STATE "recording",
+ *			"stopping" or "waiting" (the trace is written, it
+ *			waits for its COMMAND)
  *	"status json"	the same as one JSON object
  *	"alert NAME"	as if a provider had sent the alert NAME: "ok stop",
- *			"ok" (no trigger of the session names it)
+ *			"ok snapshot", "ok" (no trigger of the session names
+ *			it), or why it did nothing (waiting)
+ *	"snapshot [PATH]"	"ok PROVIDERS BYTES PATH", or "error: ..."
  *	"stop"		stop and write the trace, like SIGINT; the reply,
  *			"exit N" with record's exit status, comes when it
- *			has ended
+ *			has ended, or, waiting, at once with its trace's
+ *			status (it goes on waiting, not listed)
  *
- * A detached session that ends by itself with a non-zero status leaves
- * RUNDIR/ID.exit beside its log, until "stop ID" shows them.
+ * A detached session that ends by itself with a non-zero status (its
+ * COMMAND's, when it waited for it) leaves RUNDIR/ID.exit beside its
+ * log, until "stop ID" shows them.
  *
  * RUNDIR: $TRACEBUF_RUNTIME_DIR, else /run/tracebuf for root, else
  * $XDG_RUNTIME_DIR/tracebuf, else /tmp/tracebuf-UID; made 0700, and

@@ -939,6 +939,8 @@ struct record_run {
 	int child_status;		/* exit status to return */
 	int child_wait;			/* its wait() status (child_exited) */
 	bool child_exited;
+	int over_status;		/* once over: the exit status so far */
+	bool answered;			/* a "stop" was answered: not listed */
 	/* providers that may be COMMAND's descendants (record_identify()) */
 	struct record_proc *procs;
 	int nprocs;
@@ -1250,15 +1252,22 @@ static void record_signals_read(struct record_run *r)
 	}
 }
 
+static void record_ctl_serve(struct record_run *r);
+
 /*
  * The recording is over and COMMAND still runs: wait for it, saying so
- * (a script's stderr is no terminal, but someone reads it).  A signal
- * that arrives meanwhile leaves it running; returns 128 + that signal,
- * or 0 once COMMAND exited (its status in r->child_status).
+ * (a script's stderr is no terminal, but someone reads it), and answer
+ * on the control socket meanwhile (record_ctl_serve(): "status" says
+ * "waiting").  A signal that arrives meanwhile leaves it running;
+ * returns 128 + that signal, or 0 once COMMAND exited (its status in
+ * r->child_status).
  */
 static int record_wait_child(struct record_run *r)
 {
-	struct pollfd pfd = { .fd = r->sig_fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = r->sig_fd, .events = POLLIN },
+		{ .fd = r->ctl_fd, .events = POLLIN },	/* ignored when -1 */
+	};
 	unsigned int seen = r->signals;
 	int status;
 	pid_t w;
@@ -1288,9 +1297,14 @@ static int record_wait_child(struct record_run *r)
 			record_reaped(r, status);
 			return 0;
 		}
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+		/* -1 once a "stop" was answered */
+		pfd[1].fd = r->ctl_fd;
+		pfd[1].revents = 0;
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			return 1;
 		record_signals_read(r);
+		if (pfd[1].revents & POLLIN)
+			record_ctl_serve(r);
 		if (r->child_exited)
 			return 0;
 		if (r->signals > seen) {
@@ -1511,7 +1525,7 @@ static void record_note_tmp(struct record_run *r, const struct tbctl_out *extra)
 static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t len)
 {
 	const char *mode = tbctl_mode_name(r->o->mode ? r->o->mode : TRACEBUF_MODE_ONESHOT);
-	const char *state = r->stop_requested ? "stopping" : "recording";
+	const char *state = r->over ? "waiting" : r->stop_requested ? "stopping" : "recording";
 	uint64_t dropped = 0, bytes = r->s ? tracebuf_session_bytes(r->s) : r->bytes;
 	uint64_t recorded = 0;
 	char human[32], hrec[32], out[512], ended[16];
@@ -1660,6 +1674,8 @@ static int record_snapshot(struct record_run *r, const char *path, char *reply, 
 	return ret && !r->nsnap_notes ? 0 : -ENODATA;
 }
 
+static void record_ctl_close(struct record_run *r, int status);
+
 /* One request on the control socket. */
 static void record_ctl_serve(struct record_run *r)
 {
@@ -1673,6 +1689,19 @@ static void record_ctl_serve(struct record_run *r)
 		snprintf(reply, sizeof(reply), "pong");
 	} else if (!strcmp(req, "status") || !strcmp(req, "status json")) {
 		record_ctl_status(r, req[6] == ' ', reply, sizeof(reply));
+	} else if (r->over && !strcmp(req, "stop")) {
+		/* the trace is written: answered now, and no longer listed */
+		snprintf(reply, sizeof(reply), "exit %d", r->over_status);
+		tbctl_ctl_reply(cfd, reply);
+		close(cfd);
+		r->answered = true;
+		record_ctl_close(r, r->over_status);
+		return;
+	} else if (r->over && !strncmp(req, "alert ", 6)) {
+		snprintf(reply, sizeof(reply), "the recording is over: it waits for %.1000s",
+			 r->o->command[0]);
+	} else if (r->over && !strncmp(req, "snapshot", 8)) {
+		snprintf(reply, sizeof(reply), "error: the recording is over");
 	} else if (!strncmp(req, "alert ", 6)) {
 		did = record_alert(r, req + 6);
 		snprintf(reply, sizeof(reply), "ok%s%s", did ? " " : "", did ? did : "");
@@ -1690,25 +1719,33 @@ static void record_ctl_serve(struct record_run *r)
 	close(cfd);
 }
 
-/*
- * The end: answer the "stop" requests with @status, stop listening.  The
- * log of a detached session is left to the "stop" that reads it, else
- * removed: a session that ended by itself (duration, trigger, COMMAND)
- * leaves nothing behind.
- */
-static void record_ctl_close(struct record_run *r, int status)
+/* The trace is written: answer the "stop" requests with @status. */
+static void record_ctl_answer(struct record_run *r, int status)
 {
-	/* before it started, the parent shows and removes it */
-	bool log = r->detached && r->started && !r->nstop_fds;
-	char reply[32], line[1024], json[1024];
-	int ret;
+	char reply[32];
 
 	snprintf(reply, sizeof(reply), "exit %d", status);
 	for (int i = 0; i < r->nstop_fds; i++) {
 		tbctl_ctl_reply(r->stop_fds[i], reply);
 		close(r->stop_fds[i]);
+		r->answered = true;
 	}
 	r->nstop_fds = 0;
+}
+
+/*
+ * The end, with record's exit status @status: stop listening.  The log
+ * of a detached session is left to the "stop" that reads it, else
+ * removed: a session that ended by itself (duration, trigger, COMMAND)
+ * leaves nothing behind, unless its status is not 0.
+ */
+static void record_ctl_close(struct record_run *r, int status)
+{
+	/* before it started, the parent shows and removes it */
+	bool log = r->detached && r->started && !r->answered;
+	char line[1024], json[1024];
+	int ret;
+
 	if (r->ctl_fd < 0)
 		return;
 	/* ended by itself, not as asked: kept for "status" and "stop" */
@@ -2183,7 +2220,7 @@ static int record_run(const struct tbctl_ctx *ctx, const struct record_opts *o, 
 	};
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	bool quiet = o->present & TBCTL_OPT_QUIET;
-	int ret, outcome = 0, left;
+	int ret, outcome = 0, left, status;
 
 	tbctl_out_init(&r.out, o->output);
 	/* a compressor or a reader of "-o -" that died: EPIPE, not death */
@@ -2248,11 +2285,29 @@ out_session:
 out_tmp:
 	tbctl_out_abort(&r.out);
 out_signals:
+	r.over = true;
+	r.over_status = record_status_of(&r, ret, outcome);
 	/* "stop" is answered once the trace is written, COMMAND or not */
-	record_ctl_close(&r, record_status_of(&r, ret, outcome));
+	record_ctl_answer(&r, r.over_status);
+	if (r.answered)
+		record_ctl_close(&r, r.over_status);
 	if (r.started_fd >= 0)
 		close(r.started_fd);
+	/* the session stays listed while it waits for COMMAND */
 	left = record_wait_child(&r);
+	if (ret) {
+		status = ret;
+	} else if (left) {
+		status = left;
+	} else if (outcome && !(o->present & TBCTL_OPT_BEST_EFFORT)) {
+		status = outcome;
+		if (r.child_exited && r.child_status)
+			tbctl_err("the trace is incomplete (exit status %d); %s exited with "
+				  "status %d", outcome, o->command[0], r.child_status);
+	} else {
+		status = r.child_exited ? r.child_status : 0;
+	}
+	record_ctl_close(&r, status < 0 ? 1 : status);
 	record_signals_restore(&r);
 	sigaction(SIGPIPE, &r.old_sigpipe, NULL);
 	free(r.overrides);
@@ -2261,17 +2316,7 @@ out_signals:
 	free(r.cat_known);
 	free(r.file_path);
 	free(r.prev_path);
-	if (ret)
-		return ret;
-	if (left)
-		return left;
-	if (outcome && !(o->present & TBCTL_OPT_BEST_EFFORT)) {
-		if (r.child_exited && r.child_status)
-			tbctl_err("the trace is incomplete (exit status %d); %s exited with "
-				  "status %d", outcome, o->command[0], r.child_status);
-		return outcome;
-	}
-	return r.child_exited ? r.child_status : 0;
+	return status;
 }
 
 /*

@@ -167,10 +167,12 @@ static void status_usage(FILE *f)
 		"or detached: their id, mode, state, number of providers, bytes\n"
 		"recorded so far (as the providers' buffers say), bytes written to\n"
 		"the file (in oneshot and circular modes only its first record\n"
-		"until the end), records dropped and output.  A session that was\n"
-		"killed is not shown (its files are removed, and its temporary\n"
-		"output file).  A detached one that ended by itself with a non-zero\n"
-		"status is, as 'ended (STATUS)', until 'stop' shows its messages.\n"
+		"until the end), records dropped and output.  The state is\n"
+		"'recording', 'stopping', or 'waiting' once the trace is written and\n"
+		"COMMAND runs on.  A session that was killed is not shown (its files\n"
+		"are removed, and its temporary output file).  A detached one that\n"
+		"ended by itself with a non-zero status (COMMAND's, if it waited for\n"
+		"it) is, as 'ended (STATUS)', until 'stop' shows its messages.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json    a JSON array\n"
@@ -266,7 +268,9 @@ static void stop_usage(FILE *f)
 		"foreground one: the providers are stopped and the trace file\n"
 		"written.  Waits until it is, prints what a detached session said\n"
 		"(its summary and warnings), and exits with the session's exit\n"
-		"status ('" TBCTL_PROG " record --help').  For a detached session that\n"
+		"status ('" TBCTL_PROG " record --help').  One that waits for its\n"
+		"COMMAND, its trace written, answers at once with the trace's status\n"
+		"and goes on waiting, no longer listed.  For a detached session that\n"
 		"ended by itself with a non-zero status (see 'status'), prints what\n"
 		"it said and exits with that status.\n"
 		"\n"
@@ -439,7 +443,8 @@ static void alert_usage(FILE *f)
 		"running), as a provider sends one: a session whose trigger names it\n"
 		"(record's option of that name) stops and writes its trace (NAME:stop)\n"
 		"or writes a snapshot (NAME:snapshot).  Prints what each session did;\n"
-		"exits 1 when no session is running or none has a trigger for NAME.\n"
+		"exits 1 when no session is running or none acted on it (none has a\n"
+		"trigger for NAME, or their recording is over).\n"
 		"\n"
 		"Options:\n"
 		"  -h, --help    print this help and exit\n");
@@ -452,7 +457,7 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
 	char **words;
 	size_t nwords = 0, len;
 	bool json = false;
-	int n = 0, ret, acted = 0;
+	int n = 0, ret, acted = 0, untriggered = 0;
 
 	(void)ctx;
 	words = calloc((size_t)argc + 1, sizeof(*words));
@@ -503,6 +508,7 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
 		}
 		if (!strcmp(reply, "ok")) {
 			printf("session %d: no trigger for %s\n", (int)ids[i], words[0]);
+			untriggered++;
 		} else if (!strncmp(reply, "ok ", 3)) {
 			printf("session %d: %s\n", (int)ids[i], reply + 3);
 			acted++;
@@ -510,8 +516,11 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv)
 			printf("session %d: %s\n", (int)ids[i], reply);
 		}
 	}
-	if (!acted)
+	/* one that did not act for another reason said why, above */
+	if (!acted && untriggered == n)
 		tbctl_err("alert: no session has a trigger for %s", words[0]);
+	else if (!acted)
+		tbctl_err("alert: no session acted on %s", words[0]);
 	ret = acted ? 0 : -ESRCH;
 out:
 	free(ids);

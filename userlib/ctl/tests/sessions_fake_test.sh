@@ -175,6 +175,98 @@ test_ended_session_kept() {
 	expect_error "stop: no session $ID is running"
 }
 
+# cmd_pid: the pid COMMAND wrote to cmd.pid (at most 10 s)
+cmd_pid() {
+	local _
+	for _ in $(seq 100); do
+		[ -s "$TMP/w/cmd.pid" ] && break
+		sleep 0.1
+	done
+	CMD=$(cat "$TMP/w/cmd.pid" 2> /dev/null)
+	[ -n "$CMD" ] || fail "COMMAND did not start"
+}
+
+# waiting FILE: the session $ID wrote FILE (at most 10 s) and status
+# lists it as waiting for its COMMAND
+waiting() {
+	local _
+	for _ in $(seq 100); do
+		[ -e "$TMP/w/$1" ] && break
+		sleep 0.1
+	done
+	dumps "$1" 2 || return 1
+	t_run status
+	[ "$RC" = 0 ] && [[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +waiting\ +1\ .*\ $1$ ]] ||
+		fail "status: $RC $OUT" || return 1
+	t_run -j status
+	[[ $OUT == "[{\"id\":$ID,"*"\"state\":\"waiting\""*"\"output\":\"$1\"}]" ]] ||
+		fail "status -j: $OUT"
+}
+
+# with_command TEST: run TEST, whose COMMAND writes its pid to cmd.pid,
+# and kill that COMMAND if TEST left it running
+with_command() {
+	local rc=0
+	CMD=
+	"$1" || rc=1
+	[ -z "$CMD" ] || kill -KILL "$CMD" 2> /dev/null
+	return $rc
+}
+
+# An alert stopped the recording and COMMAND runs on: the session is
+# listed, waiting for it; COMMAND killed then, the session has ended by
+# itself with COMMAND's status, and is kept as "ended (143)" until stop.
+alert_stop_then_command_killed() {
+	detach -o t.fxt --trigger boom:stop -- sh -c 'echo $$ > cmd.pid; exec sleep 30' ||
+		return 1
+	cmd_pid || return 1
+	t_run alert boom
+	[ "$RC" = 0 ] && [ "$OUT" = "session $ID: stop" ] ||
+		fail "alert boom: $RC '$OUT' $ERR" || return 1
+	waiting t.fxt || return 1
+	# nothing more to do for the triggers
+	t_run alert boom
+	[ "$RC" = 1 ] && [ "$OUT" = "session $ID: the recording is over: it waits for sh" ] &&
+		[ "$ERR" = "tracebufctl: alert: no session acted on boom" ] ||
+		fail "alert boom again: $RC '$OUT' $ERR" || return 1
+	t_run snapshot
+	expect_error "snapshot: session $ID: the recording is over" || return 1
+	kill -TERM "$CMD"
+	wait_ended "$ID" || return 1
+	[[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +ended\ \(143\)\ .*\ t\.fxt$ ]] ||
+		fail "status: $OUT" || return 1
+	t_run stop
+	[ "$RC" = 143 ] || fail "stop: exit $RC, expected 143: $ERR" || return 1
+	[[ $ERR == *"wrote t.fxt: "*", stopped by alert 'boom'"* ]] ||
+		fail "stop printed: $ERR" || return 1
+	[ -z "$(ls -A "$TMP/run")" ] || fail "left in run/: $(ls -A "$TMP/run")"
+}
+
+test_alert_stop_then_command_killed() {
+	with_command alert_stop_then_command_killed
+}
+
+# stop while the session waits for COMMAND: answered at once with the
+# trace's status; the session is no longer listed, COMMAND runs on
+stop_while_waiting_for_command() {
+	detach -o w.fxt -d 200ms -- sh -c 'echo $$ > cmd.pid; exec sleep 30' || return 1
+	cmd_pid || return 1
+	waiting w.fxt || return 1
+	t_run stop
+	[ "$RC" = 0 ] || fail "stop: exit $RC: $ERR" || return 1
+	[[ $ERR == *"wrote w.fxt: "*"waiting for sh (pid $CMD) to exit"* ]] ||
+		fail "stop printed: $ERR" || return 1
+	kill -0 "$CMD" 2> /dev/null || fail "COMMAND $CMD is gone" || return 1
+	t_run status
+	[ "$RC" = 0 ] && [ "$(wc -l < "$TMP/out")" = 1 ] || fail "status: $OUT" || return 1
+	kill -TERM "$CMD"
+	gone "$ID"
+}
+
+test_stop_while_waiting_for_command() {
+	with_command stop_while_waiting_for_command
+}
+
 test_alert_triggers() {
 	detach -o t.fxt --trigger boom:stop || return 1
 	# no session has a trigger for it: not what was asked
@@ -431,6 +523,8 @@ TESTS=(
 	test_stop_running_or_ended_refused
 	test_stop_returns_session_status
 	test_ended_session_kept
+	test_alert_stop_then_command_killed
+	test_stop_while_waiting_for_command
 	test_alert_triggers
 	test_snapshots
 	test_foreground_session_listed
