@@ -558,7 +558,16 @@ void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 {
 	uint64_t rec;
 
+	if (!tracebuf_dropped_credible(t, dropped)) {
+		if (!t->dropped_lie_noted)
+			tracebuf_tracee_error(s, t, -EINVAL,
+					      "its header claims more records dropped than it could have dropped");
+		t->dropped_lie_noted = true;
+		t->info.dropped_doubtful = true;
+	}
 	t->info.records_dropped = dropped;
+	if (t->info.dropped_doubtful)
+		return;
 	if (dropped <= t->dropped_reported)
 		return;
 	t->dropped_reported = dropped;

@@ -70,6 +70,22 @@ TRACEBUF_API int tracebuf_session_category_known(const struct tracebuf_session *
 /* ------------------------------------------------------------------------ */
 /* Tracees                                                                  */
 
+/*
+ * Whether @t's header may say it dropped @dropped records: a drop is an
+ * atomic add to one counter, so no provider drops more than one record a
+ * nanosecond on each CPU, from when its buffer was mapped (and a second
+ * more, for the clocks).  A header is the provider's word; one that
+ * claims more lies, and its count is not shown as one.
+ */
+bool tracebuf_dropped_credible(const struct tb_tracee *t, uint64_t dropped)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t ns = (uint64_t)tb_now_ms() * 1000000u;
+
+	ns = (ns > t->mapped_ns ? ns - t->mapped_ns : 0) + 1000000000u;
+	return dropped / (uint64_t)(cpus > 0 ? cpus : 1) <= ns;
+}
+
 /* What the header of @t's buffer says now: hints for display. */
 static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_provider *p)
 {
@@ -80,6 +96,8 @@ static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_pr
 		return;
 	p->bytes_recorded = __atomic_load_n(&h->bytes_recorded, __ATOMIC_RELAXED);
 	dropped = __atomic_load_n(&h->num_records_dropped, __ATOMIC_RELAXED);
+	if (!tracebuf_dropped_credible(t, dropped))
+		p->dropped_doubtful = true;
 	if (dropped > p->records_dropped)
 		p->records_dropped = dropped;
 }
@@ -308,6 +326,7 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 		tb_fail(s, t, ret, "cannot map its buffer");
 		return;
 	}
+	t->mapped_ns = (uint64_t)tb_now_ms() * 1000000u;
 	tb_layout_compute(&t->lay, size, s->cfg.mode);
 	t->info.state = TRACEBUF_LIB_TRACEE_INITIALIZED;
 	/* late joiners start cleared, as in Fuchsia */

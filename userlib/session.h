@@ -34,12 +34,14 @@ struct tb_tracee {
 	struct tracebuf_session_provider info;	/* what the caller sees */
 	int buffer_fd;
 	const uint8_t *map;
+	uint64_t mapped_ns;			/* CLOCK_MONOTONIC, when mapped */
 	struct tb_layout lay;
 	char *cats;				/* INITIALIZE's categories */
 	uint32_t cats_size, cats_count;
 	bool was_started;			/* since the last read-out */
 	bool results_written;
 	bool info_written;			/* provider info record out */
+	bool dropped_lie_noted;			/* tracebuf_dropped_credible() */
 	bool saved_any;				/* streaming, since a clear */
 	uint32_t last_saved_wrap;
 	uint64_t durable_written;		/* durable bytes in the file */
@@ -128,6 +130,7 @@ size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const
 			     size_t len, uint64_t *rejected, uint32_t *drop_windows);
 bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h);
 int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t);
+bool tracebuf_dropped_credible(const struct tb_tracee *t, uint64_t dropped);
 void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 			      uint64_t dropped);
 int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,

@@ -280,6 +280,10 @@ struct tracebuf_session_provider {
 					 */
 	bool late;			/* joined after the session started */
 	bool crashed;			/* harvested without a final header */
+	bool dropped_doubtful;		/* records_dropped is more than it
+					 * could have dropped: not a count
+					 * (libtracebuf 1.4)
+					 */
 	uint32_t drop_windows;		/* "records dropped" events in its data */
 };
 

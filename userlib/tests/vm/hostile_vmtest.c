@@ -3,7 +3,8 @@
  * A manager session against providers that lie, in the test VM.  Each
  * provider here is a child speaking the uapi directly (no libtracebuf),
  * and does one bad thing: fills its buffer and header with garbage,
- * forges metadata records that claim to be another provider, sends a
+ * forges metadata records that claim to be another provider, claims
+ * more records dropped than it could have dropped, sends a
  * save request that does not check out, rewrites what it asked to save,
  * or never answers.  The session must carry on, its timeouts must hold,
  * the output must decode from end to end, and an honest provider in the
@@ -30,7 +31,7 @@
 
 #define KIB 1024u
 
-enum evil { EVIL_GARBAGE, EVIL_FORGE, EVIL_BAD_SAVE, EVIL_SILENT, EVIL_REWRITE };
+enum evil { EVIL_GARBAGE, EVIL_FORGE, EVIL_BAD_SAVE, EVIL_SILENT, EVIL_REWRITE, EVIL_DROPS };
 
 static void send_pkt(int fd, uint16_t req, uint32_t d32, uint64_t d64)
 {
@@ -158,8 +159,10 @@ static void evil_main(enum evil evil, int ready)
 				break;
 			if (evil == EVIL_GARBAGE)
 				garbage(map, size);
-			if (evil == EVIL_FORGE)
+			if (evil == EVIL_FORGE || evil == EVIL_DROPS)
 				forge(map, size);
+			if (evil == EVIL_DROPS)
+				((struct tracebuf_buffer_header *)map)->num_records_dropped = ~0ull;
 			if (evil == EVIL_REWRITE)
 				rewrite_after_save(fd, map);
 			send_pkt(fd, TRACEBUF_PKT_STARTED, TRACEBUF_FIFO_PROTOCOL_VERSION, 0);
@@ -325,6 +328,23 @@ static void forged_metadata_is_removed(void)
 	T_EXPECT_EQ(res.evil.error, 0);			/* its header is honest */
 }
 
+/* A dropped count no provider could reach is not taken for one. */
+static void impossible_drop_count_is_doubted(void)
+{
+	struct result res;
+
+	T_ASSERT_EQ(run(EVIL_DROPS, TRACEBUF_MODE_ONESHOT, &res), 0);
+	T_EXPECT_EQ(res.reader, 0);
+	T_EXPECT_EQ(res.honest_events, 1);
+	T_EXPECT(res.evil.dropped_doubtful);
+	T_EXPECT_EQ(res.evil.error, -EINVAL);
+	T_EXPECT(g_errors >= 1);
+	/* an honest count is believed */
+	T_ASSERT_EQ(run(EVIL_GARBAGE, TRACEBUF_MODE_ONESHOT, &res), 0);
+	T_EXPECT(!res.evil.dropped_doubtful);
+	T_EXPECT_EQ(res.evil.records_dropped, 1);
+}
+
 /*
  * A provider that rewrites the records of a save before the manager
  * wrote them cannot: the pages are sealed, it dies of SIGBUS (exit 42),
@@ -374,6 +394,7 @@ static void silent_provider_times_out(void)
 static const struct t_test tests[] = {
 	T_TEST(garbage_in_buffer_and_header),
 	T_TEST(forged_metadata_is_removed),
+	T_TEST(impossible_drop_count_is_doubted),
 	T_TEST(bad_save_request_terminates_it),
 	T_TEST(saved_records_are_sealed),
 	T_TEST(silent_provider_times_out),
