@@ -1031,6 +1031,12 @@ static void record_status_clear(struct record_run *r)
 	}
 }
 
+/* @p's records dropped, as a count: 0 when its header's is not credible. */
+static uint64_t record_dropped(const struct tracebuf_session_provider *p)
+{
+	return p->dropped_doubtful ? 0 : p->records_dropped;
+}
+
 /*
  * The status line: what the providers recorded so far (their buffer
  * headers say), what was saved to the file, and what they dropped.
@@ -1044,7 +1050,7 @@ static void record_status(struct record_run *r, uint64_t now)
 	if (record_providers(r))
 		return;
 	for (int i = 0; i < r->nprov; i++) {
-		dropped += r->prov[i].records_dropped;
+		dropped += record_dropped(&r->prov[i]);
 		recorded += r->prov[i].bytes_recorded;
 	}
 	fprintf(stderr, "\rrecording %llu.%01llu s  %d provider%s  %s recorded  %s saved"
@@ -1539,7 +1545,7 @@ static void record_ctl_status(struct record_run *r, bool json, char *buf, size_t
 	 * circular modes is only its first record until the end
 	 */
 	for (int i = 0; i < r->nprov; i++) {
-		dropped += r->prov[i].records_dropped;
+		dropped += record_dropped(&r->prov[i]);
 		recorded += r->prov[i].bytes_recorded;
 	}
 	/* the file written now (with --rotate, the last of them) */
@@ -1982,10 +1988,14 @@ static void record_summary(struct record_run *r, uint64_t elapsed)
 		char why[64];
 
 		tbctl_fputs_safe(stderr, p->name, w);
-		fprintf(stderr, " %8u  %-11s %10llu %8llu %10llu %8u", p->pid,
+		fprintf(stderr, " %8u  %-11s %10llu %8llu", p->pid,
 			tbctl_tracee_state_name(p->state),
-			(unsigned long long)p->bytes_written, (unsigned long long)p->saves,
-			(unsigned long long)p->records_dropped, p->drop_windows);
+			(unsigned long long)p->bytes_written, (unsigned long long)p->saves);
+		if (p->dropped_doubtful)
+			fprintf(stderr, " %10s %8u", "?", p->drop_windows);
+		else
+			fprintf(stderr, " %10llu %8u", (unsigned long long)p->records_dropped,
+				p->drop_windows);
 		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
 			fprintf(stderr, "  (%s)", strerror(-p->error));
 		else if (p->crashed)
@@ -2136,9 +2146,13 @@ static int record_outcome(const struct record_run *r)
 				    name, p->pid, (unsigned long long)p->bytes_rejected,
 				    p->crashed ? " (it ended while tracing" : "",
 				    cause ? ": " : "", cause ? cause : "", p->crashed ? ")" : "");
-		dropped += p->records_dropped;
+		if (p->dropped_doubtful)
+			record_warn("provider '%s' (pid %u): its header claims %llu records "
+				    "dropped, more than it could have dropped: not counted",
+				    name, p->pid, (unsigned long long)p->records_dropped);
+		dropped += record_dropped(p);
 		windows += p->drop_windows;
-		with_drops += p->records_dropped != 0;
+		with_drops += record_dropped(p) != 0;
 	}
 	for (size_t i = 0; i < o->nproviders; i++) {
 		if (record_has_provider(r, o->providers[i]))

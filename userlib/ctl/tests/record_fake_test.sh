@@ -171,6 +171,18 @@ test_drops_warn() {
 		fail "stderr (streaming): $ERR"
 }
 
+# A header's count that no provider could reach is not summed, nor
+# shown as a count.
+test_impossible_drops_not_counted() {
+	FAKE_PROVIDERS=app,lossy,liar t_run record -d 50ms
+	[ "$RC" = 7 ] || fail "exit $RC, expected 7: $ERR" || return 1
+	[[ $ERR == *"provider 'liar' (pid 70): its header claims 18446744073709551615 records dropped, more than it could have dropped: not counted"* ]] ||
+		fail "stderr: $ERR" || return 1
+	[[ $ERR == *"warning: 3 records dropped by 1 provider (1 drop window in the trace)"* ]] ||
+		fail "stderr: $ERR" || return 1
+	[[ $ERR =~ liar\ +70\ +[a-z]+\ +64\ +0\ +\?\ +0 ]] || fail "table: $ERR"
+}
+
 test_override_for_absent_provider_warns() {
 	t_run record -q -d 50ms -b app:64K -b nosuch:64K
 	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
@@ -526,6 +538,7 @@ TESTS=(
 	test_best_effort
 	test_incomplete_with_failed_command
 	test_drops_warn
+	test_impossible_drops_not_counted
 	test_override_for_absent_provider_warns
 	test_quiet
 	test_config_passthrough
