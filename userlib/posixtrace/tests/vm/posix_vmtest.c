@@ -885,6 +885,64 @@ static void two_streams_the_first_gets_the_events(void)
 	}
 }
 
+/*
+ * Streams of two controller processes on one target that registered
+ * before either: the target's provider goes to the stream created
+ * first, every time; the other's calls succeed, and its log holds its
+ * own system events only (posix_trace(7)).
+ */
+static void two_controllers_the_first_gets_the_events(void)
+{
+	static struct seen v[128];
+	static const char *const names[] = { "shared", NULL };
+
+	for (int round = 0; round < 3; round++) {
+		int fa = log_fd(), fb = log_fd(), p[2], q[2], status;
+		struct target c;
+		trace_id_t mine;
+		size_t na, nb;
+		pid_t other;
+		char b;
+
+		child_start(&c, names, 100, false);
+		T_ASSERT_EQ(pipe(p), 0);
+		T_ASSERT_EQ(pipe(q), 0);
+		fflush(stdout);
+		other = fork();
+		T_ASSERT(other >= 0);
+		if (other == 0) {
+			trace_id_t first;
+
+			if (posix_trace_create_withlog(c.pid, NULL, fa, &first) ||
+			    posix_trace_start(first) || write(p[1], "s", 1) != 1 ||
+			    read(q[0], &b, 1) != 1)
+				_exit(2);
+			_exit(posix_trace_stop(first) || posix_trace_shutdown(first) ? 3 : 0);
+		}
+		T_ASSERT_EQ(read(p[0], &b, 1), 1);
+		T_ASSERT_EQ(posix_trace_create_withlog(c.pid, NULL, fb, &mine), 0);
+		T_EXPECT_EQ(posix_trace_start(mine), 0);
+		child_go(&c);
+		T_EXPECT_EQ(posix_trace_stop(mine), 0);
+		T_EXPECT_EQ(posix_trace_shutdown(mine), 0);
+		T_ASSERT_EQ(write(q[1], "e", 1), 1);
+		T_ASSERT_EQ(waitpid(other, &status, 0), other);
+		T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		child_end(&c);
+		na = read_log(fa, v, 128, NULL);
+		nb = read_log(fb, v, 128, NULL);
+		printf("# round %d: the first stream %zu events, the second %zu\n", round, na, nb);
+		T_EXPECT_EQ(na, 100);
+		T_EXPECT_EQ(nb, 0);
+		close(p[0]);
+		close(p[1]);
+		close(q[0]);
+		close(q[1]);
+		close(fa);
+		close(fb);
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 /* Active streams without a log: on-line analysis                         */
 
@@ -2510,6 +2568,7 @@ static const struct t_test tests[] = {
 	T_TEST(inherited_stream_traces_a_child_forked_at_once),
 	T_TEST(inherited_stream_shares_event_type_ids),
 	T_TEST(two_streams_the_first_gets_the_events),
+	T_TEST(two_controllers_the_first_gets_the_events),
 	T_TEST(close_for_child_stream_does_not),
 	T_TEST(online_self_trace_getnext),
 	T_TEST(online_million_events_loop),
