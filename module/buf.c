@@ -123,6 +123,7 @@ struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 	kref_init(&buf->refs);
 	buf->size = size;
 	buf->mode = mode;
+	buf->created_ns = ktime_get_ns();
 	set_bit(TRACEBUF_BUF_LIVE, &buf->flags);
 	tracebuf_user_get(user);
 	buf->user = user;

@@ -23,12 +23,26 @@ static const struct nla_policy tracebuf_genl_get_policy[TRACEBUF_A_ID + 1] = {
 #define TRACEBUF_GENL_EPERM_MSG \
 	"needs CAP_PERFMON or CAP_SYS_ADMIN, or the manager_gid group"
 
+/*
+ * Whether a provider's header may say it dropped @dropped records: a drop
+ * is an atomic add to one counter, so no more than one a nanosecond on
+ * each CPU since its buffer was made (and a second more).  A header that
+ * claims more lies, and its count is not reported.
+ */
+static bool tracebuf_genl_dropped_credible(const struct tracebuf_buf *buf, u64 dropped)
+{
+	u64 ns = ktime_get_ns() - buf->created_ns + NSEC_PER_SEC;
+
+	return div_u64(dropped, num_possible_cpus()) <= ns;
+}
+
 /* One provider, as seen from @ns (its pid there). */
 static int tracebuf_genl_fill(struct sk_buff *skb, struct tracebuf_provider *p,
 			      struct pid_namespace *ns, u8 cmd, u32 portid,
 			      u32 seq, int flags)
 {
 	const struct tracebuf_buffer_header *h;
+	u64 dropped;
 	void *hdr;
 
 	lockdep_assert_held(&tracebuf_lock);
@@ -50,12 +64,13 @@ static int tracebuf_genl_fill(struct sk_buff *skb, struct tracebuf_provider *p,
 	if (p->buf) {
 		/* the provider writes the header at any time: one load */
 		h = p->buf->data;
+		dropped = READ_ONCE(h->num_records_dropped);
 		if (nla_put_u32(skb, TRACEBUF_A_MODE, p->mode) ||
 		    nla_put_u64_64bit(skb, TRACEBUF_A_BUFFER_SIZE, p->buf->size,
 				      TRACEBUF_A_PAD) ||
-		    nla_put_u64_64bit(skb, TRACEBUF_A_RECORDS_DROPPED,
-				      READ_ONCE(h->num_records_dropped),
-				      TRACEBUF_A_PAD))
+		    (tracebuf_genl_dropped_credible(p->buf, dropped) &&
+		     nla_put_u64_64bit(skb, TRACEBUF_A_RECORDS_DROPPED, dropped,
+				       TRACEBUF_A_PAD)))
 			goto out_cancel;
 	}
 	genlmsg_end(skb, hdr);

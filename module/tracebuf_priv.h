@@ -144,6 +144,7 @@ struct tracebuf_buf {
 	u32 mode;				/* TRACEBUF_MODE_* */
 	u64 durable_size;
 	u64 rolling_size;
+	u64 created_ns;				/* ktime_get_ns() */
 	/* sealable buffers (tracebuf_buf_set_sealable()) */
 	int seal_id;				/* > 0: seal_base's slot */
 	unsigned long seal_base;		/* pgoff of page 0 in the

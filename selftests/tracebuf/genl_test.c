@@ -112,6 +112,10 @@ TEST_F(genl, get_initialized_provider_and_its_counters)
 	h->num_records_dropped = 77;
 	ASSERT_EQ(0, nl_get(&self->nl, self->id, &g));
 	EXPECT_EQ(77ULL, g.dropped);
+	/* a claim no provider could make is not reported */
+	h->num_records_dropped = ~0ULL;
+	ASSERT_EQ(0, nl_get(&self->nl, self->id, &g));
+	EXPECT_FALSE(g.has_dropped);
 	munmap(h, 64 * 1024);
 }
 

@@ -842,7 +842,9 @@ struct tracebuf_mgr_msg {
  * Each message carries the provider's attributes: ID, PID, NAME, STATE,
  * MANAGER_ID (0 if none), the counters, and with a buffer MODE,
  * BUFFER_SIZE and RECORDS_DROPPED (as the provider last wrote it in its
- * buffer header: a claim, not a measurement).
+ * buffer header: a claim, not a measurement; left out when no provider
+ * could have dropped so many, one a nanosecond on each possible CPU
+ * since its buffer was made).
  */
 #define TRACEBUF_GENL_NAME		"tracebuf"
 #define TRACEBUF_GENL_VERSION		1
