@@ -110,3 +110,39 @@ int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
 	o->bytes += len;
 	return 0;
 }
+
+/*
+ * The @n pieces at @iov (at most TB_OUT_PIECES), in order: a save's runs
+ * of records, between the padding left out of them.  Fewer than
+ * TB_OUT_DIRECT bytes in all are buffered as tracebuf_out_write()
+ * buffers them; more go out from where they are, after what is
+ * buffered, in one writev(), and are not copied.
+ */
+int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n)
+{
+	struct iovec v[1 + TB_OUT_PIECES];
+	size_t len = 0;
+	int ret;
+
+	if (o->err)
+		return o->err;
+	if (n > TB_OUT_PIECES)
+		return -EINVAL;		/* a bug here */
+	for (unsigned int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	if (len < TB_OUT_DIRECT && len <= o->cap) {
+		for (unsigned int i = 0; i < n && !o->err; i++)
+			tracebuf_out_write(o, iov[i].iov_base, iov[i].iov_len);
+		return o->err;
+	}
+	v[0].iov_base = o->buf;
+	v[0].iov_len = o->len;
+	memcpy(v + 1, iov, n * sizeof(*iov));
+	ret = o->len ? tb_writev_all(o->fd, v, (int)n + 1) : tb_writev_all(o->fd, v + 1, (int)n);
+	o->len = 0;
+	if (ret)
+		o->err = ret;
+	else
+		o->bytes += len;
+	return ret;
+}

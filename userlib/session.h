@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include <tracebuf_manager.h>
 
@@ -120,6 +121,8 @@ void tracebuf_note(struct tracebuf_session *s, uint32_t type, const struct tb_tr
 void tracebuf_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
 			   const char *what);
 int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len);
+#define TB_OUT_PIECES	64	/* tracebuf_out_writev()'s at most */
+int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n);
 int tracebuf_out_flush(struct tb_out *o);
 
 /* readout.c */
