@@ -19,7 +19,9 @@
  *  - Each range is copied out first and only the copy is checked and
  *    written (tracebuf_readout_range()): its whole records that decode,
  *    but metadata records, which only the manager writes (tb_keep()), so
- *    the file stays readable after them for every provider.  A save the
+ *    the file stays readable after them for every provider; padding,
+ *    which holds no record, is left out too (but the smallest,
+ *    tb_pad_kept()).  A save the
  *    kernel sealed is checked and written in place instead, but for the
  *    bytes on pages the seal does not cover (tracebuf_readout_sealed()).
  */
@@ -333,8 +335,9 @@ static size_t tb_cycles(const struct tb_cycle *c, const uint8_t *buf, size_t off
 /*
  * The padding at @p, @left bytes before the end, as the engine ends a
  * thread's chunk with it (tracebuf_fxt_pad_write()): its bytes, or 0.  A
- * blob whose payload no reader looks into, so it is kept as it is; a
- * slow writer's buffer has one every few KiB.
+ * blob whose payload no reader looks into (it holds whatever the buffer
+ * held before); a slow writer's buffer has one every few KiB, an idle
+ * one's is all padding.
  */
 static size_t tb_pad(const uint8_t *p, size_t left)
 {
@@ -345,6 +348,25 @@ static size_t tb_pad(const uint8_t *p, size_t left)
 	return (size_t)words * 8;
 }
 
+/*
+ * Whether a pad of @size bytes after @recs bytes of records (since the
+ * last pad kept, or the run's start) stays in the run, as it is: one that
+ * ends a fast writer's chunk, smaller than the record that did not fit,
+ * costs more cut out (one more piece for the write to gather, and as
+ * many runs of records as chunks, where a fast writer's would go out
+ * whole) than it adds to the file.  At most TB_PAD_KEPT bytes (7 words
+ * of what the buffer held before), and 1/TB_PAD_SHARE of the records
+ * before it, so that no file holds more than that of padding.  Any other
+ * is left out.
+ */
+#define TB_PAD_KEPT	64
+#define TB_PAD_SHARE	128
+
+static inline bool tb_pad_kept(size_t size, size_t recs)
+{
+	return size <= TB_PAD_KEPT && size * TB_PAD_SHARE <= recs;
+}
+
 bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
 {
 	return tb_plain(p, words, NULL);
@@ -353,6 +375,24 @@ bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
 size_t tracebuf_readout_pad(const uint8_t *p, size_t left)
 {
 	return tb_pad(p, left);
+}
+
+/* tb_keep()'s runs of records, written TB_OUT_PIECES at a time */
+struct tb_runs {
+	struct iovec v[TB_OUT_PIECES];
+	unsigned int n;
+};
+
+static void tb_run(struct tb_out *o, struct tb_runs *r, const uint8_t *p, size_t len)
+{
+	if (!len)
+		return;
+	if (r->n == TB_OUT_PIECES) {
+		tracebuf_out_writev(o, r->v, r->n);
+		r->n = 0;
+	}
+	r->v[r->n].iov_base = (void *)p;
+	r->v[r->n++].iov_len = len;
 }
 
 /*
@@ -391,37 +431,42 @@ static int tb_keep_reader(struct tracebuf_session *s, const uint8_t *buf, size_t
 
 /*
  * Write the records of a copied chunk that are whole and decode, to @o,
- * from where they are: runs of kept records, each one write (large runs
- * are not copied again, tracebuf_out_write()).  Left out: zero words (the
- * unwritten tail of a crashed writer's chunk), metadata records (a
- * provider must not write them), records whose contents do not decode (a
- * bad string ref, an argument running past the record, an unknown type
- * field...), so that the file stays readable after them, for this
- * provider and every other; and from the first record that runs past the
- * chunk, the rest.  Plain events (tracebuf_readout_plain_event()) and
- * the engine's padding (tracebuf_readout_pad()) are kept as they are, the
- * others decoded by a reader over the chunk.  Returns the bytes kept;
- * adds to *@rejected the bytes left out that held something: not zero
- * words, nor the zeros at the end of the rest.
+ * from where they are: runs of kept records, gathered into as few writes
+ * as their number allows (tracebuf_out_writev(): large ones are not
+ * copied again).  Left out: padding (the engine's, tb_pad(), but for
+ * what tb_pad_kept() keeps), zero words (the unwritten tail of a crashed
+ * writer's chunk), metadata records (a provider must not write them),
+ * records whose contents do not decode (a bad string ref, an argument
+ * running past the record, an unknown type field...), so that the file
+ * stays readable after them, for this provider and every other; and from
+ * the first record that runs past the chunk, the rest.  Plain events
+ * (tracebuf_readout_plain_event()) are kept as they are, the others
+ * decoded by a reader over the chunk.  Returns the bytes kept; adds to
+ * *@rejected the bytes left out that held something but padding: not
+ * zero words, nor the zeros at the end of the rest; to *@padding (if
+ * not NULL) the padding left out.
  */
 static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
-		      size_t len, uint64_t *rejected, uint32_t *drop_windows)
+		      size_t len, uint64_t *rejected, uint64_t *padding, uint32_t *drop_windows)
 {
 	struct tb_shape shapes[TB_SHAPES] = { 0 }, sh, pad = { 0 };
+	size_t off = 0, run = 0, since = 0, kept = 0;
 	struct tracebuf_reader_record rec;
 	struct tracebuf_reader *r = NULL;
-	size_t off = 0, run = 0, kept = 0, rbase = 0;
 	unsigned int hits = 0, tries = 0;
 	uint8_t *rcopy = NULL;
+	struct tb_runs runs;
+	size_t rbase = 0;
 	struct tb_cycle cyc;
 
 	cyc.first = NULL;
+	runs.n = 0;
 
 	len &= ~(size_t)7;
 	while (off < len) {
 		struct tb_shape *seen, *prev;
+		size_t size, gap = 0;
 		uint64_t h, words;
-		size_t size;
 		bool keep;
 
 		/*
@@ -444,15 +489,19 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 				continue;
 			}
 			/*
-			 * A chunk's padding: the record after it is the one
-			 * predicted here (so a cycle goes on after it).
+			 * A chunk's padding, kept: the record after it is the
+			 * one predicted here (so a cycle goes on after it).
 			 */
 			pad.size = tb_pad(buf + off, len - off);
-			if (pad.size) {
+			if (pad.size && tb_pad_kept(pad.size, off - since)) {
+				since = off + pad.size;
 				pad.next = seen;
 				seen = &pad;
 				continue;
 			}
+			gap = pad.size;
+			if (gap)
+				break;
 			seen = &shapes[tb_shape_slot(tb_word(buf + off))];
 			if (!seen->h || seen->size > len - off || !tb_shape_same(seen, buf + off))
 				break;
@@ -464,7 +513,10 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 		h = tb_word(buf + off);
 		words = tracebuf_fxt_record_words(h);
 		size = (size_t)words * 8;
-		if (!h) {
+		if (gap) {
+			size = gap;
+			keep = false;
+		} else if (!h) {
 			size = 8;
 			keep = false;
 		} else if (!words || words > (len - off) / 8) {
@@ -487,18 +539,22 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 				(*drop_windows)++;
 		}
 		if (!keep) {
-			if (off > run)
-				tracebuf_out_write(o, buf + run, off - run);
+			tb_run(o, &runs, buf + run, off - run);
 			kept += off - run;
 			/* a zero word held no record: nothing was lost there */
-			*rejected += h ? size : 0;
-			run = off + size;
+			if (gap && padding)
+				*padding += gap;
+			else if (!gap)
+				*rejected += h ? size : 0;
+			run = since = off + size;
 		}
 		off += size;
 	}
-	if (off > run)
-		tracebuf_out_write(o, buf + run, off - run);
-	kept += off > run ? off - run : 0;
+	if (off > run) {
+		tb_run(o, &runs, buf + run, off - run);
+		kept += off - run;
+	}
+	tracebuf_out_writev(o, runs.v, runs.n);
 	/* the rest, from a record that runs past: up to its last non-zero word */
 	while (len > off && !tb_word(buf + len - 8))
 		len -= 8;
@@ -509,9 +565,10 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 }
 
 size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
-			     size_t len, uint64_t *rejected, uint32_t *drop_windows)
+			     size_t len, uint64_t *rejected, uint64_t *padding,
+			     uint32_t *drop_windows)
 {
-	return tb_keep(s, o, buf, len, rejected, drop_windows);
+	return tb_keep(s, o, buf, len, rejected, padding, drop_windows);
 }
 
 /*
@@ -529,7 +586,7 @@ static void tb_keep_tracee(struct tracebuf_session *s, struct tb_tracee *t, cons
 		s->keep_durable = t->map + t->lay.durable_off;
 		s->keep_durable_len = (size_t)t->lay.durable_size;
 	}
-	t->info.bytes_written += tb_keep(s, &s->out, buf, len, &t->info.bytes_rejected,
+	t->info.bytes_written += tb_keep(s, &s->out, buf, len, &t->info.bytes_rejected, NULL,
 					 &t->info.drop_windows);
 	s->keep_durable = NULL;
 	s->keep_durable_len = 0;
@@ -870,7 +927,7 @@ static void tb_snap_write(struct tracebuf_session *s, uint8_t *buf, size_t len)
 	uint64_t rejected = 0;
 	uint32_t windows = 0;
 
-	tb_keep(s, &s->snap->out, buf, len, &rejected, &windows);
+	tb_keep(s, &s->snap->out, buf, len, &rejected, NULL, &windows);
 }
 
 /*

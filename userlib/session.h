@@ -130,7 +130,8 @@ bool tracebuf_readout_plain_event(const uint8_t *p, size_t words);
 size_t tracebuf_readout_pad(const uint8_t *p, size_t left);
 /* the walk of every save and snapshot (hostile_test and tb-bench call it too) */
 size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
-			     size_t len, uint64_t *rejected, uint32_t *drop_windows);
+			     size_t len, uint64_t *rejected, uint64_t *padding,
+			     uint32_t *drop_windows);
 bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h);
 int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t);
 bool tracebuf_dropped_credible(const struct tb_tracee *t, uint64_t dropped);

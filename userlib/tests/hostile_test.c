@@ -11,9 +11,9 @@
  * iteration to replay.
  *
  * The manager keeps the events it finds plain without decoding them
- * (tracebuf_readout_plain_event()), and the engine's padding
- * (tracebuf_readout_pad()): every record of every input that it finds
- * plain or padding, the reader must decode, to its size.
+ * (tracebuf_readout_plain_event()), and the engine's padding that it
+ * keeps (tracebuf_readout_pad()): every record of every input that it
+ * finds plain or padding, the reader must decode, to its size.
  */
 #include "ktap.h"
 #include "helpers.h"
@@ -478,14 +478,17 @@ static size_t zero_bytes(const uint64_t *w, size_t len)
 	return n;
 }
 
-/* kept and rejected account for all of @len but zero words */
-static bool accounted(const uint64_t *w, size_t len, size_t kept, uint64_t rejected)
+/* kept, rejected and padding left out account for all of @len but zero words */
+static bool accounted(const uint64_t *w, size_t len, size_t kept, uint64_t rejected,
+		      uint64_t padding)
 {
-	return kept + rejected <= len && kept + rejected + zero_bytes(w, len) >= len;
+	return kept + rejected + padding <= len &&
+	       kept + rejected + padding + zero_bytes(w, len) >= len;
 }
 
+/* The walk of @w, @len bytes, into @fd, read back into @out. */
 static void keep_one(const uint64_t *w, size_t len, int fd, uint8_t *out,
-		     size_t *kept, uint64_t *rejected, ssize_t *read_back)
+		     size_t *kept, uint64_t *rejected, uint64_t *padding, ssize_t *read_back)
 {
 	static uint8_t obuf[4096];
 	struct tracebuf_session *s = calloc(1, sizeof(*s));
@@ -493,12 +496,14 @@ static void keep_one(const uint64_t *w, size_t len, int fd, uint8_t *out,
 	uint32_t windows = 0;
 
 	*rejected = 0;
+	*padding = 0;
 	*read_back = -1;
 	if (!s || ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET)) {
 		free(s);
 		return;
 	}
-	*kept = tracebuf_readout_keep(s, &o, (const uint8_t *)w, len, rejected, &windows);
+	*kept = tracebuf_readout_keep(s, &o, (const uint8_t *)w, len, rejected, padding,
+				      &windows);
 	if (!tracebuf_out_flush(&o))
 		*read_back = pread(fd, out, len, 0);
 	free(s);
@@ -515,16 +520,16 @@ static bool flip_walk(const uint64_t *w, unsigned int turn, unsigned int i, unsi
 	static uint64_t bad[CYCLES * CYCLE_WORDS];
 	static uint8_t out[sizeof(bad)];
 	bool value = i == 1 || i == 3 || i == 6 || (i == 4 && b >= 32);
+	uint64_t rejected, padding;
 	struct t_result res;
-	uint64_t rejected;
 	ssize_t got;
 	size_t kept;
 
 	memcpy(bad, w, sizeof(bad));
 	bad[turn * CYCLE_WORDS + i] ^= tracebuf_fxt_le64(1ull << b);
-	keep_one(bad, sizeof(bad), fd, out, &kept, &rejected, &got);
+	keep_one(bad, sizeof(bad), fd, out, &kept, &rejected, &padding, &got);
 	res = t_read_all(out, got > 0 ? (size_t)got : 0, 0);
-	if (got != (ssize_t)kept || !accounted(bad, sizeof(bad), kept, rejected) ||
+	if (got != (ssize_t)kept || !accounted(bad, sizeof(bad), kept, rejected, padding) ||
 	    res.ret || res.end != kept || !res.bounds_ok ||
 	    memcmp(out, bad, turn * CYCLE_WORDS * 8) ||
 	    (value && (kept != sizeof(bad) || memcmp(out, bad, kept)))) {
@@ -549,8 +554,8 @@ static void crashed_tail_counts_only_what_was_written(void)
 {
 	static uint64_t w[8 * CYCLE_WORDS];
 	static uint8_t out[sizeof(w)];
+	uint64_t rejected, padding;
 	FILE *f = tmpfile();
-	uint64_t rejected;
 	ssize_t got;
 	size_t kept;
 
@@ -558,13 +563,13 @@ static void crashed_tail_counts_only_what_was_written(void)
 	memset(w, 0, sizeof(w));
 	for (unsigned int c = 0; c < 4; c++)
 		T_ASSERT_EQ(t_turn(w + c * CYCLE_WORDS, c), CYCLE_WORDS * 8);
-	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
 	T_EXPECT_EQ(kept, 4 * CYCLE_WORDS * 8);
 	T_EXPECT_EQ(rejected, 0);
 	/* a record longer than what is left, of which 2 words were written */
 	w[4 * CYCLE_WORDS] = tracebuf_fxt_le64(4 | (uint64_t)(4 * CYCLE_WORDS + 1) << 4);
 	w[4 * CYCLE_WORDS + 1] = tracebuf_fxt_le64(12345);
-	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
 	T_EXPECT_EQ(kept, 4 * CYCLE_WORDS * 8);
 	T_EXPECT_EQ(rejected, 16);
 	fclose(f);
@@ -575,15 +580,15 @@ static void walk_learns_cycles(void)
 	static uint64_t w[CYCLES * CYCLE_WORDS];
 	static uint8_t out[sizeof(w)];
 	unsigned int dropped = 0, kept_as_is = 0, turns_dropped = 0, turns_as_is = 0;
+	uint64_t rejected, padding;
 	FILE *f = tmpfile();
-	uint64_t rejected;
 	ssize_t got;
 	size_t kept;
 
 	T_ASSERT(f != NULL);
 	for (unsigned int c = 0; c < CYCLES; c++)
 		T_ASSERT_EQ(t_turn(w + c * CYCLE_WORDS, c), CYCLE_WORDS * 8);
-	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
 	T_ASSERT_EQ(kept, sizeof(w));
 	T_ASSERT_EQ(rejected, 0);
 	T_ASSERT(got == (ssize_t)sizeof(w) && !memcmp(out, w, sizeof(w)));
@@ -612,34 +617,41 @@ out:
 /*
  * The save walk over turns in a thread's chunks, each padded at its end
  * as the engine pads it (t_turns_chunked()), 1 KiB chunks here so that a
- * pad has a payload: kept whole and as it is.  With any one bit of the
- * second chunk's pad flipped, whatever is kept decodes to its end, kept
- * and left out add up, the chunk before and the turns of that one are
- * kept as they are, and a flip in the payload, which no reader looks
- * into, keeps everything as it is.
+ * pad has a payload: the turns are kept as they are, the pads left out,
+ * and counted as padding, not as rejected.  With any one bit of the
+ * second chunk's pad flipped, whatever is kept decodes to its end, kept,
+ * rejected and padding add up, the turns of the chunk before are kept as
+ * they are, and a flip in the payload, which no reader looks into, keeps
+ * what a pad without a flip keeps.
  */
 #define PAD_CHUNK	1024
 #define PAD_CHUNKS	4
+#define PAD_TURNS	(PAD_CHUNK / (T_TURN_WORDS * 8))
+#define PAD_BYTES	(PAD_CHUNK % (T_TURN_WORDS * 8))
 
-static void walk_keeps_padded_chunks(void)
+static void walk_leaves_padding_out(void)
 {
 	static uint64_t w[PAD_CHUNKS * PAD_CHUNK / 8], bad[sizeof(w) / 8];
-	static uint8_t out[sizeof(w)];
-	size_t pad_at = 2 * PAD_CHUNK - PAD_CHUNK % (T_TURN_WORDS * 8), kept;
+	static uint8_t out[sizeof(w)], turns[sizeof(w)];
+	size_t pad_at = 2 * PAD_CHUNK - PAD_BYTES, kept, n = 0;
 	unsigned int dropped = 0, as_is = 0, flips = 0;
+	uint64_t rejected, padding;
 	FILE *f = tmpfile();
-	uint64_t rejected;
 	uint32_t i = 0;
 	ssize_t got;
 
 	T_ASSERT(f != NULL);
 	T_ASSERT_EQ(t_turns_chunked((uint8_t *)w, sizeof(w), PAD_CHUNK, &i), 0);
 	/* the pad: a header and a payload word */
+	T_ASSERT_EQ(PAD_BYTES, 16);
 	T_ASSERT_EQ(tracebuf_readout_pad((const uint8_t *)w + pad_at, sizeof(w) - pad_at), 16);
-	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &got);
-	T_ASSERT_EQ(kept, sizeof(w));
+	for (size_t c = 0; c < sizeof(w); c += PAD_CHUNK, n += PAD_CHUNK - PAD_BYTES)
+		memcpy(turns + n, (const uint8_t *)w + c, PAD_CHUNK - PAD_BYTES);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
+	T_ASSERT_EQ(kept, n);
 	T_ASSERT_EQ(rejected, 0);
-	T_ASSERT(got == (ssize_t)sizeof(w) && !memcmp(out, w, sizeof(w)));
+	T_ASSERT_EQ(padding, PAD_CHUNKS * PAD_BYTES);
+	T_ASSERT(got == (ssize_t)n && !memcmp(out, turns, n));
 
 	for (unsigned int b = 0; b < 128; b++, flips++) {
 		struct t_result res;
@@ -647,25 +659,66 @@ static void walk_keeps_padded_chunks(void)
 
 		memcpy(bad, w, sizeof(w));
 		bad[pad_at / 8 + b / 64] ^= tracebuf_fxt_le64(1ull << b % 64);
-		keep_one(bad, sizeof(bad), fileno(f), out, &kept, &rejected, &got);
+		keep_one(bad, sizeof(bad), fileno(f), out, &kept, &rejected, &padding, &got);
 		res = t_read_all(out, got > 0 ? (size_t)got : 0, 0);
-		if (got != (ssize_t)kept || !accounted(bad, sizeof(bad), kept, rejected) ||
-		    res.ret || res.end != kept || !res.bounds_ok || kept < pad_at ||
-		    memcmp(out, bad, pad_at) ||
-		    (payload && (kept != sizeof(bad) || memcmp(out, bad, kept)))) {
-			T_FAIL("pad bit %u: kept %zu (read back %zd), rejected %llu, read %d to %zu",
-			       b, kept, got, (unsigned long long)rejected, res.ret, res.end);
+		if (got != (ssize_t)kept ||
+		    !accounted(bad, sizeof(bad), kept, rejected, padding) ||
+		    res.ret || res.end != kept || !res.bounds_ok ||
+		    kept < pad_at - PAD_BYTES || memcmp(out, turns, pad_at - PAD_BYTES) ||
+		    (payload && (kept != n || rejected || memcmp(out, turns, n)))) {
+			T_FAIL("pad bit %u: kept %zu (read back %zd), rejected %llu, padding %llu, "
+			       "read %d to %zu", b, kept, got, (unsigned long long)rejected,
+			       (unsigned long long)padding, res.ret, res.end);
 			break;
 		}
-		dropped += kept < sizeof(bad);
-		as_is += kept == sizeof(bad) && !memcmp(out, bad, kept);
+		dropped += kept < n;
+		as_is += kept == n && !memcmp(out, turns, n);
 	}
 	fclose(f);
-	printf("# of %u flips in a pad, %u left something out, %u kept all as it was\n",
+	printf("# of %u flips in a pad, %u left a turn out, %u kept the turns as they were\n",
 	       flips, dropped, as_is);
 	T_EXPECT_EQ(flips, 128);
 	T_EXPECT(dropped > 0);
 	T_EXPECT(as_is >= 64);
+}
+
+/*
+ * A pad that ends a fast writer's chunk, one word after 4 KiB of turns,
+ * stays where it is (the run is written whole), but none larger than
+ * 1/128 of the records before it: the same pads after a single turn a
+ * chunk are left out.
+ */
+static void walk_keeps_small_pads(void)
+{
+	static uint64_t w[16 * 4096 / 8];
+	static uint8_t out[sizeof(w)], turns[sizeof(w)];
+	const size_t turn = T_TURN_WORDS * 8;
+	uint64_t rejected, padding;
+	FILE *f = tmpfile();
+	size_t kept, n = 0;
+	uint32_t i = 0;
+	ssize_t got;
+
+	T_ASSERT(f != NULL);
+	T_ASSERT_EQ(t_turns_chunked((uint8_t *)w, sizeof(w), 4096, &i), 0);
+	T_ASSERT_EQ(tracebuf_readout_pad((const uint8_t *)w + 4096 - 4096 % turn, 4096 % turn),
+		    8);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
+	T_EXPECT_EQ(kept, sizeof(w));
+	T_EXPECT_EQ(padding, 0);
+	T_EXPECT(got == (ssize_t)sizeof(w) && !memcmp(out, w, sizeof(w)));
+
+	i = 0;
+	memset(w, 0, sizeof(w));
+	T_ASSERT_EQ(t_turns_chunked((uint8_t *)w, sizeof(w), turn + 8, &i), 0);
+	for (size_t c = 0; c + turn + 8 <= sizeof(w); c += turn + 8, n += turn)
+		memcpy(turns + n, (const uint8_t *)w + c, turn);
+	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
+	T_EXPECT_EQ(kept, n);
+	T_EXPECT_EQ(rejected, 0);
+	T_EXPECT_EQ(padding, n / turn * 8);
+	T_EXPECT(got == (ssize_t)n && !memcmp(out, turns, n));
+	fclose(f);
 }
 
 static const struct t_test tests[] = {
@@ -679,7 +732,8 @@ static const struct t_test tests[] = {
 	T_TEST(plain_events_decode),
 	T_TEST(walk_learns_cycles),
 	T_TEST(crashed_tail_counts_only_what_was_written),
-	T_TEST(walk_keeps_padded_chunks),
+	T_TEST(walk_leaves_padding_out),
+	T_TEST(walk_keeps_small_pads),
 };
 
 T_MAIN(tests)

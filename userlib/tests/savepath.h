@@ -49,7 +49,7 @@ static inline uint8_t *t_save_records(size_t total, size_t half)
  * Save the halves of @data (t_save_records(@total, @half)) to @fd, as
  * the manager saves them (@walk: tracebuf_readout_keep() and its output)
  * or by a plain write() of each: the thread's CPU seconds, or -errno
- * (-EBADMSG: the walk did not keep every record).
+ * (-EBADMSG: the walk left out more than the padding).
  */
 static inline double t_save_run(int fd, const uint8_t *data, size_t total, size_t half,
 				bool walk)
@@ -67,13 +67,14 @@ static inline double t_save_run(int fd, const uint8_t *data, size_t total, size_
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	for (size_t off = 0; !err && off < total; off += half) {
 		struct tb_out o = { .fd = fd, .buf = obuf, .cap = sizeof(obuf) };
+		uint64_t padding = 0;
 
 		if (!walk) {
 			errno = 0;	/* a write() that falls short sets none */
 			if (write(fd, data + off, len) != (ssize_t)len)
 				err = errno ? -errno : -EIO;
-		} else if (tracebuf_readout_keep(s, &o, data + off, len, &rejected,
-						 &windows) != len || rejected) {
+		} else if (tracebuf_readout_keep(s, &o, data + off, len, &rejected, &padding,
+						 &windows) + padding != len || rejected) {
 			err = -EBADMSG;
 		} else {
 			err = tracebuf_out_flush(&o);
