@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """fxt-check.py: an FXT reader of its own, to check what tracebuf writes.
 
-    scripts/fxt-check.py [--sched] FILE...
+    scripts/fxt-check.py [--sched] [--max-padding PCT] FILE...
 
 A second implementation of the Fuchsia trace format, written from the
 format's description (userlib/Documentation/trace-format.md §4) and
@@ -20,8 +20,16 @@ not go in blob records and blob arguments (argument type 10).
 With --sched the file must also hold a kernel provider's view: context
 switches, each of whose nonzero thread ids some thread object names.
 
-Prints one summary line per file; exit 0 when every file checks out,
-1 with "FILE: offset N: why" on stderr at the first fault, 2 on usage.
+A trace holds records, not padding: the records a writer fills a gap
+with (an unnamed data blob whose payload fills the record, as
+libtracebuf's engine and the kernel provider end a chunk) are at most
+PCT % of the file's bytes (default 1; 100 lets any file by).  Since
+every byte is in a record, the file is then at most 1/(1 - PCT %) times
+the bytes of its other records.
+
+Prints one summary line per file, with the bytes of padding; exit 0 when
+every file checks out, 1 with "FILE: offset N: why" on stderr at the
+first fault, 2 on usage.
 """
 import struct
 import sys
@@ -47,6 +55,13 @@ def utf8(data, what):
         raise Fault(f"{what} is not UTF-8: byte {e.start} of {len(data)}, "
                     f"{data[e.start:e.start + 4].hex()}") from None
     return data
+
+
+def is_padding(h, n):
+    """An unnamed data blob (type 1) whose payload fills its n words."""
+    return (field(h, 0, 3) == 5 and field(h, 16, 31) == 0 and
+            field(h, 32, 46) == (n - 1) * 8 and field(h, 48, 55) == 1 and
+            field(h, 56, 63) == 0)
 
 
 class Provider:
@@ -95,6 +110,7 @@ class Checker:
         self.named = {}             # thread koid -> process koid
         self.processes = set()
         self.switch_tids = set()
+        self.padding = 0            # bytes
 
     def string(self, r, ref, what):
         if ref == 0:
@@ -176,6 +192,8 @@ class Checker:
         elif typ == 5:
             self.string(r, field(h, 16, 31), "blob name")
             r.stream(field(h, 32, 46), "blob payload")
+            if is_padding(h, n):
+                self.padding += n * 8
         elif typ == 7:
             self.kobj(r, h)
         elif typ == 8:
@@ -265,8 +283,17 @@ class Checker:
 
 def main(argv):
     sched = "--sched" in argv
-    files = [a for a in argv if a != "--sched"]
-    if not files or any(f.startswith("-") for f in files):
+    argv = [a for a in argv if a != "--sched"]
+    max_padding = 1.0
+    if "--max-padding" in argv:
+        i = argv.index("--max-padding")
+        try:
+            max_padding = float(argv[i + 1])
+        except (IndexError, ValueError):
+            max_padding = -1
+        del argv[i:i + 2]
+    files = argv
+    if not files or any(f.startswith("-") for f in files) or not 0 <= max_padding <= 100:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     status = 0
@@ -274,7 +301,11 @@ def main(argv):
         c = Checker(sched)
         try:
             with open(name, "rb") as f:
-                c.check(f.read())
+                data = f.read()
+            c.check(data)
+            if c.padding * 100 > max_padding * len(data):
+                raise Fault(f"{c.padding} bytes of padding, {100 * c.padding / len(data):.1f} % "
+                            f"of the file: more than {max_padding:g} %", len(data))
         except OSError as e:
             print(f"{name}: {e.strerror}", file=sys.stderr)
             status = 1
@@ -288,7 +319,8 @@ def main(argv):
         sched = (f"{c.switches} context switches on {len(c.cpus)} CPUs, {c.wakeups} wakeups, "
                  if c.switches or c.wakeups else "")
         print(f"{name}: {c.records} records, {len(c.providers)} providers, {c.events} events, "
-              f"{sched}{len(c.named)} threads and {len(c.processes)} processes named")
+              f"{sched}{len(c.named)} threads and {len(c.processes)} processes named, "
+              f"{c.padding} bytes of padding ({100 * c.padding / len(data):.2f} %)")
     return status
 
 

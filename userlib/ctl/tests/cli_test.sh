@@ -335,7 +335,7 @@ d = open(sys.argv[1], "rb").read()
 open(sys.argv[1], "wb").write(d.replace(b"bad\xff\xc3(", b"bad-x("))' "$TMP/w/s.fxt"
 	out=$("$check" --sched "$TMP/w/s.fxt") || fail "fxt-check refused the sample" || return 1
 	case $out in
-	*": $RECORDS records, 2 providers, $EVENTS events, 1 context switches on 1 CPUs, 1 wakeups, 1 threads and 0 processes named") ;;
+	*": $RECORDS records, 2 providers, $EVENTS events, 1 context switches on 1 CPUs, 1 wakeups, 1 threads and 0 processes named, 0 bytes of padding (0.00 %)") ;;
 	*) fail "fxt-check: $out"; return 1 ;;
 	esac
 	cp "$TMP/w/s.fxt" "$TMP/w/z.fxt"
@@ -382,8 +382,50 @@ test_fxt_check_utf8() {
 		0x0001000280040035 0x61746164 $bytes \
 		0x0000000200010022 0xa9c3 >"$f"
 	out=$("$check" "$f") || fail "refused blobs and UTF-8: $out" || return 1
-	[ "$out" = "$f: 5 records, 1 providers, 1 events, 0 threads and 0 processes named" ] ||
+	[ "$out" = "$f: 5 records, 1 providers, 1 events, 0 threads and 0 processes named, 0 bytes of padding (0.00 %)" ] ||
 		fail "blobs: $out"
+}
+
+# A trace holds records, not padding: fxt-check counts the unnamed data
+# blobs that fill a gap (1 to 4 words here), refuses a file where they
+# are more than 1 % of the bytes (or --max-padding PCT), and takes an
+# unnamed data blob whose payload does not fill it, or a named one, as a
+# record.
+test_fxt_check_padding() {
+	local check=$HERE/../../../scripts/fxt-check.py out f
+	local magic=0x0016547846040010 info=0x0010000000110020 name=0x70	# provider 1, "p"
+	local pad1=0x0001000000000015 pad4=0x0001001800000045
+	local short=0x0001001000000045 named=0x0001001800010045
+	local strec=0x0000000100010022 sval=0x61	# string 1, "a"
+	local recs=() i
+
+	f=$TMP/w/p.fxt
+	mkdir -p "$TMP/w"
+	# 3 + 2 * 99 words of records, then 1 + 4 words of padding: 2.4 %
+	for i in $(seq 99); do recs+=("$strec" "$sval"); done
+	fxt_words $magic $info $name "${recs[@]}" $pad1 $pad4 0 0 0 >"$f"
+	out=$("$check" "$f" 2>&1) && { fail "took 2.4 % of padding: $out"; return 1; }
+	[ "$out" = "$f: offset 1648: 40 bytes of padding, 2.4 % of the file: more than 1 %" ] ||
+		fail "padding: $out" || return 1
+	out=$("$check" --max-padding 3 "$f") || fail "--max-padding 3 refused it: $out" || return 1
+	case $out in
+	*", 0 threads and 0 processes named, 40 bytes of padding (2.43 %)") ;;
+	*) fail "--max-padding 3: $out"; return 1 ;;
+	esac
+	# one word of padding in 1608 bytes: 0.5 %
+	fxt_words $magic $info $name "${recs[@]}" $pad1 >"$f"
+	out=$("$check" "$f") || fail "refused 0.5 % of padding: $out" || return 1
+	case $out in
+	*", 8 bytes of padding (0.50 %)") ;;
+	*) fail "0.5 %: $out"; return 1 ;;
+	esac
+	# not padding: a payload shorter than the record, a name
+	fxt_words $magic $info $name "${recs[@]}" $short 0 0 0 $named 0 0 0 >"$f"
+	out=$("$check" "$f") || fail "refused blobs that are not padding: $out" || return 1
+	case $out in
+	*", 0 bytes of padding (0.00 %)") ;;
+	*) fail "blobs: $out"; return 1 ;;
+	esac
 }
 
 test_report_usage_errors() {
@@ -480,6 +522,7 @@ TESTS=(
 	test_zero_word_fails_both
 	test_fxt_check
 	test_fxt_check_utf8
+	test_fxt_check_padding
 	test_report_usage_errors
 	test_report_sample
 	test_report_bad_file
