@@ -243,6 +243,21 @@ static void dump_meta(FILE *f, const struct tracebuf_reader_record *rec)
 	}
 }
 
+/*
+ * Padding: an unnamed data blob whose payload fills the record, as a
+ * writer fills a gap with (libtracebuf's engine and the kernel provider
+ * the end of a chunk).  tracebufctl leaves it out of what it writes, but
+ * for the few bytes that end a fast writer's chunk; a trace written
+ * elsewhere may hold much.  Its payload is whatever the writer's buffer
+ * held before: labelled, not shown.
+ */
+static bool dump_is_padding(const struct tracebuf_reader_record *rec)
+{
+	return rec->type == TRACEBUF_LIB_FXT_RECORD_BLOB &&
+	       rec->blob.type == TRACEBUF_LIB_FXT_BLOB_DATA && !rec->blob.name.len &&
+	       rec->blob.payload.len + 8 == rec->size;
+}
+
 static void dump_record(FILE *f, const struct tracebuf_reader_record *rec)
 {
 	static const char *const types[] = {
@@ -260,6 +275,10 @@ static void dump_record(FILE *f, const struct tracebuf_reader_record *rec)
 	};
 
 	fprintf(f, "%8zu ", rec->offset);
+	if (dump_is_padding(rec)) {
+		fprintf(f, "padding size=%zu\n", rec->size);
+		return;
+	}
 	if (rec->type < TBCTL_ARRAY_SIZE(types) && types[rec->type])
 		fputs(types[rec->type], f);
 	else
@@ -341,7 +360,9 @@ static void dump_usage(FILE *f)
 		"Events show their provider id, timestamp in ns, pid and tid,\n"
 		"category and name; context switches their CPU, the outgoing thread\n"
 		"and its state, the incoming thread; wakeups their CPU and the woken\n"
-		"thread (a weight of the idle thread shows as 'idle').  A file that\n"
+		"thread (a weight of the idle thread shows as 'idle').  Padding (an\n"
+		"unnamed data blob whose payload fills it, over what the writer's\n"
+		"buffer held before) shows as 'padding size=BYTES'.  A file that\n"
 		"does not begin with the FXT magic record prints no record; a damaged\n"
 		"one prints the records before the damage; either then prints an\n"
 		"error naming the offset (exit status 1).\n"

@@ -273,6 +273,27 @@ test_dump_line_count() {
 		fail "no wakeup in: $(grep scheduling "$TMP/out")"
 }
 
+# Padding that a trace from elsewhere holds (an unnamed data blob whose
+# payload fills it: 1 and 3 words here) is labelled, its payload not
+# shown; an unnamed data blob with a shorter payload, and a named one,
+# are blobs.
+test_dump_labels_padding() {
+	local magic=0x0016547846040010 info=0x0010000000110020 name=0x70	# provider 1, "p"
+
+	mkdir -p "$TMP/w"
+	fxt_words $magic $info $name 0x0001000000000015 0x0001001000000035 0x1234 0x5678 \
+		0x0001000800000035 0 0 0x0001000880010035 0x61 0 >"$TMP/w/p.fxt"
+	t_run dump p.fxt
+	[ "$RC" = 0 ] || fail "dump: $RC $ERR" || return 1
+	[ "$OUT" = "$(printf '%8u metadata magic value=0x16547846 size=8\n' 0
+		      printf '%8u metadata provider-info id=1 name="p" size=16\n' 8
+		      printf '%8u padding size=8\n' 24
+		      printf '%8u padding size=24\n' 32
+		      printf '%8u blob type=1 name="" payload=8 size=24\n' 56
+		      printf '%8u blob type=1 name="a" payload=8 size=24' 80)" ] ||
+		fail "dump: $OUT"
+}
+
 test_stdin() {
 	make_sample || return 1
 	RC=0
@@ -523,6 +544,7 @@ TESTS=(
 	test_fxt_check
 	test_fxt_check_utf8
 	test_fxt_check_padding
+	test_dump_labels_padding
 	test_report_usage_errors
 	test_report_sample
 	test_report_bad_file
