@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "../ktap.h"
+#include "../padcheck.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -270,7 +271,7 @@ static int run(enum evil evil, uint32_t mode, struct result *res)
 	if (!data || pread(cfg.output_fd, data, (size_t)st.st_size, 0) != st.st_size)
 		return -1;
 	close(cfg.output_fd);
-	if (tracebuf_reader_open_mem(data, (size_t)st.st_size,
+	if (t_trace_open_mem(data, (size_t)st.st_size,
 				     TRACEBUF_LIB_READER_MAGIC, &r))
 		return -1;
 	while ((res->reader = tracebuf_reader_next(r, &rec)) == 1) {

@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include "../ktap.h"
+#include "../padcheck.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -335,7 +336,7 @@ static int finish(int fd, struct trace *tr)
 	if (!tr->data || pread(fd, tr->data, tr->len, 0) != (ssize_t)tr->len)
 		return -1;
 	close(fd);
-	if (tracebuf_reader_open_mem(tr->data, tr->len, TRACEBUF_LIB_READER_MAGIC, &r))
+	if (t_trace_open_mem(tr->data, tr->len, TRACEBUF_LIB_READER_MAGIC, &r))
 		return -1;
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
 		int k = prov_slot(tr, rec.provider_id);

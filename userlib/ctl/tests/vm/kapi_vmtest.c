@@ -122,7 +122,7 @@ static int kcount(const char *file, struct kcounts *c)
 	memset(c, 0, sizeof(*c));
 	c->first_n = UINT64_MAX;
 	c->n_increasing = c->softirq = c->named_args = c->threads = true;
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd);
 	if (ret)
 		return ret;
 	while ((ret = tracebuf_reader_next(rd, &r)) == 1) {

@@ -116,7 +116,7 @@ static long switches_out(const char *file, uint64_t a, uint64_t b)
 	struct tracebuf_reader *rd;
 	long n = 0;
 
-	if (tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd))
+	if (t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd))
 		return -1;
 	while (tracebuf_reader_next(rd, &r) == 1)
 		if (r.type == TRACEBUF_LIB_FXT_RECORD_SCHEDULING &&

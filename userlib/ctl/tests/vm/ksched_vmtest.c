@@ -218,7 +218,7 @@ static int count(const char *file, const long *tids, int n, struct sched_counts 
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret)
 		return ret;
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
@@ -655,7 +655,7 @@ static int has_kernel(const char *file)
 	struct tracebuf_reader *rd;
 	int found = 0;
 
-	if (tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd))
+	if (t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &rd))
 		return -1;
 	while (!found && tracebuf_reader_next(rd, &r) == 1)
 		found = r.type == TRACEBUF_LIB_FXT_RECORD_METADATA &&
@@ -826,7 +826,7 @@ static void hidden_threads_show_only_that_they_ran(void)
 	T_EXPECT_EQ(run(work, NULL, 0, NULL, 0, 0), 0);
 	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	T_ASSERT_EQ(tracebuf_reader_open_file(path("h.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
+	T_ASSERT_EQ(t_trace_open_file(path("h.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
 	while (tracebuf_reader_next(rd, &r) == 1) {
 		if (r.type != TRACEBUF_LIB_FXT_RECORD_SCHEDULING)
 			continue;
@@ -935,7 +935,7 @@ static void one_timebase_with_user_space(void)
 
 	T_ASSERT_EQ(set_param("1"), 0);
 	T_EXPECT_EQ(run(rec, out, sizeof(out), err, sizeof(err), 0), 0);
-	T_ASSERT_EQ(tracebuf_reader_open_file(path("u.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
+	T_ASSERT_EQ(t_trace_open_file(path("u.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
 	while (tracebuf_reader_next(rd, &r) == 1) {
 		if (r.type == TRACEBUF_LIB_FXT_RECORD_SCHEDULING &&
 		    r.sched.type == TRACEBUF_LIB_FXT_SCHED_CONTEXT_SWITCH) {
@@ -958,7 +958,7 @@ static void one_timebase_with_user_space(void)
 		}
 	}
 	tracebuf_reader_close(rd);
-	T_ASSERT_EQ(tracebuf_reader_open_file(path("u.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
+	T_ASSERT_EQ(t_trace_open_file(path("u.fxt"), TRACEBUF_LIB_READER_MAGIC, &rd), 0);
 	while (tracebuf_reader_next(rd, &r) == 1)
 		for (unsigned int i = 0; i < ntids; i++)
 			if (r.type == TRACEBUF_LIB_FXT_RECORD_KERNEL_OBJECT &&

@@ -162,7 +162,7 @@ static void manager_64_records_example_32(void)
 
 	T_ASSERT(have_32(false));
 	T_ASSERT_EQ(run(argv, NULL, 0, NULL, 0, 0), 0);
-	T_ASSERT_EQ(tracebuf_reader_open_file(path("e.fxt"), TRACEBUF_LIB_READER_MAGIC, &r), 0);
+	T_ASSERT_EQ(t_trace_open_file(path("e.fxt"), TRACEBUF_LIB_READER_MAGIC, &r), 0);
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
 		if (rec.type == TRACEBUF_LIB_FXT_RECORD_METADATA) {
 			if (rec.meta.type == TRACEBUF_LIB_FXT_META_PROVIDER_INFO) {

@@ -80,7 +80,7 @@ static int read_trace(const char *file, struct kinds *k)
 	int ret;
 
 	memset(k, 0, sizeof(*k));
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret)
 		return ret;
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {

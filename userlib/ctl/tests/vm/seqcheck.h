@@ -76,7 +76,7 @@ static inline int seq_check(const char *file, const char *name, unsigned int pro
 	memset(by_id, 0, sizeof(by_id));
 	if (procs > SEQ_PROCS_MAX)
 		return -EINVAL;
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret)
 		return ret;
 	seen = calloc((size_t)procs * count + 1, 1);

@@ -43,7 +43,7 @@ static int count_events(const char *file, unsigned int *events, unsigned int *in
 	int ret;
 
 	*events = *infos = 0;
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret)
 		return ret;
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
@@ -253,7 +253,7 @@ static int read_alone(const char *file, struct alone *a)
 	int ret;
 
 	memset(a, 0, sizeof(*a));
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret) {
 		printf("# %s: %s\n", file, strerror(-ret));
 		return -1;

@@ -21,6 +21,8 @@
 
 #include <tracebuf_provider.h>
 
+#include "../../../tests/padcheck.h"	/* t_trace_open_file() */
+
 #define NOBODY		65534
 
 static char g_dir[PATH_MAX];	/* where the programs are */

@@ -79,7 +79,7 @@ static struct log_seen read_log(int fd)
 	char name[TRACE_EVENT_NAME_MAX + 1];
 	trace_id_t trid;
 
-	if (posix_trace_open(fd, &trid))
+	if (t_log_open(fd, &trid))
 		return s;
 	s.opened = true;
 	for (;;) {

@@ -144,7 +144,7 @@ static void run_case(const struct mcase *c, unsigned int *short_)
 	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
 	if (log) {
 		T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
-		T_ASSERT_EQ(posix_trace_open(fd, &trid), 0);
+		T_ASSERT_EQ(t_log_open(fd, &trid), 0);
 	}
 	read_events(trid, log, id, k, &r);
 	T_ASSERT_EQ(log ? posix_trace_close(trid) : posix_trace_shutdown(trid), 0);

@@ -217,7 +217,7 @@ static size_t log_count_in_order(int fd, trace_event_id_t id)
 	trace_id_t trid;
 	uint64_t next = 0;
 
-	T_CHECK_EQ(posix_trace_open(fd, &trid), 0, return 0);
+	T_CHECK_EQ(t_log_open(fd, &trid), 0, return 0);
 	for (;;) {
 		struct posix_trace_event_info info;
 		uint64_t data = 0;
@@ -304,11 +304,11 @@ static void stale_ids_are_einval(void)
 
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, old_fd, &old_stream), 0);
 	T_ASSERT_EQ(posix_trace_shutdown(old_stream), 0);
-	T_ASSERT_EQ(posix_trace_open(old_fd, &old_log), 0);
+	T_ASSERT_EQ(t_log_open(old_fd, &old_log), 0);
 	T_ASSERT_EQ(posix_trace_close(old_log), 0);
 	/* their places taken */
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
-	T_ASSERT_EQ(posix_trace_open(old_fd, &log), 0);
+	T_ASSERT_EQ(t_log_open(old_fd, &log), 0);
 	T_EXPECT(trid != old_stream && trid != old_log);
 	T_EXPECT(log != old_stream && log != old_log);
 	T_ASSERT_EQ(posix_trace_eventid_open("misuse", &id), 0);
@@ -339,7 +339,7 @@ static void parent_ids_are_einval_in_a_child(void)
 	/* a log to open */
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, old_fd, &trid), 0);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
-	T_ASSERT_EQ(posix_trace_open(old_fd, &log), 0);
+	T_ASSERT_EQ(t_log_open(old_fd, &log), 0);
 
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
 	/* of another process: two streams of one process share its events */

@@ -58,8 +58,8 @@ static size_t read_log_events(int fd, struct seen *v, size_t cap, trace_id_t *tr
 	trace_id_t trid;
 	size_t n = 0;
 
-	if (posix_trace_open(fd, &trid)) {
-		T_FAIL("posix_trace_open() of the log failed");
+	if (t_log_open(fd, &trid)) {
+		T_FAIL("t_log_open() of the log failed");
 		return 0;
 	}
 	for (;;) {
@@ -274,7 +274,7 @@ static void log_reads_as_a_tracebuf_trace(void)
 	T_ASSERT_EQ(fstat(fd, &st), 0);
 	buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	T_ASSERT(buf != MAP_FAILED);
-	T_ASSERT_EQ(tracebuf_reader_open_mem(buf, (size_t)st.st_size,
+	T_ASSERT_EQ(t_trace_open_mem(buf, (size_t)st.st_size,
 					     TRACEBUF_LIB_READER_STRICT | TRACEBUF_LIB_READER_MAGIC,
 					     &rd), 0);
 	while ((ret = tracebuf_reader_next(rd, &r)) > 0) {
@@ -372,7 +372,7 @@ static void truncation_is_reported(void)
 	posix_trace_event(a, NULL, 0);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
 
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	T_EXPECT_EQ(posix_trace_getnext_event(ltrid, &info, out, sizeof(out), &len, &un), 0);
 	T_EXPECT_EQ(un, 0);
 	T_EXPECT_EQ(len, 16);
@@ -416,7 +416,7 @@ static void attributes_of_the_stream_and_of_its_log(void)
 	T_EXPECT_EQ(t0.tv_sec, 0);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
 
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	T_ASSERT_EQ(posix_trace_get_attr(ltrid, &got), 0);
 	T_EXPECT_EQ(posix_trace_attr_getname(&got, name), 0);
 	T_EXPECT_CSTR(name, "my stream");
@@ -591,7 +591,7 @@ static void trace_sys_max_streams(void)
 	for (i = 0; i < TRACE_SYS_MAX; i++)
 		T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid[i]), 0);
 	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid[i]), EAGAIN);
-	T_EXPECT_EQ(posix_trace_open(fd, &trid[i]), EAGAIN);
+	T_EXPECT_EQ(t_log_open(fd, &trid[i]), EAGAIN);
 	for (i = 0; i < TRACE_SYS_MAX; i++)
 		T_EXPECT_EQ(posix_trace_shutdown(trid[i]), 0);
 }
@@ -607,13 +607,13 @@ static void open_and_getnext_errors(void)
 
 	/* not a trace */
 	T_ASSERT_EQ(write(fd, "not a trace at all", 18), 18);
-	T_EXPECT_EQ(posix_trace_open(fd, &trid), EINVAL);
-	T_EXPECT_EQ(posix_trace_open(-1, &trid), EBADF);
+	T_EXPECT_EQ(t_log_open(fd, &trid), EINVAL);
+	T_EXPECT_EQ(t_log_open(-1, &trid), EBADF);
 	wo = open("/dev/null", O_WRONLY);
 	T_ASSERT(wo >= 0);
-	T_EXPECT_EQ(posix_trace_open(wo, &trid), EBADF);
+	T_EXPECT_EQ(t_log_open(wo, &trid), EBADF);
 	close(wo);
-	T_EXPECT_EQ(posix_trace_open(fd, NULL), EINVAL);
+	T_EXPECT_EQ(t_log_open(fd, NULL), EINVAL);
 	/* an active stream with a log is read through its log: EINVAL */
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, log_fd(), &strid), 0);
 	T_EXPECT_EQ(posix_trace_getnext_event(strid, &info, d, sizeof(d), &len, &un), EINVAL);
@@ -1275,7 +1275,7 @@ static void online_errors(void)
 	T_EXPECT_EQ(posix_trace_trygetnext_event(trid, &info, NULL, 0, &len, &un), EINVAL);
 	T_EXPECT_EQ(posix_trace_getnext_event(trid, &info, NULL, 0, &len, &un), EINVAL);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	T_EXPECT_EQ(posix_trace_trygetnext_event(ltrid, &info, NULL, 0, &len, &un), EINVAL);
 	T_EXPECT_EQ(posix_trace_timedgetnext_event(ltrid, &info, NULL, 0, &len, &un, &dl),
 		    EINVAL);
@@ -1472,7 +1472,7 @@ static void filter_errors(void)
 	T_EXPECT_EQ(posix_trace_get_filter(TRACE_SYS_MAX + 1, &set), EINVAL);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
 	/* a log has no filter */
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	T_EXPECT_EQ(posix_trace_set_filter(ltrid, &set, POSIX_TRACE_SET_EVENTSET), EINVAL);
 	T_EXPECT_EQ(posix_trace_get_filter(ltrid, &set), EINVAL);
 	T_EXPECT_EQ(posix_trace_trid_eventid_open(ltrid, "x", &(trace_event_id_t){ 0 }),
@@ -1603,7 +1603,7 @@ static void system_events_in_the_log(void)
 	T_EXPECT_CSTR(shape, "S20F10<>10PS10P");
 
 	/* FILTER's data; the names of the system events */
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	for (;;) {
 		T_ASSERT_EQ(posix_trace_getnext_event(ltrid, &info, change, sizeof(change), &len,
 						      &un), 0);
@@ -1698,7 +1698,7 @@ static void flush_writes_the_stream_to_its_log(void)
 	T_ASSERT_EQ(posix_trace_create(0, NULL, &otrid), 0);
 	T_EXPECT_EQ(posix_trace_flush(otrid), EINVAL);
 	T_EXPECT_EQ(posix_trace_shutdown(otrid), 0);
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	T_EXPECT_EQ(posix_trace_flush(ltrid), EINVAL);
 	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
 }
@@ -2405,7 +2405,7 @@ static void binary_data_is_kept_as_fxt_allows(void)
 	T_ASSERT_EQ(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET), 0);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
 
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	for (;;) {
 		T_ASSERT_EQ(posix_trace_getnext_event(ltrid, &info, out, sizeof(out), &len, &un),
 			    0);
@@ -2440,7 +2440,7 @@ static void binary_data_is_kept_as_fxt_allows(void)
 	buf = malloc((size_t)size);
 	T_ASSERT(buf);
 	T_ASSERT_EQ(pread(fd, buf, (size_t)size, 0), size);
-	T_ASSERT_EQ(tracebuf_reader_open_mem(buf, (size_t)size, TRACEBUF_LIB_READER_MAGIC, &rd),
+	T_ASSERT_EQ(t_trace_open_mem(buf, (size_t)size, TRACEBUF_LIB_READER_MAGIC, &rd),
 		    0);
 	k = 0;
 	while (tracebuf_reader_next(rd, &r) > 0) {
@@ -2504,7 +2504,7 @@ static void log_begins_with_a_provider_record(void)
 
 	size = pread(fd, buf, sizeof(buf), 0);
 	T_ASSERT(size > 8 && size < (ssize_t)sizeof(buf));
-	T_ASSERT_EQ(tracebuf_reader_open_mem(buf, (size_t)size, TRACEBUF_LIB_READER_MAGIC, &rd),
+	T_ASSERT_EQ(t_trace_open_mem(buf, (size_t)size, TRACEBUF_LIB_READER_MAGIC, &rd),
 		    0);
 	while (tracebuf_reader_next(rd, &r) > 0) {
 		records++;
@@ -2546,7 +2546,7 @@ static void log_begins_with_a_provider_record(void)
 	T_EXPECT(attr);
 	T_EXPECT(sections0 >= 3);	/* START, STOP, START, STOP after the first */
 	/* and it still reads */
-	T_ASSERT_EQ(posix_trace_open(fd, &ltrid), 0);
+	T_ASSERT_EQ(t_log_open(fd, &ltrid), 0);
 	T_EXPECT_EQ(posix_trace_close(ltrid), 0);
 	leave_log(fd, "posix-log-shape.fxt");
 	close(fd);

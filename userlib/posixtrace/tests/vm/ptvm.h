@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What libposixtrace's integration tests (tests/vm/NAME_vmtest.c)
- * share: a log file, a program beside the test's, and the wait for a
- * stream to fill.  Include it after ktap.h.
+ * share: a log file, a log opened once checked (padcheck.h), a program
+ * beside the test's, and the wait for a stream to fill.  Include it
+ * after ktap.h.
  */
 #ifndef PTVM_H
 #define PTVM_H
@@ -15,6 +16,8 @@
 
 #include <trace.h>
 
+#include "../../../tests/padcheck.h"
+
 /* A log: an anonymous file, closed on exec. */
 static inline int log_fd(void)
 {
@@ -26,6 +29,10 @@ static inline int log_fd(void)
 	}
 	return fd;
 }
+
+/* posix_trace_open() of the log @fd, its padding checked first (padcheck.h) */
+#define t_log_open(fd, trid) \
+	(t_lean_check_fd(__FILE__, __LINE__, "the log", (fd)), posix_trace_open((fd), (trid)))
 
 /* A program beside this one (check.sh puts them all in one directory). */
 static inline void beside(char *path, size_t size, const char *prog)
