@@ -285,50 +285,96 @@ static inline bool tb_cycle_same(const struct tb_cycle *c, const uint8_t *p)
 #define TB_CYCLE_TRIES	4
 
 /*
- * Whether the @block turns of @c at @p are whole cycles of @c: one of the
- * cycle's words in every turn, four turns a step, then the next word (a
- * load a word compared, where a turn at a time also loads the word's
- * offset, mask and value: under emulation, where loads cost the most, the
- * walk takes half the time).  The first word that differs ends it, so a
- * block that holds a chunk's padding costs about a word of each turn, not
- * the whole.  True only if tb_cycle_same() would pass each turn.
+ * The turns of a cycle @size bytes long from @p (at most @max, a multiple
+ * of TB_CYCLE_STEP) whose word at @p of each passes the compare of a
+ * word of the cycle (@mask, @val): how many, a multiple of
+ * TB_CYCLE_STEP.  TB_CYCLE_STEP turns a step, up to the step that holds
+ * the first one that differs.  A word compared is one load (under
+ * emulation, where loads cost the most, a turn at a time, which also
+ * loads each word's offset, mask and value, took twice as long), a
+ * header's (all of it is shape) without its mask.  @ahead: the first
+ * pass over the turns, the first to load them; it also has the bytes
+ * TB_CYCLE_AHEAD further on fetched, a line a turn, into the second-level
+ * cache, ahead of the processor's own prefetch, which stops at the end of
+ * a page, so that the next block's load overlaps this one's compares.
  */
-static inline bool tb_cycle_block(const struct tb_cycle *c, const uint8_t *buf,
-				  unsigned int block)
-{
-	for (unsigned int i = 0; i < c->n; i++) {
-		const uint8_t *p = buf + c->at[i];
-		uint64_t mask = c->mask[i], val = c->val[i], d = 0;
+#define TB_CYCLE_STEP	8
+#define TB_CYCLE_AHEAD	4096
 
-		for (unsigned int k = 0; k < block; k += 4, p += 4 * c->size)
-			d |= ((tb_word(p) & mask) ^ val) |
-			     ((tb_word(p + c->size) & mask) ^ val) |
-			     ((tb_word(p + 2 * c->size) & mask) ^ val) |
-			     ((tb_word(p + 3 * c->size) & mask) ^ val);
+static inline __attribute__((always_inline)) size_t
+tb_cycle_pass(const uint8_t *p, size_t size, size_t max, uint64_t mask, uint64_t val, bool ahead)
+{
+	const size_t size2 = 2 * size, size3 = 3 * size;
+	size_t k;
+
+	for (k = 0; k < max; k += TB_CYCLE_STEP, p += TB_CYCLE_STEP * size) {
+		const uint8_t *q = p + 4 * size, *a = p + TB_CYCLE_AHEAD, *b = q + TB_CYCLE_AHEAD;
+		uint64_t d;
+
+		if (ahead) {
+			__builtin_prefetch(a, 0, 1);
+			__builtin_prefetch(a + size, 0, 1);
+			__builtin_prefetch(a + size2, 0, 1);
+			__builtin_prefetch(a + size3, 0, 1);
+			__builtin_prefetch(b, 0, 1);
+			__builtin_prefetch(b + size, 0, 1);
+			__builtin_prefetch(b + size2, 0, 1);
+			__builtin_prefetch(b + size3, 0, 1);
+		}
+		if (mask == ~0ull)
+			d = (tb_word(p) ^ val) | (tb_word(p + size) ^ val) |
+			    (tb_word(p + size2) ^ val) | (tb_word(p + size3) ^ val) |
+			    (tb_word(q) ^ val) | (tb_word(q + size) ^ val) |
+			    (tb_word(q + size2) ^ val) | (tb_word(q + size3) ^ val);
+		else
+			d = ((tb_word(p) & mask) ^ val) | ((tb_word(p + size) & mask) ^ val) |
+			    ((tb_word(p + size2) & mask) ^ val) |
+			    ((tb_word(p + size3) & mask) ^ val) |
+			    ((tb_word(q) & mask) ^ val) | ((tb_word(q + size) & mask) ^ val) |
+			    ((tb_word(q + size2) & mask) ^ val) |
+			    ((tb_word(q + size3) & mask) ^ val);
 		if (d)
-			return false;
+			break;
 	}
-	return true;
+	return k;
 }
 
 /*
  * The whole cycles of @c from @off in @buf (@len bytes): the offset after
- * them.  TB_CYCLE_BLOCK turns at a time while they pass, then a quarter of
- * that, down to four, and the last few turn by turn, up to the first that
- * is not a cycle: a thread's chunk, whose padding is where the cycle
- * breaks, ends at any turn of a block (73 turns of 56 bytes in 4 KiB),
- * and its last turns are not left to the slowest comparison.
+ * them.  A block of at most TB_CYCLE_BLOCK turns at a time (its bytes stay
+ * in the first-level cache for the passes after the first): the first
+ * word of every turn (a header), up to the step where it differs (a
+ * thread's chunk, whose padding is where the cycle breaks, ends at any
+ * turn: 73 turns of 56 bytes in 4 KiB), then each other word in turn over
+ * the turns that passed; the last few turn by turn, up to the first that
+ * is not a cycle.  A turn passes only where tb_cycle_same() would.
  */
-#define TB_CYCLE_BLOCK	64	/* a power of 4 */
+#define TB_CYCLE_BLOCK	256	/* a multiple of TB_CYCLE_STEP */
 
 static size_t tb_cycles(const struct tb_cycle *c, const uint8_t *buf, size_t off, size_t len)
 {
-	for (unsigned int block = TB_CYCLE_BLOCK; block >= 4; block /= 4) {
-		while ((len - off) / c->size >= block && tb_cycle_block(c, buf + off, block))
-			off += block * c->size;
+	const size_t size = c->size;
+
+	for (;;) {
+		size_t max = (len - off) / size, k;
+		unsigned int i;
+
+		if (max > TB_CYCLE_BLOCK)
+			max = TB_CYCLE_BLOCK;
+		max -= max % TB_CYCLE_STEP;
+		k = tb_cycle_pass(buf + off + c->at[0], size, max, c->mask[0], c->val[0], true);
+		for (i = 1; k && i < c->n; i++)
+			if (tb_cycle_pass(buf + off + c->at[i], size, k, c->mask[i], c->val[i],
+					  false) != k)
+				break;
+		if (!k || i < c->n)
+			break;		/* what differs, turn by turn */
+		off += k * size;
+		if (k < max)
+			break;
 	}
-	while (c->size <= len - off && tb_cycle_same(c, buf + off))
-		off += c->size;
+	while (size <= len - off && tb_cycle_same(c, buf + off))
+		off += size;
 	return off;
 }
 
@@ -460,6 +506,7 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 	struct tb_cycle cyc;
 
 	cyc.first = NULL;
+	cyc.size = 0;
 	runs.n = 0;
 
 	len &= ~(size_t)7;
