@@ -31,7 +31,12 @@
  *                manager's CPU is the walk, not the handoff;
  *   - round trip: from a provider's SAVE_BUFFER to the manager's
  *                BUFFER_SAVED, as the providers measured them (median and
- *                99th percentile of the newest 256 of each).
+ *                99th percentile of the newest 256 of each);
+ *   - padding:   what the demo's trace ("record -m streaming --
+ *                tracebuf-example", as "make demo" runs it) and a short
+ *                one's ("record -- tracebuf-example -n 5": a oneshot
+ *                buffer that stays mostly empty) hold besides records
+ *                (padcheck.h): their bytes, their padding, its share.
  *
  * Emulated rates mean little alone: read the fractions and ratios,
  * measured side by side in one run.  Nothing is asserted of them.
@@ -40,7 +45,8 @@
  * unpaced streaming recording, and checks what every run relies on: the
  * oneshot trace holds every event, and a streaming trace that lost
  * events says so (drop windows in it, and tracebufctl's warning; records
- * dropped for lack of room do not change its exit status, 0).  "make
+ * dropped for lack of room do not change its exit status, 0); and the
+ * short trace of the example holds at most 1 % of padding.  "make
  * bench-stream" sets TB_SBENCH=1.
  *
  * tracebufctl and tb-seqprov are expected beside this program.
@@ -605,6 +611,59 @@ static void streaming(const char *size, unsigned int procs, double full, unsigne
 }
 
 /*
+ * tracebufctl record -q @opts -- tracebuf-example @args: what its trace
+ * holds (padcheck.h, which fails the test past 1 % of padding); the
+ * exit status.
+ */
+static int example_trace(const char *opts, const char *args, struct t_lean *l)
+{
+	const char *argv[16] = { "tracebufctl", "record", "-q", "-o", path("e.fxt") };
+	static char out[1 << 16], err[4096];
+	char o[64], a[64], *save = NULL;
+	unsigned int n = 5;
+	struct stat st;
+	int fd, status;
+	void *map;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(o, sizeof(o), "%s", opts);
+	snprintf(a, sizeof(a), "%s", args);
+	for (char *w = strtok_r(o, " ", &save); w && n < 8; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n++] = "--";
+	argv[n++] = prog_path("tracebuf-example");
+	save = NULL;
+	for (char *w = strtok_r(a, " ", &save); w && n < 15; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	unlink(path("e.fxt"));
+	status = run(argv, out, sizeof(out), err, sizeof(err), 0);
+	fd = open(path("e.fxt"), O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || st.st_size < 8) {
+		if (fd >= 0)
+			close(fd);
+		return status ? status : -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map != MAP_FAILED) {
+		*l = t_lean_measure(map, (size_t)st.st_size);
+		t_lean_check(__FILE__, __LINE__, "the example's trace", map, (size_t)st.st_size);
+		munmap(map, (size_t)st.st_size);
+	}
+	close(fd);
+	unlink(path("e.fxt"));
+	return status;
+}
+
+/* "N bytes, P of them padding (x %), the file F times its other records" */
+static void print_lean(const char *what, const struct t_lean *l)
+{
+	printf("# %s: %zu bytes, %zu of them padding (%.2f %%), the file %.3f times its "
+	       "other records\n", what, l->bytes, l->padding,
+	       l->bytes ? 100.0 * (double)l->padding / (double)l->bytes : 0,
+	       l->records ? (double)l->bytes / (double)l->records : 0);
+}
+
+/*
  * The table's rows.  16 MiB for one provider only: its halves of 8 MiB
  * make a save's wake-up and answer a small part of the manager's work,
  * so what is left is what every byte costs (four such providers would
@@ -664,6 +723,15 @@ static void bench(void)
 	       "halves of the buffer's size), of a write() of them; walk/wr: its walk alone "
 	       "(output to /dev/null), of the same write(); medians of three ratios, "
 	       "each run's to write()s right after it\n");
+	{
+		struct t_lean demo, brief;
+
+		example_trace("-m streaming", "", &demo);
+		example_trace("", "-n 5", &brief);
+		print_lean("padding, the demo's trace (record -m streaming -- tracebuf-example)",
+			   &demo);
+		print_lean("padding, a short trace (record -- tracebuf-example -n 5)", &brief);
+	}
 }
 
 /*
@@ -697,6 +765,13 @@ static void streaming_accounts(void)
 	else
 		T_EXPECT(r->seq.drop_windows > 0 && r->warned);
 	free(r);
+	{
+		struct t_lean brief;
+
+		T_EXPECT_EQ(example_trace("", "-n 5", &brief), 0);
+		print_lean("padding, a short trace (record -- tracebuf-example -n 5)", &brief);
+		T_EXPECT(brief.records > 0);
+	}
 }
 
 static const struct t_test tests[] = {
