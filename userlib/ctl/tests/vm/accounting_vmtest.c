@@ -41,7 +41,7 @@ static int count_file(const char *file, struct tally *c)
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	ret = tracebuf_reader_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
+	ret = t_trace_open_file(file, TRACEBUF_LIB_READER_MAGIC, &r);
 	if (ret)
 		return ret;
 	while ((ret = tracebuf_reader_next(r, &rec)) == 1) {
