@@ -81,6 +81,27 @@ int tracebuf_out_flush(struct tb_out *o)
 }
 
 /*
+ * What is buffered, then the @n pieces at @iov (@len bytes, at most
+ * TB_OUT_PIECES) from where they are, in one writev().
+ */
+static int tb_out_direct(struct tb_out *o, const struct iovec *iov, unsigned int n, size_t len)
+{
+	struct iovec v[1 + TB_OUT_PIECES];
+	int ret;
+
+	v[0].iov_base = o->buf;
+	v[0].iov_len = o->len;
+	memcpy(v + 1, iov, n * sizeof(*iov));
+	ret = o->len ? tb_writev_all(o->fd, v, (int)n + 1) : tb_writev_all(o->fd, v + 1, (int)n);
+	o->len = 0;
+	if (ret)
+		o->err = ret;
+	else
+		o->bytes += len;
+	return ret;
+}
+
+/*
  * Buffered, but for a write of TB_OUT_DIRECT bytes or more (a save's
  * records): that one goes out from where it is, after what is buffered,
  * in one writev(), and is not copied.
@@ -89,20 +110,12 @@ int tracebuf_out_flush(struct tb_out *o)
 
 int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
 {
-	struct iovec iov[2] = { { o->buf, o->len }, { (void *)buf, len } };
-	int ret;
+	struct iovec one = { (void *)buf, len };
 
 	if (o->err)
 		return o->err;
-	if (len >= TB_OUT_DIRECT || len > o->cap) {
-		ret = o->len ? tb_writev_all(o->fd, iov, 2) : tb_writev_all(o->fd, iov + 1, 1);
-		o->len = 0;
-		if (ret)
-			o->err = ret;
-		else
-			o->bytes += len;
-		return ret;
-	}
+	if (len >= TB_OUT_DIRECT || len > o->cap)
+		return tb_out_direct(o, &one, 1, len);
 	if (o->len + len > o->cap && tracebuf_out_flush(o))
 		return o->err;
 	memcpy(o->buf + o->len, buf, len);
@@ -120,9 +133,7 @@ int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
  */
 int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n)
 {
-	struct iovec v[1 + TB_OUT_PIECES];
 	size_t len = 0;
-	int ret;
 
 	if (o->err)
 		return o->err;
@@ -135,14 +146,5 @@ int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int 
 			tracebuf_out_write(o, iov[i].iov_base, iov[i].iov_len);
 		return o->err;
 	}
-	v[0].iov_base = o->buf;
-	v[0].iov_len = o->len;
-	memcpy(v + 1, iov, n * sizeof(*iov));
-	ret = o->len ? tb_writev_all(o->fd, v, (int)n + 1) : tb_writev_all(o->fd, v + 1, (int)n);
-	o->len = 0;
-	if (ret)
-		o->err = ret;
-	else
-		o->bytes += len;
-	return ret;
+	return tb_out_direct(o, iov, n, len);
 }
