@@ -175,13 +175,19 @@ test_ended_session_kept() {
 	expect_error "stop: no session $ID is running"
 }
 
-# cmd_pid: the pid COMMAND wrote to cmd.pid (at most 10 s)
-cmd_pid() {
+# await CMD...: until CMD succeeds, at most 10 s
+await() {
 	local _
 	for _ in $(seq 100); do
-		[ -s "$TMP/w/cmd.pid" ] && break
+		"$@" && return 0
 		sleep 0.1
 	done
+	return 1
+}
+
+# cmd_pid: the pid COMMAND wrote to cmd.pid (at most 10 s)
+cmd_pid() {
+	await test -s "$TMP/w/cmd.pid"
 	CMD=$(cat "$TMP/w/cmd.pid" 2> /dev/null)
 	[ -n "$CMD" ] || fail "COMMAND did not start"
 }
@@ -189,11 +195,7 @@ cmd_pid() {
 # waiting FILE: the session $ID wrote FILE (at most 10 s) and status
 # lists it as waiting for its COMMAND
 waiting() {
-	local _
-	for _ in $(seq 100); do
-		[ -e "$TMP/w/$1" ] && break
-		sleep 0.1
-	done
+	await test -e "$TMP/w/$1"
 	dumps "$1" 2 || return 1
 	t_run status
 	[ "$RC" = 0 ] && [[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +waiting\ +1\ .*\ $1$ ]] ||
