@@ -71,8 +71,9 @@ until mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 tbshare /mnt 2>/
 	sleep 1
 done
 
-# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK, TB_MODULE_ARGS, and what --env
-# exports (TB_TESTS_WRITABLE, for this script only)
+# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK, TB_MODULE_ARGS, TB_TIMEOUT_MULT (for
+# the programs' own alarms), and what --env exports (TB_TESTS_WRITABLE,
+# for this script only)
 . /mnt/run.conf
 
 # The programs again, read-only and cached: a test may run tracebufctl a

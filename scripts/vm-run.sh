@@ -242,6 +242,7 @@ TB_TESTS="${run[*]}"
 TB_TIMEOUT=$TIMEOUT
 TB_KMEMLEAK=$KMEMLEAK
 TB_MODULE_ARGS="$MODULE_ARGS"
+export TB_TIMEOUT_MULT=$MULT
 EOF
 for e in "${ENVS[@]}"; do
 	echo "export $e" >> "$SHARE/run.conf"

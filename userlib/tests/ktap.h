@@ -36,6 +36,19 @@
 /* Seconds a single test may take (ASan included) before it fails. */
 #define T_TIMEOUT	60
 
+/*
+ * @secs times TB_TIMEOUT_MULT from the environment, the multiplier the
+ * guest runner applies to every timeout (scripts/vm-run.sh --timeout-mult:
+ * 4 on the debug kernel), for every alarm a test sets.
+ */
+static inline unsigned int t_timeout(unsigned int secs)
+{
+	const char *m = getenv("TB_TIMEOUT_MULT");
+	unsigned long mult = m ? strtoul(m, NULL, 10) : 1;
+
+	return secs * (mult >= 1 && mult <= 100 ? (unsigned int)mult : 1);
+}
+
 struct t_test {
 	const char *name;
 	void (*fn)(void);
@@ -140,7 +153,7 @@ static inline int t_run(const struct t_test *tests, size_t n)
 			continue;
 		}
 		if (pid == 0) {
-			alarm(T_TIMEOUT);
+			alarm(t_timeout(T_TIMEOUT));
 			tests[i].fn();
 			fflush(stdout);
 			/* exit(), not _exit(): LeakSanitizer runs at exit. */

@@ -54,7 +54,7 @@ static void started_together(unsigned int procs)
 	 * 32 processes at once take a while on an emulated CPU: 50 runs of
 	 * 2 took 2.9 s each on the debug kernel, and 32 ran past 240 s
 	 */
-	alarm(T_TIMEOUT * 8);
+	alarm(t_timeout(T_TIMEOUT * 8));
 	snprintf(nprocs, sizeof(nprocs), "%u", procs);
 	snprintf(nevents, sizeof(nevents), "%u", EVENTS);
 	for (unsigned int i = 0; i < nruns; i++) {

@@ -153,7 +153,7 @@ static void switch_rates(void)
 	pid_t peer = 0;
 
 	/* a measurement takes about a second per 1000 round trips, emulated */
-	alarm((unsigned int)(T_TIMEOUT + rounds * NCONF * (trips / 500 + 5)));
+	alarm(t_timeout((unsigned int)(T_TIMEOUT + rounds * NCONF * (trips / 500 + 5))));
 	T_ASSERT_EQ(write_file(PARAM, "1"), 0);
 	if (!ftrace)
 		printf("# no tracefs sched events here: ftrace not measured\n");

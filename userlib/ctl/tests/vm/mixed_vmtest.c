@@ -69,7 +69,7 @@ static void record_runs(const char *const *argv, const char *file, int status,
 	unsigned int bad = 0;
 	uint64_t events = 0;
 
-	alarm(T_TIMEOUT * 2);
+	alarm(t_timeout(T_TIMEOUT * 2));
 	for (unsigned int i = 0; i < RUNS; i++) {
 		int rc;
 		bool ok;

@@ -371,7 +371,7 @@ static void snapshots_of_a_running_session(void)
 	int id, fd;
 
 	/* four snapshots of 4M, one compressed, and a dump: arm64 emulated */
-	alarm(T_TIMEOUT * 3);
+	alarm(t_timeout(T_TIMEOUT * 3));
 	id = detach(rec);
 	T_ASSERT(id > 0);
 	snprintf(idstr, sizeof(idstr), "%d", id);

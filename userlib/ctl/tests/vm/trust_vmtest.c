@@ -38,7 +38,7 @@ static void default_provider_keeps_its_first_events(void)
 			       path("w.fxt"), "--", SEQ, "-n", "100", NULL };
 	unsigned int bad = 0, runs = 50;
 
-	alarm(T_TIMEOUT * 2);
+	alarm(t_timeout(T_TIMEOUT * 2));
 	for (unsigned int i = 0; i < runs; i++) {
 		struct seq_result res = { 0 };
 		int rc = run(argv, NULL, 0, NULL, 0, 0);
@@ -66,7 +66,7 @@ static void no_wait_provider_records_no_orphan_end(void)
 			       "-o", path("n.fxt"), "--", SEQ, "-W", "-n", "100", NULL };
 	unsigned int bad = 0, partial = 0, runs = 50;
 
-	alarm(T_TIMEOUT * 2);
+	alarm(t_timeout(T_TIMEOUT * 2));
 	for (unsigned int i = 0; i < runs; i++) {
 		struct seq_result res = { 0 };
 		int rc = run(argv, NULL, 0, NULL, 0, 0);
