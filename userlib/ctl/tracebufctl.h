@@ -4,8 +4,11 @@
  *
  *	tracebufctl [GLOBAL OPTIONS] COMMAND [OPTIONS]
  *
- * One file per command (record.c, list.c, categories.c, dump.c,
- * convert.c, monitor.c, stats.c), main.c for the global options and the
+ * One file per command (list.c, categories.c, dump.c, convert.c,
+ * report.c, monitor.c, stats.c; sessions.c for status, stop, alert and
+ * snapshot), but record, in four by job (record_priv.h): record_opts.c
+ * its options, record.c the run, record_ctl.c its control socket and
+ * record_summary.c how it ended.  main.c for the global options and the
  * dispatch, error.c for error reporting, util.c for what needs no device,
  * nl.c for the generic netlink transport (list, stats, monitor) and
  * nlmsg.c for the netlink under it.
@@ -82,7 +85,7 @@ int cmd_alert(struct tbctl_ctx *ctx, int argc, char **argv);
 int cmd_snapshot(struct tbctl_ctx *ctx, int argc, char **argv);
 
 /* ------------------------------------------------------------------------ */
-/* record: its options, parsed without side effects (record.c)              */
+/* record: its options, parsed without side effects (record_opts.c)         */
 
 /* Which options were given: record_opts.present */
 #define TBCTL_OPT_CATEGORIES	(1u << 0)
@@ -174,6 +177,9 @@ void record_opts_free(struct record_opts *o);
  * of writing, with one line in err.
  */
 int record_print_config(FILE *f, const struct record_opts *o, char *err, size_t errlen);
+
+/* The help of record (-h), into f. */
+void record_usage(FILE *f);
 
 /* ------------------------------------------------------------------------ */
 /* list: the providers, apart from how they were obtained (list.c)          */
