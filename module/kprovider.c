@@ -40,9 +40,9 @@
  * in streaming mode, once the manager saved it (SAVE_BUFFER, which the
  * work item sends after that IPI, and BUFFER_SAVED).  In circular mode
  * the CPU that fills a rolling buffer also looks at the others' chunks
- * (tracebuf_kclear()) and enters the next one itself when none is left of
- * an earlier wrap: a work item late by a whole rolling buffer then costs
- * no record.  A CPU that finds the cursor full tries to switch as the
+ * (tracebuf_kothers_closed()) and enters the next one itself when none
+ * is left of an earlier wrap: a work item late by a whole rolling buffer
+ * then costs no record.  A CPU that finds the cursor full tries to switch as the
  * filling one does, once, before it drops a record.  Oneshot has one
  * rolling buffer and stays full.  The writers cannot wait or take a lock
  * (a probe may hold the scheduler's runqueue lock), so they only queue
@@ -129,18 +129,19 @@ static void tracebuf_kclose_cpu(struct tracebuf_kprov *k, struct tracebuf_kcpu *
 	if (c->pos != c->end)
 		tracebuf_kpad(k, c->pos, c->end);
 	c->pos = 0;
-	/* the padding before; tracebuf_kclear() */
+	/* the padding before; tracebuf_kothers_closed() */
 	smp_store_release(&c->end, 0);
 }
 
 /*
- * Circular mode: may the rolling buffer after the full one of @wrap be
- * entered (interrupts off)?  Yes when every other CPU's chunk is closed
- * or of @wrap, and none is taking one: a chunk taken from now on is of a
+ * Circular mode: are the other CPUs done with the wraps before @wrap, so
+ * that the rolling buffer after the full one of @wrap may be entered
+ * (interrupts off)?  Yes when every other CPU's chunk is closed or of
+ * @wrap, and none is taking one: a chunk taken from now on is of a
  * later wrap.  Chunks of wraps before @wrap - 1 were closed before @wrap
  * was entered (->allow, or this).
  */
-static bool tracebuf_kclear(struct tracebuf_kprov *k, u32 wrap)
+static bool tracebuf_kothers_closed(struct tracebuf_kprov *k, u32 wrap)
 {
 	struct tracebuf_kcpu *c;
 	int cpu, self = smp_processor_id();
@@ -183,8 +184,12 @@ static void tracebuf_kenter(struct tracebuf_kprov *k, u32 wrap)
  */
 static void tracebuf_ktry_enter(struct tracebuf_kprov *k, u32 wrap)
 {
-	/* the look first, so that every circular trace tries it */
-	if ((k->mode == TRACEBUF_MODE_CIRCULAR && tracebuf_kclear(k, wrap)) ||
+	/*
+	 * Circular mode looks at the other CPUs' chunks before it reads
+	 * ->allow: the other way round, the look would run only when the
+	 * work item is late, and most circular traces would never run it.
+	 */
+	if ((k->mode == TRACEBUF_MODE_CIRCULAR && tracebuf_kothers_closed(k, wrap)) ||
 	    (u32)atomic_read(&k->allow) >= wrap + 1)
 		tracebuf_kenter(k, wrap + 1);
 }
@@ -228,26 +233,26 @@ static bool tracebuf_ktake(struct tracebuf_kprov *k, struct tracebuf_kcpu *c, u3
 
 retry:
 	WRITE_ONCE(c->taking, 1);
-	smp_mb();	/* taking before the cursor; tracebuf_kclear() the reverse */
+	smp_mb();	/* taking before the cursor; tracebuf_kothers_closed() the reverse */
 	cur = atomic64_read(&k->cursor);
 	do {
 		wrap = (u64)cur >> 32;
 		off = (u32)cur;
 		if (off == TRACEBUF_KFULL)
 			break;
-		len = min_t(u64, max(k->chunk, size), k->half - off);
-		next = off + len < k->half ? cur + len :
+		len = min_t(u64, max(k->chunk, size), k->rolling_size - off);
+		next = off + len < k->rolling_size ? cur + len :
 		       (s64)((u64)wrap << 32 | TRACEBUF_KFULL);
 	} while (!atomic64_try_cmpxchg(&k->cursor, &cur, next));
 	if (off != TRACEBUF_KFULL) {
-		c->pos = k->rolling + (wrap & 1) * k->half + off;
+		c->pos = k->rolling + (wrap & 1) * k->rolling_size + off;
 		WRITE_ONCE(c->end, c->pos + len);
 		WRITE_ONCE(c->wrap, wrap);
 	}
-	/* its chunk, if it took one, before; tracebuf_kclear() */
+	/* its chunk, if it took one, before; tracebuf_kothers_closed() */
 	smp_store_release(&c->taking, 0);
 	if (off != TRACEBUF_KFULL) {
-		if (off + len == k->half)
+		if (off + len == k->rolling_size)
 			tracebuf_kfilled(k, wrap);
 		return true;
 	}
@@ -408,7 +413,7 @@ static void tracebuf_kallow(struct tracebuf_kprov *k, u32 wrap)
 }
 
 /* Streaming: ask the manager to save the oldest full rolling buffer. */
-static void tracebuf_ksave(struct tracebuf_kprov *k)
+static void tracebuf_ksend_save(struct tracebuf_kprov *k)
 {
 	struct tracebuf_buffer_header *h = tracebuf_khdr(k);
 	struct tracebuf_pkt pkt = {
@@ -419,7 +424,7 @@ static void tracebuf_ksave(struct tracebuf_kprov *k)
 
 	if (k->mode != TRACEBUF_MODE_STREAMING || k->save_out || k->saved >= k->closed)
 		return;
-	WRITE_ONCE(h->rolling_data_end[k->saved & 1], k->half);
+	WRITE_ONCE(h->rolling_data_end[k->saved & 1], k->rolling_size);
 	WRITE_ONCE(h->durable_data_end, k->dclosed);
 	WRITE_ONCE(h->wrapped_count, k->saved + 1);
 	WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
@@ -431,19 +436,20 @@ static void tracebuf_ksave(struct tracebuf_kprov *k)
 }
 
 /* BUFFER_SAVED: its rolling buffer is zeroed, then may be entered again. */
-static void tracebuf_ksaved(struct tracebuf_kprov *k, const struct tracebuf_pkt *pkt)
+static void tracebuf_khandle_buffer_saved(struct tracebuf_kprov *k,
+					  const struct tracebuf_pkt *pkt)
 {
-	u64 from = k->rolling + (k->saved & 1) * k->half;
+	u64 from = k->rolling + (k->saved & 1) * k->rolling_size;
 
 	if (!k->save_out || pkt->data32 != k->saved || pkt->data64 != k->save_dend)
 		return;
-	tracebuf_buf_zero(k->buf, from, from + k->half);
+	tracebuf_buf_zero(k->buf, from, from + k->rolling_size);
 	/* zeroed, then said so: a manager walking it finds no saved record */
 	smp_store_release(&tracebuf_khdr(k)->rolling_data_end[k->saved & 1], 0);
 	k->save_out = false;
 	k->saved++;
 	tracebuf_kallow(k, k->saved + 1);
-	tracebuf_ksave(k);
+	tracebuf_ksend_save(k);
 }
 
 /* After a switch: close the full rolling buffers' chunks, then save them. */
@@ -459,7 +465,7 @@ static void tracebuf_kservice(struct tracebuf_kprov *k)
 		if (k->mode == TRACEBUF_MODE_CIRCULAR)
 			tracebuf_kallow(k, full + 1);
 	}
-	tracebuf_ksave(k);
+	tracebuf_ksend_save(k);
 }
 
 static void tracebuf_kstart(struct tracebuf_kprov *k)
@@ -496,8 +502,8 @@ static void tracebuf_kstart(struct tracebuf_kprov *k)
 	k->mode = k->buf->mode;
 	k->dsize = k->buf->durable_size;
 	k->rolling = TRACEBUF_HEADER_SIZE + k->dsize;
-	k->half = k->buf->rolling_size;
-	k->chunk = clamp_t(u64, k->half / (4 * num_possible_cpus()), 256, SZ_4K) & ~7ull;
+	k->rolling_size = k->buf->rolling_size;
+	k->chunk = clamp_t(u64, k->rolling_size / (4 * num_possible_cpus()), 256, SZ_4K) & ~7ull;
 	/* oneshot keeps its prelude in the rolling buffer the kernel cleared */
 	if (disposition == TRACEBUF_START_CLEAR_NONDURABLE && k->mode == TRACEBUF_MODE_ONESHOT)
 		disposition = TRACEBUF_START_CLEAR_ENTIRE;
@@ -562,17 +568,17 @@ static void tracebuf_kstop(struct tracebuf_kprov *k, bool gone)
 		k->closed = READ_ONCE(k->want);
 		cur = atomic64_read(&k->cursor);
 		wrap = cur >> 32;
-		off = (u32)cur == TRACEBUF_KFULL ? k->half : (u32)cur;
+		off = (u32)cur == TRACEBUF_KFULL ? k->rolling_size : (u32)cur;
 		dend = tracebuf_kdurable_end(k);
 		k->dclosed = dend;
 		h = tracebuf_khdr(k);
 		WRITE_ONCE(h->wrapped_count, wrap);
 		WRITE_ONCE(h->rolling_data_end[wrap & 1], off);
 		if (wrap && (k->mode == TRACEBUF_MODE_CIRCULAR || wrap - 1 >= k->saved))
-			WRITE_ONCE(h->rolling_data_end[(wrap - 1) & 1], k->half);
+			WRITE_ONCE(h->rolling_data_end[(wrap - 1) & 1], k->rolling_size);
 		WRITE_ONCE(h->durable_data_end, dend);
 		WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
-		WRITE_ONCE(h->bytes_recorded, (u64)wrap * k->half + off + dend);
+		WRITE_ONCE(h->bytes_recorded, (u64)wrap * k->rolling_size + off + dend);
 		/* last, for a manager that trusts the data ends by it (uapi) */
 		smp_store_release(&h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
 		put_pid_ns(k->ns);
@@ -602,7 +608,7 @@ static void tracebuf_ksnapshot(struct tracebuf_kprov *k)
 		cur = atomic64_read(&k->cursor);
 		tracebuf_kclose_all(k, U32_MAX);
 		wrap = cur >> 32;
-		end = (u32)cur == TRACEBUF_KFULL ? k->half : (u32)cur;
+		end = (u32)cur == TRACEBUF_KFULL ? k->rolling_size : (u32)cur;
 		WRITE_ONCE(h->durable_data_end, k->dclosed);
 		WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
 	} else if (k->buf) {
@@ -650,7 +656,7 @@ static void tracebuf_khandle(struct tracebuf_kprov *k, const struct tracebuf_pkt
 		break;
 	case TRACEBUF_PKT_BUFFER_SAVED:
 		if (k->buf)
-			tracebuf_ksaved(k, pkt);
+			tracebuf_khandle_buffer_saved(k, pkt);
 		break;
 	default:	/* INITIALIZE: the buffer is taken at START */
 		break;

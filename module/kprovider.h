@@ -44,7 +44,9 @@ struct tracebuf_kcpu {
 	u64 pos;
 	u64 end;
 	u32 wrap;
-	u32 taking;				/* taking a chunk: tracebuf_kclear() */
+	u32 taking;				/* taking a chunk:
+						 * tracebuf_kothers_closed()
+						 */
 	u32 exit_next;				/* ksched.c: the next of exits[] */
 	u64 exits[8];				/* the last threads to exit here:
 						 * a key of the task's address
@@ -90,7 +92,7 @@ struct tracebuf_kprov {
 	u32 mode;				/* TRACEBUF_MODE_* */
 	u64 dsize;				/* the durable buffer's size */
 	u64 rolling;				/* rolling buffer 0's offset */
-	u64 half;				/* a rolling buffer's size */
+	u64 rolling_size;			/* a rolling buffer's size */
 	u32 chunk;
 	struct tracebuf_kcpu __percpu *cpus;
 	/* [W] only */
