@@ -15,9 +15,10 @@
 #   make check TARGET=NAME    the suite on another target: x86_64-6.12 (Debian's
 #                             6.12 kernel), arm64-6.1 (Debian's arm64 kernel in
 #                             qemu-system-aarch64, arm64 and armhf programs)
-#   make check-debug          the same suite on the debug kernel, with kmemleak
-#   make check-all            check on every target, then check-debug; the
-#                             last line sums them
+#   make check-debug          the same suite on a debug kernel, with kmemleak
+#                             (DEBUG_KERNEL= and DEBUG_KDIR=: see below)
+#   make check-all            check on every target, then check-debug (its
+#                             variables too); the last line sums them
 #   make fault                every operation with each of its allocations
 #                             failing in turn (faultinj), on the debug kernel
 #   make fuzz                 the state-machine fuzzer, FUZZ_OPS (default
@@ -80,11 +81,12 @@
 #               [MODPROBEDIR=/etc/modprobe.d]
 #
 # make check    [TARGET=<name>] [KERNEL=<image> KDIR=<build tree> MODDIR=</lib/modules/ver>]
-# make check-debug [DEBUG_KERNEL=<image> DEBUG_KDIR=<build tree>]
-#               [SHARED_KERNELS=<dir with *.bzImage and *-build.tar.xz>]
+# make check-debug DEBUG_KERNEL=<image> DEBUG_KDIR=<its build tree>
+#               or DEBUG_KERNELS=<dir>: its newest *.bzImage, the build tree
+#               from the *-build.tar.xz beside it (README, "make check-debug")
 # make fuzz [FUZZ_OPS=N] [FUZZ_SEED=S]    make soak [SOAK_CYCLES=N]
-#               (check-debug's variables too; .ci/run runs short versions
-#               of all three within check-debug)
+#               (check-debug's variables too; check-debug itself runs
+#               short versions of all three)
 # VM_ARGS=-v shows the whole guest console.  See scripts/check.sh.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -92,7 +94,7 @@ SELFTESTS := selftests/tracebuf
 
 KERNEL ?=
 MODDIR ?=
-SHARED_KERNELS ?= $(CURDIR)/../shared/kernels
+DEBUG_KERNELS ?=
 DEBUG_KERNEL ?=
 DEBUG_KDIR ?=
 DEBUG_MODDIR ?=
@@ -194,7 +196,12 @@ check-all:
 		p=$$((p + $$1)); f=$$((f + $$3)); \
 	done; echo "$$p passed, $$f failed"; [ $$f = 0 ]
 
-CHECK_DEBUG = SHARED_KERNELS="$(SHARED_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/check.sh --debug \
+# The debug kernel is the caller's to give: without one, a line that says
+# what to pass (the runs below need it).
+CHECK_DEBUG = $(if $(DEBUG_KERNEL)$(DEBUG_KERNELS),,$(error no debug kernel: pass \
+	DEBUG_KERNEL=<bzImage> DEBUG_KDIR=<its build tree>, or DEBUG_KERNELS=<dir of \
+	*.bzImage, each with its *-build.tar.xz> (README, "make check-debug")))\
+	DEBUG_KERNELS="$(DEBUG_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/check.sh --debug \
 	$(if $(DEBUG_KERNEL),--kernel $(DEBUG_KERNEL)) \
 	$(if $(DEBUG_KDIR),--kdir $(DEBUG_KDIR)) \
 	$(if $(DEBUG_MODDIR),--moddir $(DEBUG_MODDIR))

@@ -17,10 +17,11 @@
 #       /lib/modules/<ver>/build, the image and modules are taken from
 #       /boot and /lib/modules/<ver>.
 #   check.sh --debug [--kernel IMAGE] [--kdir DIR] [--moddir DIR]
-#       The debug kernel: default the newest *.bzImage in $SHARED_KERNELS
-#       (../shared/kernels), its build tree from the *-build.tar.xz beside
-#       it (extracted once into .build/).  More memory, longer timeouts,
-#       and a kmemleak scan.
+#       The debug kernel: IMAGE, or else the newest *.bzImage in
+#       $DEBUG_KERNELS (a directory; none by default: one of the two is
+#       needed); its build tree DIR, or else the *-build.tar.xz beside the
+#       image (extracted once into .build/).  More memory, longer
+#       timeouts, and a kmemleak scan.
 #
 #   check.sh ... --programs "PROG..." [--env NAME=VALUE]... [--timeout SECS]
 #                [--watchdog SECS]
@@ -121,10 +122,12 @@ SELFTESTS=$TB_ROOT/selftests/tracebuf
 [ -f "$SELFTESTS/Makefile" ] || tb_die "no $SELFTESTS/Makefile: no selftests to run"
 
 if [ $DEBUG = 1 ]; then
-	SHARED_KERNELS=${SHARED_KERNELS:-$TB_ROOT/../shared/kernels}
+	DEBUG_KERNELS=${DEBUG_KERNELS:-}
 	if [ -z "$KERNEL" ]; then
-		KERNEL=$(printf '%s\n' "$SHARED_KERNELS"/*.bzImage | sort -V | tail -n 1)
-		[ -f "$KERNEL" ] || tb_die "no *.bzImage in $SHARED_KERNELS (set DEBUG_KERNEL= and DEBUG_KDIR=)"
+		[ -n "$DEBUG_KERNELS" ] ||
+			tb_die "no debug kernel: pass --kernel IMAGE --kdir DIR (make: DEBUG_KERNEL= DEBUG_KDIR=), or DEBUG_KERNELS=DIR"
+		KERNEL=$(printf '%s\n' "$DEBUG_KERNELS"/*.bzImage | sort -V | tail -n 1)
+		[ -f "$KERNEL" ] || tb_die "no *.bzImage in $DEBUG_KERNELS (set DEBUG_KERNEL= and DEBUG_KDIR=)"
 	fi
 	if [ -z "$KDIR" ]; then
 		tarball=${KERNEL%.bzImage}-build.tar.xz
