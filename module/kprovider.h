@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tracebuf: what the kernel providers' engine (kprovider.c: the buffer,
- * the modes, the control packets, and the API of tracebuf_kernel.h)
- * shares with the scheduler's provider (ksched.c, "kernel").
+ * the modes, the control packets) shares with the providers built on it:
+ * the scheduler's (ksched.c, "kernel") and those of other modules
+ * (kapi.c, the API of tracebuf_kernel.h).
  */
 #ifndef _TRACEBUF_KPROVIDER_H
 #define _TRACEBUF_KPROVIDER_H

@@ -346,7 +346,7 @@ unsigned int tracebuf_manager_peek(struct tracebuf_manager *m, void *out,
 void tracebuf_manager_consume_head(struct tracebuf_manager *m, unsigned int n,
 				   u32 cookie);
 
-/* kprovider.c */
+/* ksched.c */
 void tracebuf_kprov_init(void);
 void tracebuf_kprov_exit(void);
 
