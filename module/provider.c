@@ -69,9 +69,13 @@ static bool tracebuf_state_active(u32 state)
 	       state == TRACEBUF_STATE_STARTED;
 }
 
-/* Every state change goes through here, to keep owner->active right. */
-/* The state, and its owner's count of active providers. */
-static void tracebuf_provider_account(struct tracebuf_provider *p, u32 state)
+/*
+ * Set @p's state and keep its owner's count of active providers
+ * (owner->active) in step: every change of state while @p has an owner
+ * goes through here.  Nobody is told: tracebuf_provider_set_state()
+ * sends PROVIDER_CHANGE, tracebuf_provider_detach() its own.
+ */
+static void __tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state)
 {
 	lockdep_assert_held(&tracebuf_lock);
 
@@ -87,7 +91,7 @@ static void tracebuf_provider_account(struct tracebuf_provider *p, u32 state)
 
 void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state)
 {
-	tracebuf_provider_account(p, state);
+	__tracebuf_provider_set_state(p, state);
 	tracebuf_genl_notify(p, TRACEBUF_CMD_PROVIDER_CHANGE);
 }
 
@@ -99,7 +103,7 @@ void tracebuf_provider_detach(struct tracebuf_provider *p)
 {
 	lockdep_assert_held(&tracebuf_lock);
 
-	tracebuf_provider_account(p, TRACEBUF_STATE_REGISTERED);
+	__tracebuf_provider_set_state(p, TRACEBUF_STATE_REGISTERED);
 	list_del_init(&p->owner_link);
 	p->owner = NULL;
 	if (p->buf) {
