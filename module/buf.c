@@ -393,7 +393,7 @@ static const struct vm_operations_struct tracebuf_vm_ops = {
  * or -1: the header, the durable buffer, or a page a rolling buffer
  * shares with its neighbour.  The ranges are fixed at INITIALIZE.
  */
-static int tracebuf_seal_rolling(const struct tracebuf_buf *buf, unsigned long i)
+static int tracebuf_seal_range_of(const struct tracebuf_buf *buf, unsigned long i)
 {
 	int r;
 
@@ -418,7 +418,7 @@ static vm_fault_t tracebuf_vm_fault_sealable(struct vm_fault *vmf)
 
 	if (vmf->pgoff < buf->seal_base || i >= buf->nr_pages)
 		return VM_FAULT_SIGBUS;
-	r = tracebuf_seal_rolling(buf, i);
+	r = tracebuf_seal_range_of(buf, i);
 	mutex_lock(&buf->seal_lock);
 	if (r >= 0) {
 		if (test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
@@ -462,7 +462,7 @@ static int tracebuf_vm_access_sealable(struct vm_area_struct *vma, unsigned long
 	if (write && !(vma->vm_flags & VM_WRITE))
 		return -EFAULT;
 	len = min_t(int, len, PAGE_SIZE - off);
-	r = tracebuf_seal_rolling(buf, i);
+	r = tracebuf_seal_range_of(buf, i);
 	mutex_lock(&buf->seal_lock);
 	if (write && r >= 0 && test_bit(TRACEBUF_BUF_SEALED + r, &buf->flags)) {
 		len = -EFAULT;
@@ -619,7 +619,7 @@ static const struct file_operations tracebuf_handle_fops = {
  * descriptor the caller reserved: it fd_install()s it once nothing can
  * fail any more, or fput()s it.
  */
-struct file *tracebuf_buf_handle(struct tracebuf_buf *buf)
+struct file *tracebuf_buf_open_handle(struct tracebuf_buf *buf)
 {
 	struct file *file;
 

@@ -451,7 +451,7 @@ static void tracebuf_khandle_buffer_saved(struct tracebuf_kprov *k,
 }
 
 /* After a switch: close the full rolling buffers' chunks, then save them. */
-static void tracebuf_kservice(struct tracebuf_kprov *k)
+static void tracebuf_kclose_full(struct tracebuf_kprov *k)
 {
 	u32 full = READ_ONCE(k->want);
 
@@ -689,7 +689,7 @@ static void tracebuf_kwork(struct work_struct *work)
 		for (i = 0; i < n; i++)
 			tracebuf_khandle(k, &pkts[i]);
 	} while (n);
-	tracebuf_kservice(k);
+	tracebuf_kclose_full(k);
 }
 
 /*

@@ -154,8 +154,8 @@ static unsigned int tracebuf_kstate(bool preempt, unsigned int state)
  * off): its header, with @bits of the event type's own, and its
  * timestamp; the caller writes the rest.  NULL when the buffer is full.
  */
-static __le64 *tracebuf_ksched(struct tracebuf_kprov *k, u32 size, unsigned int type,
-			       unsigned int nargs, unsigned int cpu, u64 bits)
+static __le64 *tracebuf_kreserve_sched(struct tracebuf_kprov *k, u32 size, unsigned int type,
+				       unsigned int nargs, unsigned int cpu, u64 bits)
 {
 	__le64 *p = tracebuf_kreserve(k, size);
 
@@ -196,8 +196,9 @@ static void tracebuf_kprobe_switch(void *data, bool preempt, struct task_struct 
 	in = tracebuf_ktid_sched(k, next);
 	if (tracebuf_khidden(prev, out))
 		preempt = true;
-	p = tracebuf_ksched(k, 48, TRACEBUF_FXT_SCHED_SWITCH, 2, smp_processor_id(),
-			    tracebuf_fxt_field(tracebuf_kstate(preempt, prev_state), 36, 39));
+	p = tracebuf_kreserve_sched(k, 48, TRACEBUF_FXT_SCHED_SWITCH, 2, smp_processor_id(),
+				    tracebuf_fxt_field(tracebuf_kstate(preempt, prev_state),
+						       36, 39));
 	if (p) {
 		p = tracebuf_put(p, out);
 		p = tracebuf_put(p, in);
@@ -253,7 +254,7 @@ static void tracebuf_kprobe_wakeup(void *data, struct task_struct *t)
 	tid = tracebuf_ktid_sched(k, t);
 	/* a hidden thread's wake-ups are not the manager's to see */
 	p = tracebuf_khidden(t, tid) ? NULL :
-	    tracebuf_ksched(k, 32, TRACEBUF_FXT_SCHED_WAKEUP, 1, task_cpu(t), 0);
+	    tracebuf_kreserve_sched(k, 32, TRACEBUF_FXT_SCHED_WAKEUP, 1, task_cpu(t), 0);
 	if (p) {
 		p = tracebuf_put(p, tid);
 		tracebuf_put_int32(p, TRACEBUF_KSTR_WEIGHT, tracebuf_kweight(t));
@@ -404,7 +405,7 @@ static void tracebuf_tp_find(struct tracepoint *tp, void *priv)
 }
 
 /* Register (or with @on false unregister) the probes @ks's categories ask for. */
-static int tracebuf_kprobes(struct tracebuf_ksched *ks, bool on)
+static int tracebuf_kset_probes(struct tracebuf_ksched *ks, bool on)
 {
 	struct tracebuf_kprov *k = &ks->k;
 	const struct {
@@ -461,12 +462,12 @@ static int tracebuf_ksched_write(struct tracebuf_kprov *k, bool on)
 
 	if (!on) {
 		if (ks->registered)
-			tracebuf_kprobes(ks, false);
+			tracebuf_kset_probes(ks, false);
 		ks->registered = false;
 		return 0;
 	}
 	tracebuf_kread_cats(ks);
-	ret = tracebuf_kprobes(ks, true);
+	ret = tracebuf_kset_probes(ks, true);
 	ks->registered = !ret;
 	return ret;
 }

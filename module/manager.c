@@ -331,12 +331,13 @@ out_free:
 
 /*
  * Find a provider for a manager request: ESRCH unless visible.  Returns
- * it referenced and with its ctl_lock held; tracebuf_manager_unlock()
- * undoes both.  Another manager's request may hold the lock for a while
- * (clearing a large buffer): a fatal signal ends the wait (EINTR).
+ * it referenced and with its ctl_lock held;
+ * tracebuf_manager_unlock_provider() undoes both.  Another manager's
+ * request may hold the lock for a while (clearing a large buffer): a
+ * fatal signal ends the wait (EINTR).
  */
-static struct tracebuf_provider *tracebuf_manager_lock(struct tracebuf_manager *m,
-						       u32 id)
+static struct tracebuf_provider *
+tracebuf_manager_lock_provider(struct tracebuf_manager *m, u32 id)
 {
 	struct tracebuf_provider *p;
 
@@ -357,7 +358,7 @@ static struct tracebuf_provider *tracebuf_manager_lock(struct tracebuf_manager *
 	return p;
 }
 
-static void tracebuf_manager_unlock(struct tracebuf_provider *p)
+static void tracebuf_manager_unlock_provider(struct tracebuf_provider *p)
 {
 	mutex_unlock(&p->ctl_lock);
 	tracebuf_provider_put(p);
@@ -401,7 +402,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	bool unlimited;
 	int ret;
 
-	p = tracebuf_manager_lock(m, args->provider_id);
+	p = tracebuf_manager_lock_provider(m, args->provider_id);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 	/*
@@ -413,7 +414,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	if (p->kwork) {
 		u = tracebuf_user_get_current();
 		if (IS_ERR(u)) {
-			tracebuf_manager_unlock(p);
+			tracebuf_manager_unlock_provider(p);
 			return PTR_ERR(u);
 		}
 		unlimited = capable(CAP_SYS_RESOURCE);
@@ -452,7 +453,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 		if (ret)
 			goto out_put_buf;
 	}
-	file = tracebuf_buf_handle(buf);
+	file = tracebuf_buf_open_handle(buf);
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
 		goto out_put_buf;
@@ -482,7 +483,7 @@ int tracebuf_manager_initialize(struct tracebuf_manager *m,
 	mutex_unlock(&tracebuf_lock);
 
 	fd_install(fd, file);
-	tracebuf_manager_unlock(p);
+	tracebuf_manager_unlock_provider(p);
 	tracebuf_user_put(u);
 	return 0;
 
@@ -491,7 +492,7 @@ out_put_file:
 out_put_buf:
 	tracebuf_buf_put(buf);
 out_unlock:
-	tracebuf_manager_unlock(p);
+	tracebuf_manager_unlock_provider(p);
 	tracebuf_user_put(u);
 	return ret;
 }
@@ -507,7 +508,7 @@ int tracebuf_manager_start(struct tracebuf_manager *m, u32 id,
 	struct tracebuf_provider *p;
 	int ret;
 
-	p = tracebuf_manager_lock(m, id);
+	p = tracebuf_manager_lock_provider(m, id);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 
@@ -567,7 +568,7 @@ out_unlock:
 	mutex_unlock(&tracebuf_lock);
 	if (buf)
 		tracebuf_buf_put(buf);
-	tracebuf_manager_unlock(p);
+	tracebuf_manager_unlock_provider(p);
 	return ret;
 }
 
@@ -583,7 +584,7 @@ int tracebuf_manager_update(struct tracebuf_manager *m, u32 id,
 	struct tracebuf_provider *p;
 	int ret;
 
-	p = tracebuf_manager_lock(m, id);
+	p = tracebuf_manager_lock_provider(m, id);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 
@@ -616,20 +617,20 @@ int tracebuf_manager_update(struct tracebuf_manager *m, u32 id,
 	p->update_pending = true;
 out_unlock:
 	mutex_unlock(&tracebuf_lock);
-	tracebuf_manager_unlock(p);
+	tracebuf_manager_unlock_provider(p);
 	return ret;
 }
 
-/* STOP and TERMINATE: one packet and one state change. */
-static int tracebuf_manager_request(struct tracebuf_manager *m, u32 id,
-				    u16 request)
+/* STOP and TERMINATE: push the packet, and change the state as it says. */
+static int tracebuf_manager_stop_or_terminate(struct tracebuf_manager *m, u32 id,
+					      u16 request)
 {
 	struct tracebuf_pkt pkt = { .request = request };
 	struct tracebuf_provider *p;
 	u32 next;
 	int ret;
 
-	p = tracebuf_manager_lock(m, id);
+	p = tracebuf_manager_lock_provider(m, id);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 
@@ -662,18 +663,18 @@ static int tracebuf_manager_request(struct tracebuf_manager *m, u32 id,
 	tracebuf_provider_set_state(p, next);
 out_unlock:
 	mutex_unlock(&tracebuf_lock);
-	tracebuf_manager_unlock(p);
+	tracebuf_manager_unlock_provider(p);
 	return ret;
 }
 
 int tracebuf_manager_stop(struct tracebuf_manager *m, u32 id)
 {
-	return tracebuf_manager_request(m, id, TRACEBUF_PKT_STOP);
+	return tracebuf_manager_stop_or_terminate(m, id, TRACEBUF_PKT_STOP);
 }
 
 int tracebuf_manager_terminate(struct tracebuf_manager *m, u32 id)
 {
-	return tracebuf_manager_request(m, id, TRACEBUF_PKT_TERMINATE);
+	return tracebuf_manager_stop_or_terminate(m, id, TRACEBUF_PKT_TERMINATE);
 }
 
 /*
@@ -716,7 +717,7 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 	     (pkt->request != TRACEBUF_PKT_SNAPSHOT || pkt->data32 || pkt->data64)))
 		return -EINVAL;
 
-	p = tracebuf_manager_lock(m, id);
+	p = tracebuf_manager_lock_provider(m, id);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 
@@ -746,7 +747,7 @@ int tracebuf_manager_send(struct tracebuf_manager *m, u32 id,
 	p->saves++;
 out_unlock:
 	mutex_unlock(&tracebuf_lock);
-	tracebuf_manager_unlock(p);
+	tracebuf_manager_unlock_provider(p);
 	return ret;
 }
 

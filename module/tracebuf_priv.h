@@ -273,7 +273,7 @@ bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask);
 void tracebuf_buf_unseal(struct tracebuf_buf *buf, unsigned int mask);
 int tracebuf_buf_mmap(struct tracebuf_buf *buf, struct vm_area_struct *vma,
 		      bool writable);
-struct file *tracebuf_buf_handle(struct tracebuf_buf *buf);
+struct file *tracebuf_buf_open_handle(struct tracebuf_buf *buf);
 bool tracebuf_mem_reserve(u64 size);
 void tracebuf_mem_unreserve(u64 size);
 
