@@ -13,7 +13,7 @@
 #       library work there (e.g. the counter timebase); emulated timings
 #       mean nothing, and it says so.  Exit 0 when it ran.
 #
-# 1. installs what is missing of make, gcc, libc6-dev, pkgconf,
+# 1. installs what is missing of make, gcc, libc6-dev, pkgconf, valgrind,
 #    liblttng-ust-dev and lttng-tools with apt-get when root (apt-get
 #    update only if apt cannot find them); otherwise it says what is
 #    missing and goes on without LTTng;
@@ -28,6 +28,9 @@
 #    per figure; 30 s to a minute in all), stops the session and reads
 #    the channel's discarded-event count (lttng list, and the warning of
 #    lttng stop): the LTTng figure is INVALID unless it is 0;
+#    then "tb-bench --insns" under valgrind --tool=callgrind (a few
+#    seconds): instructions per event, which neither the machine nor its
+#    load changes, from the totals of the dumps it asks for;
 # 5. prints the final table (figure, median, spread, target, PASS/MISS)
 #    and kills the session daemon and its consumer (also on failure);
 # 6. unless --no-guest, boots the test kernel (scripts/check.sh
@@ -90,7 +93,9 @@ fi
 # ---------------------------------------------------------------------
 # Packages
 
-BUILD_PKGS=(make gcc libc6-dev pkgconf)
+# valgrind: callgrind counts the instructions, and tb-bench includes its
+# valgrind/callgrind.h for the client requests
+BUILD_PKGS=(make gcc libc6-dev pkgconf valgrind)
 LTTNG_PKGS=(liblttng-ust-dev lttng-tools)
 
 missing_of() {
@@ -254,6 +259,20 @@ if [ "$lttng_setup" = ok ]; then
 	} >>"$TMP/results"
 fi
 echo "lttng_setup $lttng_setup" >>"$TMP/results"
+
+# Instructions per event: each dump "insns.KEY N" holds the counts of N
+# events; written as "key median min max" (one run: the three alike).
+tb_log "counting instructions per event under valgrind --tool=callgrind"
+insns_rc=0
+lt valgrind --tool=callgrind --callgrind-out-file="$TMP/callgrind.%p" \
+	"$TMP/tb-bench" --insns >"$TMP/insns.log" 2>&1 || insns_rc=$?
+if [ $insns_rc != 0 ]; then
+	sed 's/^/    /' "$TMP/insns.log" >&2
+	tb_die "tb-bench --insns failed under callgrind (exit $insns_rc)"
+fi
+awk '/^desc: Trigger: Client Request: insns\./ { key = $5; n = $6 }
+     /^summary:/ && key != "" { v = $2 / n; printf "%s %.1f %.1f %.1f\n", key, v, v, v; key = "" }' \
+	"$TMP"/callgrind.*.* >>"$TMP/results"
 
 report_rc=0
 "$TMP/tb-bench" --report "$TMP/results" || report_rc=$?

@@ -39,12 +39,13 @@ set -euo pipefail
 # traces (userlib/ctl/tests/compress_test.sh; gzip is essential), here and
 # in the guest (vm-run.sh copies it in: make run OUT=trace.fxt.zst).
 # python3: scripts/fxt-check.py, the second FXT reader that checks the
-# traces the guest leaves (vm-results.sh).
+# traces the guest leaves (vm-results.sh).  valgrind: "make bench" counts
+# instructions per event with callgrind (scripts/bench.sh).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
 	  groff-base man-db bash-completion udev kmod
-	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3)
+	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3 valgrind)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do

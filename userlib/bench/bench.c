@@ -85,6 +85,12 @@
  *
  *   tb-bench [--rounds N] [--run-ms MS] [--results FILE]
  *	measure, print the details, write "key median min max" lines to FILE
+ *   tb-bench --insns
+ *	under valgrind --tool=callgrind: instructions per event of the
+ *	floor, tracebuf_ticks(), the instant, the duration pair, the counter,
+ *	posix_trace_event() and the disabled instant, each figure's loop
+ *	between a zeroing of the counts and a dump named "insns.KEY N"
+ *	(bench.sh divides each dump's total by N; see measure_insns())
  *   tb-bench --report FILE
  *	print the final table from FILE (bench.sh adds the LTTng session's
  *	"lttng_discarded N" and "lttng_setup ok|failed" lines first); exit 1
@@ -108,6 +114,12 @@
 
 #include <trace.h>
 #include <tracebuf_event.h>
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND	1
+#else
+#define HAVE_CALLGRIND	0
+#endif
 
 #include "engine_priv.h"
 #include "event_priv.h"
@@ -1185,6 +1197,58 @@ static int measure(void)
 }
 
 /* -------------------------------------------------------------------- */
+/* Instructions per event, under callgrind                              */
+
+/*
+ * The figures whose instructions are counted, each a loop of INSNS_N
+ * calls after a warm-up of INSNS_WARM (site lookups, thread registration,
+ * the first chunk): the loop's own increment, compare and branch are in
+ * every figure, the floor's too.
+ */
+#define INSNS_WARM	1000
+#define INSNS_N		100000
+
+static const char *const insns_keys[] = {
+	"floor_pt", "ticks", "instant", "duration", "counter", "posix_event", "disabled",
+};
+
+/*
+ * Run under "valgrind --tool=callgrind": each figure's loop between a
+ * zeroing of the counts and a dump named "insns.KEY N" (scripts/bench.sh
+ * reads the dumps' totals).  The engine is set up as for the timings.
+ */
+static int measure_insns(void)
+{
+#if HAVE_CALLGRIND
+	char name[64];
+
+	if (!RUNNING_ON_VALGRIND)
+		die("--insns counts instructions only under valgrind --tool=callgrind");
+	choose_timebase();
+	engine_setup();
+	floor_setup();
+	for (size_t i = 0; i < sizeof(insns_keys) / sizeof(insns_keys[0]); i++) {
+		struct figure *f = figure(insns_keys[i]);
+		uint64_t d0 = engine_dropped();
+
+		f->fn(INSNS_WARM);
+		snprintf(name, sizeof(name), "insns.%s %u", f->key, INSNS_N);
+		CALLGRIND_ZERO_STATS;
+		f->fn(INSNS_N);
+		CALLGRIND_DUMP_STATS_AT(name);
+		if (engine_dropped() != d0)
+			die("%s: %llu records dropped under callgrind", f->key,
+			    (unsigned long long)(engine_dropped() - d0));
+	}
+	tracebuf_engine_stop();
+	return 0;
+#else
+	die("--insns: built without valgrind/callgrind.h (Debian package valgrind)");
+	return 2;
+#endif
+}
+
+/* -------------------------------------------------------------------- */
 /* The final table                                                      */
 
 #define MAX_KEYS 64
@@ -1265,6 +1329,13 @@ static const struct row rows[] = {
 	ROW("posix filtered out / disabled", "ratio.posix_filtered_disabled", "x", 0, 0),
 	ROW("instant, CLOCK_MONOTONIC ticks", "fig.instant_mono", "ns", 0, 0),
 	ROW("tracebuf_ticks() alone", "fig.ticks", "ns", 0, 0),
+	ROW("instructions: floor (per-thread)", "insns.floor_pt", "i", 0, 0),
+	ROW("instructions: tracebuf_ticks()", "insns.ticks", "i", 0, 0),
+	ROW("instructions: instant, no args", "insns.instant", "i", 0, 0),
+	ROW("instructions: duration pair, 2 args", "insns.duration", "i", 0, 0),
+	ROW("instructions: counter, 1 arg", "insns.counter", "i", 0, 0),
+	ROW("instructions: posix_trace_event, 8 B", "insns.posix_event", "i", 0, 0),
+	ROW("instructions: instant, category off", "insns.disabled", "i", 0, 0),
 	ROW("save path / plain write()", "ratio.save_plain", "x", '<', 1.15),
 	ROW("save path, per MiB", "fig.save_walk", "ms", 0, 0),
 	ROW("plain write(), per MiB", "fig.save_plain", "ms", 0, 0),
@@ -1362,6 +1433,7 @@ static int report(const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: tb-bench [--rounds N] [--run-ms MS] [--results FILE]\n"
+		"       tb-bench --insns\n"
 		"       tb-bench --report FILE\n");
 	exit(2);
 }
@@ -1373,6 +1445,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--report") && v)
 			return report(v);
+		if (!strcmp(a, "--insns") && argc == 2)
+			return measure_insns();
 		if (!strcmp(a, "--rounds") && v)
 			opt_rounds = (unsigned int)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--run-ms") && v)
