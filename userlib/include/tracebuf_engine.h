@@ -199,6 +199,29 @@ static inline uint64_t tracebuf_ticks(void)
 }
 
 /*
+ * The inline part of tracebuf_record_reserve(): true with the record's
+ * place in the chunk in *@pp, false when __tracebuf_reserve_slow(t,
+ * bytes) must be called next (the chunk is closed or full), with writing
+ * still 1.
+ */
+static inline bool __tracebuf_reserve_try(struct tracebuf_thread *t, size_t bytes,
+					  uint64_t **pp)
+{
+	uint64_t *end;
+
+	TRACEBUF_LIB_STORE(&t->writing, 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(TRACEBUF_LIB_LOAD(&__tracebuf_hot.strong_fence,
+					       __ATOMIC_RELAXED), 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*pp = TRACEBUF_LIB_LOAD(&t->pos, __ATOMIC_RELAXED);
+	end = TRACEBUF_LIB_LOAD(&t->end, __ATOMIC_RELAXED);
+	return !__builtin_expect(TRACEBUF_LIB_LOAD(&t->closed, __ATOMIC_RELAXED) ||
+				 (size_t)((char *)end - (char *)*pp) < bytes, 0);
+}
+
+/*
  * Reserve @bytes (a multiple of 8) for one record in the calling thread's
  * chunk.  Returns where to write it, or NULL when the record is dropped
  * (counted).  Every non-NULL return must be followed by
@@ -207,18 +230,9 @@ static inline uint64_t tracebuf_ticks(void)
 static inline uint64_t *tracebuf_record_reserve(struct tracebuf_thread *t,
 						size_t bytes)
 {
-	uint64_t *p, *end;
+	uint64_t *p;
 
-	TRACEBUF_LIB_STORE(&t->writing, 1, __ATOMIC_RELAXED);
-	if (__builtin_expect(TRACEBUF_LIB_LOAD(&__tracebuf_hot.strong_fence,
-					       __ATOMIC_RELAXED), 0))
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	else
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p = TRACEBUF_LIB_LOAD(&t->pos, __ATOMIC_RELAXED);
-	end = TRACEBUF_LIB_LOAD(&t->end, __ATOMIC_RELAXED);
-	if (__builtin_expect(TRACEBUF_LIB_LOAD(&t->closed, __ATOMIC_RELAXED) ||
-			     (size_t)((char *)end - (char *)p) < bytes, 0))
+	if (__builtin_expect(!__tracebuf_reserve_try(t, bytes, &p), 0))
 		return __tracebuf_reserve_slow(t, bytes);
 	return p;
 }

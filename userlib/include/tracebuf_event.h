@@ -204,6 +204,74 @@ static inline bool __tracebuf_emit(struct tracebuf_site *site,
 	return true;
 }
 
+/*
+ * The fast path of the event macros, for a site found enabled with its
+ * record precomputed, on a thread with a thread ref
+ * (__tracebuf_fast_ready()).  The macros hand it their own argument
+ * array, whose address goes nowhere else, with nargs and every type a
+ * constant: the compiler keeps the values in registers and folds the
+ * record's size and each argument's store, so what is left is the
+ * reservation and the stores.
+ */
+#define TRACEBUF_LIB_EACH_ARG_(X)					\
+	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14)
+
+static inline bool __tracebuf_fast_ready(const struct tracebuf_site *site, unsigned int state)
+{
+	return state == TRACEBUF_LIB_SITE_ENABLED && site->fast && __tracebuf_self.thread_ref;
+}
+
+/* The record's bytes: header, ticks, arguments, extra word (a constant). */
+static inline __attribute__((always_inline)) size_t
+__tracebuf_fast_size(unsigned int type, const struct tracebuf_fxt_arg *args,
+		     unsigned int nargs)
+{
+	size_t words = 2 + (tracebuf_fxt_event_has_extra(type) ? 1 : 0);
+
+#define TRACEBUF_LIB_ARG_WORDS_(i)					\
+	if (nargs > (i))						\
+		words += tracebuf_fxt_arg_has_word(args[i].type) ? 2 : 1;
+	TRACEBUF_LIB_EACH_ARG_(TRACEBUF_LIB_ARG_WORDS_)
+#undef TRACEBUF_LIB_ARG_WORDS_
+	return words * 8;
+}
+
+static inline __attribute__((always_inline)) bool
+__tracebuf_emit_fast(struct tracebuf_site *site, unsigned int type,
+		     const struct tracebuf_fxt_arg *args, unsigned int nargs,
+		     uint64_t ticks, uint64_t extra)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+	size_t size = __tracebuf_fast_size(type, args, nargs);
+	uint32_t ref = t->thread_ref;
+	uint64_t *p;
+
+	if (__builtin_expect(!__tracebuf_reserve_try(t, size, &p), 0)) {
+		p = __tracebuf_reserve_slow(t, size);
+		if (!p)
+			return false;
+		/* the durable buffer was cleared: the thread got a new ref */
+		if (t->thread_ref != ref) {
+			tracebuf_fxt_pad_write(p, size);
+			tracebuf_record_commit(t, p + size / 8);
+			__tracebuf_drop();
+			return false;
+		}
+	}
+	p[0] = site->header | (uint64_t)ref << 24;
+	p[1] = ticks;
+	p += 2;
+#define TRACEBUF_LIB_PUT_ARG_(i)					\
+	if (nargs > (i))						\
+		p = __tracebuf_put_arg(p, site->arg_header[i], &args[i]);
+	TRACEBUF_LIB_EACH_ARG_(TRACEBUF_LIB_PUT_ARG_)
+#undef TRACEBUF_LIB_PUT_ARG_
+	if (tracebuf_fxt_event_has_extra(type))
+		*p++ = extra;
+	tracebuf_record_commit(t, p);
+	return true;
+}
+
 /* Bumped by every start and stop: what was begun before is not continued. */
 static inline uint32_t __tracebuf_epoch(void)
 {
@@ -225,6 +293,27 @@ static inline bool __tracebuf_emit_begin(struct tracebuf_site *site,
 		t->begin_dropped = 0;
 	}
 	if (!__tracebuf_emit(site, args, nargs, ticks, extra)) {
+		t->begin_dropped++;
+		return false;
+	}
+	t->begin_depth++;
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool
+__tracebuf_emit_begin_fast(struct tracebuf_site *site, unsigned int type,
+			   const struct tracebuf_fxt_arg *args, unsigned int nargs,
+			   uint64_t ticks, uint64_t extra)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+	uint32_t epoch = __tracebuf_epoch();
+
+	if (t->begin_epoch != epoch) {
+		t->begin_epoch = epoch;
+		t->begin_depth = 0;
+		t->begin_dropped = 0;
+	}
+	if (!__tracebuf_emit_fast(site, type, args, nargs, ticks, extra)) {
 		t->begin_dropped++;
 		return false;
 	}
@@ -254,6 +343,26 @@ static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
 	}
 	t->begin_depth--;
 	return __tracebuf_emit(site, args, nargs, ticks, extra);
+}
+
+static inline __attribute__((always_inline)) bool
+__tracebuf_emit_end_fast(struct tracebuf_site *site, unsigned int type,
+			 const struct tracebuf_fxt_arg *args, unsigned int nargs,
+			 uint64_t ticks, uint64_t extra)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+
+	if (t->begin_epoch != __tracebuf_epoch())
+		return false;
+	if (__builtin_expect(!t->begin_depth, 0)) {
+		if (t->begin_dropped) {
+			t->begin_dropped--;
+			__tracebuf_drop();
+		}
+		return false;
+	}
+	t->begin_depth--;
+	return __tracebuf_emit_fast(site, type, args, nargs, ticks, extra);
 }
 
 /* The one-load-one-branch test every macro starts with. */
@@ -463,19 +572,33 @@ private:
 /*
  * An event with the timestamp given (evaluated only when the site is
  * enabled), written by @emit (__tracebuf_emit or its begin and end
- * variants).  The "..." is the caller's list: its head, which the caller
- * took, and the arguments.
+ * variants) or, when the site is ready for it, by @emit's _fast variant.
+ * The "..." is the caller's list: its head, which the caller took, and
+ * the arguments.  The argument array is spelled out in both branches, so
+ * that the fast one's never leaves it; either evaluates the arguments
+ * once.  The state is loaded once, with acquire (on x86 as cheap as
+ * relaxed): ENABLED pairs with the lookup's release store.
  */
 #define TRACEBUF_LIB_EVENT_EMIT_(emit, evtype, cat, nm, ticks, extra_word, ...) \
 	do {								\
 		TRACEBUF_LIB_SITE_DEFINE(__tb_site, evtype, cat, nm);	\
-		if (TRACEBUF_LIB_SITE_ON(&__tb_site)) {			\
-			TRACEBUF_LIB_ARGS_(__tb_args, __VA_ARGS__);	\
-			if (TRACEBUF_LIB_SITE_READY(&__tb_site, __tb_args + 1, \
-						    TRACEBUF_LIB_NARGS_(__tb_args))) \
-				emit(&__tb_site, __tb_args + 1,		\
-				     TRACEBUF_LIB_NARGS_(__tb_args), (ticks), \
-				     (extra_word));			\
+		unsigned int __tb_state = TRACEBUF_LIB_LOAD(&__tb_site.state, \
+							    __ATOMIC_ACQUIRE); \
+									\
+		if (__builtin_expect(__tb_state != TRACEBUF_LIB_SITE_DISABLED, 0)) { \
+			if (__tracebuf_fast_ready(&__tb_site, __tb_state)) { \
+				TRACEBUF_LIB_ARGS_(__tb_args, __VA_ARGS__); \
+				emit##_fast(&__tb_site, (evtype), __tb_args + 1, \
+					    TRACEBUF_LIB_NARGS_(__tb_args), (ticks), \
+					    (extra_word));		\
+			} else {					\
+				TRACEBUF_LIB_ARGS_(__tb_args, __VA_ARGS__); \
+				if (TRACEBUF_LIB_SITE_READY(&__tb_site, __tb_args + 1, \
+							    TRACEBUF_LIB_NARGS_(__tb_args))) \
+					emit(&__tb_site, __tb_args + 1,	\
+					     TRACEBUF_LIB_NARGS_(__tb_args), (ticks), \
+					     (extra_word));		\
+			}						\
 		}							\
 	} while (0)
 
