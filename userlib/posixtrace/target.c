@@ -392,16 +392,16 @@ POSIXTRACE_API int posix_trace_eventid_open(const char *restrict event_name,
  * and the argument names (arg_header[] holds each argument's type, size
  * and name ref).  Otherwise the engine's general path writes it.
  */
-static bool pt_fast_ok(const struct pt_type *t)
+static inline bool pt_fast_ok(const struct pt_type *t)
 {
 	const struct tracebuf_site *site = &t->site;
+	const uint64_t name = tracebuf_fxt_field(0xffff, 16, 31);
 
-	if (!__tracebuf_self.thread_ref || !site->category_ref.index || !site->name_ref.index)
-		return false;
-	for (unsigned int i = 0; i < 5; i++)
-		if (!tracebuf_fxt_get(site->arg_header[i], 16, 31))
-			return false;	/* an inline argument name */
-	return true;
+	/* an inline argument name has index 0 */
+	return __tracebuf_self.thread_ref && site->category_ref.index && site->name_ref.index &&
+	       (site->arg_header[0] & name) && (site->arg_header[1] & name) &&
+	       (site->arg_header[2] & name) && (site->arg_header[3] & name) &&
+	       (site->arg_header[4] & name);
 }
 
 /*
@@ -424,41 +424,159 @@ static inline uint64_t pt_data_header(uint64_t site_header, const void *data, si
 	       tracebuf_fxt_field(len, 32, 63);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Waking on-line readers                                                   */
+
 /*
- * Reserve, store the words, commit: no lock, no system call.  The data
- * argument's size and inline length are the event's.  A record that does
- * not fit is dropped (and counted).
+ * An on-line reader of this process that found nothing to read waits for
+ * the next event of this process (pt_events_wait()), not a poll period:
+ * it counts itself in pt_event_waiters, and an event written while one
+ * waits bumps pt_event_gen and wakes them (a private futex: the readers
+ * and the writers share this process's memory).  A reader counts itself
+ * before it takes the snapshot that found nothing, so an event that
+ * snapshot missed was written after it, and sees the count; the hot path
+ * reads the count without a fence, so in the rare race where it does
+ * not, and for events of another process (an inheriting child, another
+ * target), which wake nobody, the reader's wait ends at its poll period.
  */
-static void pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const void *data,
-			  size_t len)
+static atomic_uint pt_event_waiters;
+static atomic_uint pt_event_gen;
+
+static __attribute__((noinline, cold)) void pt_futex_wake(void)
+{
+	atomic_fetch_add(&pt_event_gen, 1);
+	syscall(SYS_futex, &pt_event_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+uint32_t pt_events_watch(void)
+{
+	atomic_fetch_add(&pt_event_waiters, 1);
+	return atomic_load(&pt_event_gen);
+}
+
+void pt_events_wait(uint32_t gen, uint64_t ns)
+{
+	struct timespec rel = { .tv_sec = (time_t)(ns / 1000000000u),
+				.tv_nsec = (long)(ns % 1000000000u) };
+
+	syscall(SYS_futex, &pt_event_gen, FUTEX_WAIT_PRIVATE, gen, &rel, NULL, 0);
+}
+
+void pt_events_unwatch(void)
+{
+	atomic_fetch_sub(&pt_event_waiters, 1);
+}
+
+void pt_events_wake(void)
+{
+	if (atomic_load_explicit(&pt_event_waiters, memory_order_relaxed))
+		pt_futex_wake();
+}
+
+/* pthread_self(), kept: one TLS load instead of a call into libc. */
+static __thread uint64_t pt_thread_self;
+
+/*
+ * The data as a stream (tracebuf_fxt_put_stream()): whole words stored
+ * word by word, which the compiler does inline, the rest with memcpy().
+ */
+static inline uint64_t *pt_put_data(uint64_t *p, const void *data, size_t len)
+{
+	const char *d = (const char *)data;
+	size_t whole = len / 8;
+
+	for (size_t i = 0; i < whole; i++)
+		memcpy(p + i, d + i * 8, 8);
+	p += whole;
+	if (len % 8) {
+		*p = 0;
+		memcpy(p, d + whole * 8, len % 8);
+		p++;
+	}
+	return p;
+}
+
+/* The record's words from its header to the data's header. */
+static inline __attribute__((always_inline)) uint64_t *
+pt_put_words(uint64_t *p, const struct pt_type *t, uint32_t seq, void *pc, size_t words,
+	     uint32_t thread_ref, uint64_t ticks, uint64_t data_header)
 {
 	const struct tracebuf_site *site = &t->site;
-	struct tracebuf_thread *th = &__tracebuf_self;
-	uint64_t data_header = pt_data_header(site->arg_header[4], data, len);
-	size_t dwords = (len + 7) / 8;
-	/* header, ticks, id, seq, pc (2), thread (2), data (1 + dwords) */
-	size_t words = 9 + dwords;
-	uint64_t *p = tracebuf_record_reserve(th, words * 8);
 
-	if (!p)
-		return;
 	p = tracebuf_fxt_put(p, tracebuf_fxt_header(TRACEBUF_LIB_FXT_RECORD_EVENT, words * 8) |
 			     tracebuf_fxt_field(TRACEBUF_LIB_FXT_EVENT_INSTANT, 16, 19) |
 			     tracebuf_fxt_field(5, 20, 23) |
-			     tracebuf_fxt_field(th->thread_ref, 24, 31) |
+			     tracebuf_fxt_field(thread_ref, 24, 31) |
 			     tracebuf_fxt_field(site->category_ref.index, 32, 47) |
 			     tracebuf_fxt_field(site->name_ref.index, 48, 63));
-	/* stamped once reserved: the order rule at the top of online.c */
-	p = tracebuf_fxt_put(p, tracebuf_ticks());
+	p = tracebuf_fxt_put(p, ticks);
 	p = tracebuf_fxt_put(p, site->arg_header[0] | tracebuf_fxt_field(t->id, 32, 63));
 	p = tracebuf_fxt_put(p, site->arg_header[1] | tracebuf_fxt_field(seq, 32, 63));
 	p = tracebuf_fxt_put(p, site->arg_header[2]);
 	p = tracebuf_fxt_put(p, (uint64_t)(uintptr_t)pc);
 	p = tracebuf_fxt_put(p, site->arg_header[3]);
-	p = tracebuf_fxt_put(p, (uint64_t)pthread_self());
-	p = tracebuf_fxt_put(p, data_header);
-	p = tracebuf_fxt_put_stream(p, data, len);
+	p = tracebuf_fxt_put(p, pt_thread_self);
+	return tracebuf_fxt_put(p, data_header);
+}
+
+/*
+ * Reserve, store the words, commit: no lock, no system call.  The data
+ * argument's size and inline length are the event's.  A record that does
+ * not fit is dropped (and counted).  Any thread, any timebase, any state
+ * of the chunk.
+ */
+static __attribute__((noinline)) void pt_write(const struct pt_type *t, uint32_t seq, void *pc,
+					       const void *data, size_t len)
+{
+	struct tracebuf_thread *th = &__tracebuf_self;
+	uint64_t data_header = pt_data_header(t->site.arg_header[4], data, len);
+	/* header, ticks, id, seq, pc (2), thread (2), data (1 + dwords) */
+	size_t words = 9 + (len + 7) / 8;
+	uint64_t *p = tracebuf_record_reserve(th, words * 8);
+
+	if (p) {
+		if (!pt_thread_self)
+			pt_thread_self = (uint64_t)pthread_self();
+		/* stamped once reserved: the order rule at the top of online.c */
+		p = pt_put_words(p, t, seq, pc, words, th->thread_ref, tracebuf_ticks(),
+				 data_header);
+		p = tracebuf_fxt_put_stream(p, data, len);
+		tracebuf_record_commit(th, p);
+	}
+	pt_events_wake();
+}
+
+/*
+ * pt_write() inline, for the usual case: the chunk has room, the ticks
+ * are the counter's, the thread's id is known.  No call but the tail
+ * call to pt_write() otherwise, so that it needs no saved registers.
+ */
+static inline __attribute__((always_inline)) void
+pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const void *data, size_t len)
+{
+	struct tracebuf_thread *th = &__tracebuf_self;
+	size_t words = 9 + (len + 7) / 8;
+	uint64_t data_header;
+	uint64_t *p;
+
+	if (__builtin_expect(TRACEBUF_LIB_CPU_COUNTER == TRACEBUF_LIB_CPU_COUNTER_NONE ||
+			     !TRACEBUF_LIB_LOAD(&__tracebuf_hot.use_counter, __ATOMIC_RELAXED) ||
+			     !pt_thread_self, 0)) {
+		pt_write(t, seq, pc, data, len);
+		return;
+	}
+	data_header = pt_data_header(t->site.arg_header[4], data, len);
+	if (__builtin_expect(!__tracebuf_reserve_try(th, words * 8, &p), 0)) {
+		pt_write(t, seq, pc, data, len);
+		return;
+	}
+	/* stamped once reserved: the order rule at the top of online.c */
+	p = pt_put_words(p, t, seq, pc, words, th->thread_ref, __tracebuf_counter(),
+			 data_header);
+	p = pt_put_data(p, data, len);
 	tracebuf_record_commit(th, p);
+	if (__builtin_expect(atomic_load_explicit(&pt_event_waiters, memory_order_relaxed), 0))
+		pt_futex_wake();
 }
 
 /*
@@ -508,62 +626,19 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 		__tracebuf_site_lookup(&pt_inherit_site, NULL, 0);
 	seq = pt_next_seq();
 	args[1].u32 = seq;
-	if (!truncated && pt_fast_ok(t))
-		pt_write_fast(t, seq, pc, data, len);
-	else
-		__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, 0, 0);
+	if (!truncated && pt_fast_ok(t)) {
+		pt_write(t, seq, pc, data, len);
+		return;
+	}
+	__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, 0, 0);
+	pt_events_wake();
 }
-
-/* ------------------------------------------------------------------------ */
-/* Waking on-line readers                                                   */
 
 /*
- * An on-line reader of this process that found nothing to read waits for
- * the next event of this process (pt_events_wait()), not a poll period:
- * it counts itself in pt_event_waiters, and an event written while one
- * waits bumps pt_event_gen and wakes them (a private futex: the readers
- * and the writers share this process's memory).  A reader counts itself
- * before it takes the snapshot that found nothing, so an event that
- * snapshot missed was written after it, and sees the count; the hot path
- * reads the count without a fence, so in the rare race where it does
- * not, and for events of another process (an inheriting child, another
- * target), which wake nobody, the reader's wait ends at its poll period.
+ * A type that is not disabled: enabled (the usual case), or to look up.
+ * Tail-called by posix_trace_event(), which then needs no saved register
+ * when the type is filtered out; every call it makes is its last act.
  */
-static atomic_uint pt_event_waiters;
-static atomic_uint pt_event_gen;
-
-static void pt_futex_wake(void)
-{
-	atomic_fetch_add(&pt_event_gen, 1);
-	syscall(SYS_futex, &pt_event_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-uint32_t pt_events_watch(void)
-{
-	atomic_fetch_add(&pt_event_waiters, 1);
-	return atomic_load(&pt_event_gen);
-}
-
-void pt_events_wait(uint32_t gen, uint64_t ns)
-{
-	struct timespec rel = { .tv_sec = (time_t)(ns / 1000000000u),
-				.tv_nsec = (long)(ns % 1000000000u) };
-
-	syscall(SYS_futex, &pt_event_gen, FUTEX_WAIT_PRIVATE, gen, &rel, NULL, 0);
-}
-
-void pt_events_unwatch(void)
-{
-	atomic_fetch_sub(&pt_event_waiters, 1);
-}
-
-void pt_events_wake(void)
-{
-	if (atomic_load_explicit(&pt_event_waiters, memory_order_relaxed))
-		pt_futex_wake();
-}
-
-/* A type that is not disabled: enabled (the usual case), or to look up. */
 static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const void *data,
 						     size_t len, void *pc)
 {
@@ -574,8 +649,16 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 		pt_write_fast(t, pt_next_seq(), pc, data, len);
 	else
 		pt_event_slow(t, data, len, pc);
-	if (__builtin_expect(atomic_load_explicit(&pt_event_waiters, memory_order_relaxed), 0))
-		pt_futex_wake();
+}
+
+/* posix_trace_event() of a type this process has no call site for yet. */
+static __attribute__((noinline)) void pt_event_unknown(trace_event_id_t event_id,
+						       const void *data, size_t len, void *pc)
+{
+	struct pt_type *t = pt_type_known(event_id);
+
+	if (t && TRACEBUF_LIB_SITE_ON(&t->site))
+		pt_event_slow(t, data, data ? len : 0, pc);
 }
 
 POSIXTRACE_API void posix_trace_event(trace_event_id_t event_id,
@@ -587,9 +670,10 @@ POSIXTRACE_API void posix_trace_event(trace_event_id_t event_id,
 	if (i >= PT_USER_TYPES)
 		return;
 	t = atomic_load_explicit(&pt_types[i], memory_order_acquire);
-	if (__builtin_expect(!t, 0))
-		t = pt_type_known(event_id);
-	if (!t || !TRACEBUF_LIB_SITE_ON(&t->site))
+	if (__builtin_expect(!t, 0)) {
+		pt_event_unknown(event_id, data_ptr, data_len, __builtin_return_address(0));
 		return;
-	pt_event_write(t, data_ptr, data_len, __builtin_return_address(0));
+	}
+	if (TRACEBUF_LIB_SITE_ON(&t->site))
+		pt_event_write(t, data_ptr, data_len, __builtin_return_address(0));
 }
