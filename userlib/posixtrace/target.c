@@ -43,6 +43,13 @@
 
 struct pt_type {
 	struct tracebuf_site site;
+	/*
+	 * The tracing epoch in which pt_fast_ok() held: the site's string
+	 * refs are indices.  A lookup in the same epoch interns the same
+	 * strings in the same tables, so they stay indices while the site is
+	 * enabled; a start or a stop bumps the epoch.
+	 */
+	_Atomic uint32_t fast_epoch;
 	trace_event_id_t id;
 	char name[__TRACEBUF_PT_EVENT_NAME_MAX + 1];
 	char category[TRACEBUF_NAME_MAX + 1];
@@ -283,6 +290,8 @@ static struct pt_type *pt_type_site(unsigned int i, int *err)
 	memcpy(t->category, PT_CATEGORY_PREFIX, sizeof(PT_CATEGORY_PREFIX) - 1);
 	memcpy(t->category + sizeof(PT_CATEGORY_PREFIX) - 1, name, len);
 	atomic_init(&t->site.state, TRACEBUF_LIB_SITE_UNKNOWN);
+	/* not an epoch before another 2^32 starts and stops */
+	atomic_init(&t->fast_epoch, __tracebuf_epoch() - 1);
 	t->site.type = TRACEBUF_LIB_FXT_EVENT_INSTANT;
 	t->site.category = t->category;
 	t->site.name = t->name;
@@ -584,15 +593,18 @@ pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const void *data,
  * knows each by it, and a gap as a loss.  Counted whether or not the
  * record fits: one dropped is a gap too.
  */
-static inline uint32_t pt_next_seq(void)
+static inline uint32_t pt_next_seq_in(uint32_t epoch)
 {
-	uint32_t epoch = __tracebuf_epoch();
-
 	if (pt_seq_epoch != epoch) {
 		pt_seq_epoch = epoch;
 		pt_seq = 0;
 	}
 	return pt_seq++;
+}
+
+static inline uint32_t pt_next_seq(void)
+{
+	return pt_next_seq_in(__tracebuf_epoch());
 }
 
 /* Looked up (the first time after a start or a stop), or not fast: */
@@ -602,7 +614,7 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 	struct tracebuf_fxt_arg args[6];
 	unsigned int nargs = 5;
 	bool truncated = false;
-	uint32_t seq;
+	uint32_t seq, epoch;
 
 	pt_provider_ensure();
 	if (len > PT_MAX_DATA_SIZE_MAX) {
@@ -619,6 +631,8 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 	if (truncated)
 		args[nargs++] = tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("truncated", 9),
 						      true);
+	/* before the lookup: an epoch that began after it does not count */
+	epoch = __tracebuf_epoch();
 	if (!TRACEBUF_LIB_SITE_READY(&t->site, args, nargs))
 		return;
 	/* whether children inherit the stream: see pt_fork_prepare() */
@@ -627,6 +641,7 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 	seq = pt_next_seq();
 	args[1].u32 = seq;
 	if (!truncated && pt_fast_ok(t)) {
+		atomic_store_explicit(&t->fast_epoch, epoch, memory_order_relaxed);
 		pt_write(t, seq, pc, data, len);
 		return;
 	}
@@ -644,9 +659,13 @@ static __attribute__((noinline)) void pt_event_write(struct pt_type *t, const vo
 {
 	if (!data)
 		len = 0;
+	uint32_t epoch = __tracebuf_epoch();
+
 	if (TRACEBUF_LIB_LOAD(&t->site.state, __ATOMIC_ACQUIRE) == TRACEBUF_LIB_SITE_ENABLED &&
-	    len <= PT_MAX_DATA_SIZE_MAX && pt_fast_ok(t))
-		pt_write_fast(t, pt_next_seq(), pc, data, len);
+	    len <= PT_MAX_DATA_SIZE_MAX &&
+	    atomic_load_explicit(&t->fast_epoch, memory_order_relaxed) == epoch &&
+	    __tracebuf_self.thread_ref)
+		pt_write_fast(t, pt_next_seq_in(epoch), pc, data, len);
 	else
 		pt_event_slow(t, data, len, pc);
 }
