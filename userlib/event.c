@@ -402,9 +402,10 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	uint64_t *p;
 	int size;
 
-	/* a scoped duration's end has no arguments */
-	if (nargs > TRACEBUF_LIB_MAX_ARGS || (nargs && nargs != site->nargs))
+	if (nargs > TRACEBUF_LIB_MAX_ARGS) {
+		tracebuf_engine_drop();
 		return false;
+	}
 	/* Register before taking a chunk, so the thread ref is known. */
 	if (t->epoch != atomic_load(&e->thread_epoch) &&
 	    tracebuf_engine_register_thread(t)) {
@@ -412,8 +413,15 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 		return false;
 	}
 	ref = t->thread_ref;
+	/*
+	 * The names the lookup interned, for the arguments it saw: a site's
+	 * arguments are the same at each call but for trailing ones (a
+	 * scoped duration's end has none, libposixtrace adds "truncated"
+	 * to some events), which keep their names inline.
+	 */
 	for (unsigned int i = 0; i < nargs; i++) {
-		uint16_t index = (uint16_t)tracebuf_fxt_get(site->arg_header[i], 16, 31);
+		uint16_t index = i < site->nargs ?
+				 (uint16_t)tracebuf_fxt_get(site->arg_header[i], 16, 31) : 0;
 
 		named[i] = args[i];
 		if (index)

@@ -330,6 +330,49 @@ static void oversized_event_is_dropped(void)
 }
 
 /*
+ * An event with more or fewer arguments than its site was looked up with
+ * (libposixtrace adds a trailing "truncated" to some events of a type):
+ * recorded, those past the ones looked up with their names inline.
+ */
+static void arguments_unlike_the_lookup(void)
+{
+	static struct tracebuf_site more = {
+		.state = TRACEBUF_LIB_SITE_UNKNOWN, .type = TRACEBUF_LIB_FXT_EVENT_INSTANT,
+		.category = "cat", .name = "more" };
+	static struct tracebuf_site fewer = {
+		.state = TRACEBUF_LIB_SITE_UNKNOWN, .type = TRACEBUF_LIB_FXT_EVENT_INSTANT,
+		.category = "cat", .name = "fewer" };
+	const struct tracebuf_fxt_arg args[2] = {
+		tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("a", 1), 7),
+		tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("extra", 5), true),
+	};
+	struct tracebuf_engine_stats st;
+	const struct mt_ev *v;
+
+	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
+	T_ASSERT_EQ(TRACEBUF_LIB_SITE_ENABLED, __tracebuf_site_lookup(&more, args, 1));
+	T_ASSERT_EQ(TRACEBUF_LIB_SITE_ENABLED, __tracebuf_site_lookup(&fewer, args, 2));
+	T_EXPECT(__tracebuf_emit_slow(&more, more.type, args, 2, 0, 0));
+	T_EXPECT(__tracebuf_emit_slow(&fewer, fewer.type, args, 1, 0, 0));
+	tracebuf_engine_stats(&st);
+	T_EXPECT_EQ(0u, st.dropped);
+	T_ASSERT_EQ(0, collect());
+	v = mt_find("more");
+	T_ASSERT(v);
+	T_ASSERT_EQ(2u, v->nargs);
+	T_EXPECT_STR(v->args[0].name, "a");
+	T_EXPECT_EQ(7u, v->args[0].u32);
+	T_EXPECT_STR(v->args[1].name, "extra");
+	T_EXPECT(v->args[1].b);
+	v = mt_find("fewer");
+	T_ASSERT(v);
+	T_ASSERT_EQ(1u, v->nargs);
+	T_EXPECT_STR(v->args[0].name, "a");
+	T_EXPECT_EQ(7u, v->args[0].u32);
+	tracebuf_engine_detach();
+}
+
+/*
  * Drops while both halves wait for a save end with a tracebuf:meta record,
  * in the chunk of the next record when it fits beside it: not in the
  * chunk of exactly its size a record larger than a chunk gets.
@@ -567,6 +610,7 @@ static const struct t_test tests[] = {
 	T_TEST(drop_window_is_recorded),
 	T_TEST(event_after_thread_exit_is_dropped),
 	T_TEST(oversized_event_is_dropped),
+	T_TEST(arguments_unlike_the_lookup),
 	T_TEST(open_window_is_recorded_at_stop),
 	T_TEST(blob_records),
 	T_TEST(stop_twice_keeps_the_header),
