@@ -153,7 +153,7 @@ struct tracebuf_engine {
 	atomic_uint state;
 	atomic_uint thread_epoch;	/* bumped when the durable is cleared */
 	/* written by every chunk refill: each on a cache line of its own */
-	_Alignas(64) atomic_ullong cursor;	/* wrapped count << 32 | offset */
+	_Alignas(64) _Atomic(uint64_t) cursor;	/* wrapped count << 32 | offset */
 	_Alignas(64) atomic_ullong done[2];	/* bytes of each half finished */
 
 	/* [lock] */
@@ -186,7 +186,7 @@ struct tracebuf_engine {
 					 * cursor
 					 */
 	atomic_ullong dropped;
-	atomic_ullong window_start;	/* ticks | 1 of the first drop */
+	_Atomic(uint64_t) window_start;	/* ticks | 1 of the first drop */
 	atomic_ullong window_dropped;
 };
 
