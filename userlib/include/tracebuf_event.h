@@ -237,10 +237,12 @@ __tracebuf_fast_size(unsigned int type, const struct tracebuf_fxt_arg *args,
 }
 
 static inline __attribute__((always_inline)) bool
-__tracebuf_emit_fast(struct tracebuf_site *site, unsigned int type,
+__tracebuf_emit_fast(struct tracebuf_site *site, unsigned int evtype,
 		     const struct tracebuf_fxt_arg *args, unsigned int nargs,
 		     uint64_t ticks, uint64_t extra)
 {
+	/* the macro's constant; else (C++ may pass a variable) the site's */
+	unsigned int type = __builtin_constant_p(evtype) ? evtype : site->type;
 	struct tracebuf_thread *t = &__tracebuf_self;
 	size_t size = __tracebuf_fast_size(type, args, nargs);
 	uint32_t ref = t->thread_ref;
