@@ -244,6 +244,13 @@ int record_outcome(const struct record_run *r)
 	for (size_t i = 0; traced && i < o->ncategories; i++) {
 		if (r->cat_known && r->cat_known[i])
 			continue;
+		/* a dropped record may have been its first event: not a typo then */
+		if (dropped) {
+			record_warn("-c %s: no event of this category is in the trace, and "
+				    "no provider published it; some of the dropped records "
+				    "may have been in it", o->categories[i]);
+			continue;
+		}
 		record_warn("-c %s: no traced provider knows this category (none "
 			    "published it or wrote an event in it)", o->categories[i]);
 		unknown++;

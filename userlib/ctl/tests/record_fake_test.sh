@@ -171,6 +171,16 @@ test_drops_warn() {
 		fail "stderr (streaming): $ERR"
 }
 
+# A category none knows is no typo while records were dropped: its
+# first event may have been among them.
+test_unknown_category_with_drops() {
+	FAKE_PROVIDERS=app,lossy t_run record -q -d 50ms -c net,nosuch
+	[ "$RC" = 0 ] || fail "exit $RC, expected 0: $ERR" || return 1
+	[[ $ERR == *"-c nosuch: no event of this category is in the trace, and no provider published it; some of the dropped records may have been in it"* ]] ||
+		fail "stderr: $ERR" || return 1
+	[[ $ERR != *"no traced provider knows"* ]] || fail "stderr: $ERR"
+}
+
 # A header's count that no provider could reach is not summed, nor
 # shown as a count.
 test_impossible_drops_not_counted() {
@@ -538,6 +548,7 @@ TESTS=(
 	test_best_effort
 	test_incomplete_with_failed_command
 	test_drops_warn
+	test_unknown_category_with_drops
 	test_impossible_drops_not_counted
 	test_override_for_absent_provider_warns
 	test_quiet
