@@ -496,6 +496,8 @@ static uint64_t tb_chunk_len(struct tracebuf_engine *e, struct tracebuf_thread *
 	return t->chunk_want;
 }
 
+static void tb_request_save_locked(struct tracebuf_engine *e);
+
 uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 {
 	struct tracebuf_engine *e = &tb_engine;
@@ -537,6 +539,7 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 			tb_account(e, wrap, e->half_size - off);
 			pthread_mutex_lock(&e->lock);
 			tb_switch(e, wrap);
+			tb_request_save_locked(e);
 			pthread_mutex_unlock(&e->lock);
 			continue;
 		}
@@ -1033,6 +1036,64 @@ int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
 }
 
 /*
+ * Close the halves that filled and, in streaming mode with no save
+ * outstanding, make the next save request: the older of the unsaved
+ * halves.  Returns 1 with *@req filled, 0 when nothing is to be sent.
+ * e->lock held.
+ */
+static int tb_next_save_locked(struct tracebuf_engine *e, struct tracebuf_save_req *req)
+{
+	tb_close_full_halves(e);
+	e->hdr->num_records_dropped = atomic_load(&e->dropped);
+	/*
+	 * Stopped: the manager reads what is unsaved at our STOPPED, and
+	 * the kernel refuses a SAVE_BUFFER after it, which would leave the
+	 * save outstanding for good; the next START asks for it.
+	 */
+	if (e->mode != TRACEBUF_MODE_STREAMING || e->save_outstanding ||
+	    atomic_load(&e->state) == TRACEBUF_ENGINE_STOPPED)
+		return 0;
+	for (uint32_t h = 0; h < 2; h++) {
+		uint32_t other = h ^ 1;
+
+		if (e->half[h] != TB_HALF_UNSAVED)
+			continue;
+		/* the older of two unsaved halves goes first */
+		if (e->half[other] == TB_HALF_UNSAVED &&
+		    e->half_wrap[other] < e->half_wrap[h])
+			continue;
+		e->save_outstanding = true;
+		e->save_wrap = e->half_wrap[h];
+		e->save_durable_end = e->durable_pos;
+		e->hdr->wrapped_count = e->half_wrap[h] + 1;
+		e->hdr->durable_data_end = e->durable_pos;
+		req->wrapped_count = e->save_wrap;
+		req->durable_data_end = e->save_durable_end;
+		e->save_sent_ns = __tracebuf_ticks_slow();
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The writer whose chunk filled a half of a streaming buffer asks for
+ * its save itself (ops.request_save), rather than leave it to the
+ * dispatch loop, which must first be woken and scheduled: the sooner
+ * the manager hears of it, the sooner the half is free again.  The
+ * slow path, once per half; the hot path stays as it is.  e->lock held.
+ */
+static void tb_request_save_locked(struct tracebuf_engine *e)
+{
+	struct tracebuf_save_req req;
+
+	if (e->mode != TRACEBUF_MODE_STREAMING || !e->ops.request_save ||
+	    atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED)
+		return;
+	if (tb_next_save_locked(e, &req))
+		e->ops.request_save(e->ops.arg, &req);
+}
+
+/*
  * Streaming: a save now (uapi TRACEBUF_FEAT_SAVE_NOW), for a flush.  End
  * the half being written where its records end, go on in the other one,
  * and let tracebuf_engine_service() ask for the ended half's save as for
@@ -1113,36 +1174,7 @@ int tracebuf_engine_service(struct tracebuf_save_req *req)
 	pthread_mutex_lock(&e->lock);
 	if (!e->base)
 		goto out_unlock;
-	tb_close_full_halves(e);
-	e->hdr->num_records_dropped = atomic_load(&e->dropped);
-	/*
-	 * Stopped: the manager reads what is unsaved at our STOPPED, and
-	 * the kernel refuses a SAVE_BUFFER after it, which would leave the
-	 * save outstanding for good; the next START asks for it.
-	 */
-	if (e->mode != TRACEBUF_MODE_STREAMING || e->save_outstanding ||
-	    atomic_load(&e->state) == TRACEBUF_ENGINE_STOPPED)
-		goto out_unlock;
-	for (uint32_t h = 0; h < 2; h++) {
-		uint32_t other = h ^ 1;
-
-		if (e->half[h] != TB_HALF_UNSAVED)
-			continue;
-		/* the older of two unsaved halves goes first */
-		if (e->half[other] == TB_HALF_UNSAVED &&
-		    e->half_wrap[other] < e->half_wrap[h])
-			continue;
-		e->save_outstanding = true;
-		e->save_wrap = e->half_wrap[h];
-		e->save_durable_end = e->durable_pos;
-		e->hdr->wrapped_count = e->half_wrap[h] + 1;
-		e->hdr->durable_data_end = e->durable_pos;
-		req->wrapped_count = e->save_wrap;
-		req->durable_data_end = e->save_durable_end;
-		e->save_sent_ns = __tracebuf_ticks_slow();
-		ret = 1;
-		break;
-	}
+	ret = tb_next_save_locked(e, req);
 out_unlock:
 	pthread_mutex_unlock(&e->lock);
 	return ret;

@@ -122,9 +122,16 @@ struct tracebuf_engine_hooks {
  * notify: a writer needs tracebuf_engine_service() soon (called from a
  *	writer's slow path, at most once per service, under e->lock: do
  *	nothing but wake the dispatch loop).
+ * request_save: streaming: send SAVE_BUFFER for @req now.  Called under
+ *	e->lock by the writer whose chunk filled a half, once per half (the
+ *	slow path's one syscall but the notify's): the save does not wait
+ *	for the dispatch loop to wake, which under load is most of a save's
+ *	round trip.  NULL: the dispatch loop sends every save request
+ *	(tracebuf_engine_service()).
  */
 struct tracebuf_engine_ops {
 	void (*notify)(void *arg);
+	void (*request_save)(void *arg, const struct tracebuf_save_req *req);
 	void *arg;
 };
 

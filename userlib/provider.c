@@ -92,6 +92,23 @@ static void tb_notify(void *arg)
 	eventfd_write(p->efd, 1);
 }
 
+/*
+ * The engine's save request, from the writer that filled a half: sent
+ * at once, under the engine's lock, so that it goes before a STOPPED
+ * (the engine's stop takes the lock first) and while p is alive (its
+ * detach does too).  A refusal changes nothing, as in the dispatch loop.
+ */
+static void tb_request_save(void *arg, const struct tracebuf_save_req *req)
+{
+	struct tracebuf_provider *p = arg;
+	struct tracebuf_pkt pkt = {
+		.request = TRACEBUF_PKT_SAVE_BUFFER, .data32 = req->wrapped_count,
+		.data64 = req->durable_data_end,
+	};
+
+	tracebuf_sys_provider_send(p->fd, &pkt);
+}
+
 /* The enabled categories of the current configuration, into the engine. */
 static int tb_apply_config(struct tracebuf_provider *p)
 {
@@ -134,7 +151,9 @@ static void tb_unmap(struct tracebuf_provider *p)
 static void tb_on_initialize(struct tracebuf_provider *p,
 			     const struct tracebuf_pkt *pkt)
 {
-	struct tracebuf_engine_ops ops = { .notify = tb_notify, .arg = p };
+	struct tracebuf_engine_ops ops = {
+		.notify = tb_notify, .request_save = tb_request_save, .arg = p,
+	};
 	size_t size = (size_t)pkt->data64;
 	void *map;
 

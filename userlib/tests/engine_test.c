@@ -44,6 +44,12 @@ struct run {
 	atomic_ullong committed[MAX_WRITERS];
 	uint64_t saved_upto[MAX_WRITERS];
 	uint64_t flushes, flush_misses, flush_retries;
+	/* the writer that fills a half asks for its save (ops.request_save) */
+	bool writer_requests;
+	atomic_bool req_ready;		/* one save is outstanding at a time */
+	struct tracebuf_save_req req;
+	uint64_t writer_saves;		/* requests that came from a writer */
+	uint64_t out_of_order;		/* a save not of the next wrap */
 };
 
 static uint8_t *g_buf;
@@ -54,6 +60,17 @@ static void notify(void *arg)
 	struct run *r = arg;
 
 	atomic_store(&r->notified, 1);
+}
+
+/* ops.request_save: under the engine's lock, from the writer that filled a half. */
+static void request_save(void *arg, const struct tracebuf_save_req *req)
+{
+	struct run *r = arg;
+
+	if (atomic_load(&r->req_ready))
+		r->out_of_order++;	/* a second save while one is outstanding */
+	r->req = *req;
+	atomic_store(&r->req_ready, true);
 }
 
 static void out_append(struct run *r, const void *p, size_t len)
@@ -175,17 +192,31 @@ static void *manager(void *arg)
 	double next = now_us() + r->save_now_us;
 
 	while (atomic_load(&r->writers_done) < r->writers) {
+		bool from_writer = false;
+
 		if (r->save_now_us && !f.pending && (f.asked || now_us() >= next)) {
 			flush_ask(r, &f);
 			next = now_us() + r->save_now_us;
 		}
-		if (!atomic_exchange(&r->notified, 0)) {
+		if (atomic_load(&r->req_ready)) {
+			from_writer = true;
+		} else if (!atomic_exchange(&r->notified, 0)) {
 			usleep(50);
 			continue;
 		}
-		while (tracebuf_engine_service(&req) == 1) {
-			uint32_t h = req.wrapped_count & 1;
+		while (from_writer || tracebuf_engine_service(&req) == 1) {
+			uint32_t h;
 			size_t at = r->out_len;
+
+			if (from_writer) {
+				req = r->req;
+				atomic_store(&r->req_ready, false);
+				r->writer_saves++;
+				from_writer = false;
+			}
+			h = req.wrapped_count & 1;
+			if (req.wrapped_count != r->saves)
+				r->out_of_order++;
 
 			if (r->save_delay_us)
 				usleep(r->save_delay_us);
@@ -279,7 +310,10 @@ static int run_one(const char *name, struct run *r)
 {
 	pthread_t th[MAX_WRITERS], mgr;
 	struct check c = { 0 };
-	struct tracebuf_engine_ops ops = { .notify = notify, .arg = r };
+	struct tracebuf_engine_ops ops = {
+		.notify = notify, .request_save = r->writer_requests ? request_save : NULL,
+		.arg = r,
+	};
 	struct tracebuf_engine_stats st;
 	uint64_t total = r->per_writer * r->writers, local = 0;
 	int fail = 0;
@@ -319,6 +353,9 @@ static int run_one(const char *name, struct run *r)
 		fail = 1;
 	if (r->save_now_us && (!r->flushes || r->flush_misses))
 		fail = 1;
+	if (r->out_of_order || (r->writer_requests && !r->writer_saves) ||
+	    (!r->writer_requests && r->writer_saves))
+		fail = 1;
 	for (int i = 0; i < r->writers; i++) {
 		if (!c.count[i])
 			continue;
@@ -337,6 +374,10 @@ static int run_one(const char *name, struct run *r)
 	       (unsigned long long)local, (unsigned long long)total,
 	       (unsigned long long)c.dupes, (unsigned long long)c.bad,
 	       (unsigned long long)c.pads, (unsigned long long)r->saves);
+	if (r->writer_requests)
+		printf("# %s: %llu of the saves asked for by the writer that filled the half, "
+		       "%llu out of order\n", name, (unsigned long long)r->writer_saves,
+		       (unsigned long long)r->out_of_order);
 	if (r->save_now_us)
 		printf("# %s: %llu saves now (%llu retried), %llu missed a record\n", name,
 		       (unsigned long long)r->flushes, (unsigned long long)r->flush_retries,
@@ -391,6 +432,25 @@ static void streaming_slow_manager_drops_and_counts(void)
 	struct run r = { .mode = TRACEBUF_MODE_STREAMING, .size = 256 << 10, .writers = 4, .per_writer = 200000, .save_delay_us = 300 };
 
 	run_one("streaming_slow_manager_drops_and_counts", &r);
+}
+
+/*
+ * The writer that fills a half asks for its save itself (ops.request_save,
+ * as the provider sends SAVE_BUFFER from it): the saves come in wrap
+ * order, one at a time, most of them from writers, the rest (a half that
+ * filled while a save was outstanding) from the service step; every
+ * record is saved or counted, none twice, and with a manager that keeps
+ * up, every one is saved.
+ */
+static void streaming_writer_asks_for_the_save(void)
+{
+	struct run keep = { .mode = TRACEBUF_MODE_STREAMING, .size = 1 << 20, .writers = 4,
+			    .per_writer = 100000, .expect_all = true, .writer_requests = true };
+	struct run slow = { .mode = TRACEBUF_MODE_STREAMING, .size = 256 << 10, .writers = 4,
+			    .per_writer = 200000, .save_delay_us = 300, .writer_requests = true };
+
+	run_one("streaming_writer_asks_for_the_save, keeping up", &keep);
+	run_one("streaming_writer_asks_for_the_save, slow", &slow);
 }
 
 static void streaming_small_buffer_eight_writers(void)
@@ -1093,6 +1153,7 @@ static const struct t_test tests[] = {
 	T_TEST(streaming_manager_keeping_up_loses_nothing),
 	T_TEST(streaming_save_now_loses_nothing),
 	T_TEST(streaming_slow_manager_drops_and_counts),
+	T_TEST(streaming_writer_asks_for_the_save),
 	T_TEST(streaming_small_buffer_eight_writers),
 	T_TEST(circular_small_buffer_eight_writers),
 	T_TEST(oneshot_smallest_buffer),
