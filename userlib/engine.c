@@ -344,6 +344,7 @@ static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
 
 	e->half[h] = TB_HALF_FILLING;
 	e->half_wrap[h] = wrap;
+	e->enter_ns[h] = __tracebuf_ticks_slow();
 	e->reserve_at[h] = e->fill_limit;
 	atomic_store(&e->done[h], 0);
 	e->hdr->rolling_data_end[h] = 0;
@@ -381,6 +382,7 @@ static void tb_switch_next(struct tracebuf_engine *e, uint32_t wrap)
 		break;
 	}
 	e->switch_waiting = true;
+	e->wait_since_ns = __tracebuf_ticks_slow();
 	atomic_store(&e->waiting_save, 1);
 }
 
@@ -391,6 +393,8 @@ static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
 	    e->half[wrap & 1] != TB_HALF_FILLING)
 		return;
 	e->half[wrap & 1] = TB_HALF_FULL;
+	e->fill_us[e->fills++ % TB_SAVE_SAMPLES] =
+		(uint32_t)((__tracebuf_ticks_slow() - e->enter_ns[wrap & 1]) / 1000);
 	tb_switch_next(e, wrap);
 }
 
@@ -1213,6 +1217,7 @@ int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 	__atomic_store_n(&e->hdr->rolling_data_end[h], 0, __ATOMIC_RELEASE);
 	if (e->switch_waiting && atomic_load(&e->state) == TRACEBUF_ENGINE_STARTED) {
 		e->switch_waiting = false;
+		e->waited_ns += __tracebuf_ticks_slow() - e->wait_since_ns;
 		atomic_store(&e->waiting_save, 0);
 		tb_enter_half(e, wrapped_count + 2);
 	}
@@ -1250,6 +1255,9 @@ void tracebuf_engine_stats(struct tracebuf_engine_stats *st)
 	pthread_mutex_lock(&e->lock);
 	st->saves = e->saves;
 	memcpy(st->save_us, e->save_us, sizeof(st->save_us));
+	st->fills = e->fills;
+	memcpy(st->fill_us, e->fill_us, sizeof(st->fill_us));
+	st->waited_us = e->waited_ns / 1000;
 	pthread_mutex_unlock(&e->lock);
 }
 

@@ -89,6 +89,10 @@ struct tracebuf_engine_stats {
 	uint32_t state;
 	uint32_t saves;			/* answered since the engine loaded */
 	uint32_t save_us[TB_SAVE_SAMPLES];	/* the newest min(saves, TB_SAVE_SAMPLES) */
+	/* halves filled by writers, each from its first chunk to full, in us */
+	uint32_t fills;
+	uint32_t fill_us[TB_SAVE_SAMPLES];	/* the newest min(fills, TB_SAVE_SAMPLES) */
+	uint64_t waited_us;		/* streaming: both halves taken, a switch waiting */
 };
 
 /*
@@ -176,6 +180,11 @@ struct tracebuf_engine {
 	uint64_t save_sent_ns;		/* CLOCK_MONOTONIC */
 	uint32_t saves;
 	uint32_t save_us[TB_SAVE_SAMPLES];
+	uint64_t enter_ns[2];		/* CLOCK_MONOTONIC: each half entered */
+	uint32_t fills;
+	uint32_t fill_us[TB_SAVE_SAMPLES];
+	uint64_t wait_since_ns;		/* switch_waiting set */
+	uint64_t waited_ns;
 	uint32_t stop_wrap;
 	uint64_t stop_off;
 	uint64_t reserve_at[2];		/* each half's stop reserve is free
