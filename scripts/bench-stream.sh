@@ -9,19 +9,27 @@
 # rates are emulated and mean little alone: read the fractions and
 # ratios, measured side by side in one run.
 #
-#   bench-stream.sh [--steps N] [--target NAME] [--debug]
-#       N bisection steps per configuration (default 5); the target as
-#       "make check" takes it (default x86_64-6.1), or the debug kernel.
+# It ends with one writer's losses, unpaced and paced, RUNS runs each
+# for 256 KiB, 1 MiB and 4 MiB, with the time to fill a half and the save
+# round trips (what bounds a lossless writer).
+#
+#   bench-stream.sh [--steps N] [--runs RUNS] [--loss] [--target NAME] [--debug]
+#       N bisection steps per configuration (default 5); RUNS runs of
+#       each in the losses' table (default 3); --loss: that table only
+#       (a few minutes); the target as "make check" takes it (default
+#       x86_64-6.1), or the debug kernel.
 #
 # Prints the table; exit 0 when it was measured.
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-steps=5 args=()
+steps=5 runs=3 what=1 args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--steps) steps=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--loss) what=loss ;;
 	--target) args+=(--target "$2"); shift ;;
 	--debug) args+=(--debug) ;;
 	*) tb_die "unknown argument '$1'" ;;
@@ -29,6 +37,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [[ $steps =~ ^[0-9]+$ ]] || tb_die "--steps takes a number"
+[[ $runs =~ ^[1-9][0-9]*$ ]] || tb_die "--runs takes a number"
 
 # Providers and manager on two host threads at once, as on a board: no
 # tracepoint is toggled here, the code patching that single-threaded
@@ -38,8 +47,8 @@ log=$TB_BUILD/bench-stream.log
 status=0
 # the program's output, as the guest left it in this run
 out=$(tb_guest_bench sbench_vmtest "$log" "${args[@]}" \
-	--env TB_SBENCH=1 --env TB_SBENCH_STEPS="$steps" \
-	--timeout $((600 + steps * 300))) || status=$?
+	--env TB_SBENCH="$what" --env TB_SBENCH_STEPS="$steps" --env TB_SBENCH_RUNS="$runs" \
+	--timeout $((600 + steps * 300 + runs * 120))) || status=$?
 if [ -z "$out" ]; then
 	tail -n 20 "$log" >&2
 	tb_die "the benchmark did not run (see $log)"

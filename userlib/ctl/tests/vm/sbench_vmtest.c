@@ -89,6 +89,11 @@ struct rec_run {
 	unsigned int saves;
 	unsigned int nus;
 	uint32_t us[MAX_US];		/* save round trips */
+	uint64_t tried;			/* events, the providers' own tally */
+	unsigned int fills, nfill;
+	uint32_t fill_us[MAX_US];	/* times to fill a half */
+	uint64_t waited_us;		/* both halves taken, all providers */
+	bool accounted;			/* tried = in the file + in drop windows */
 	struct seq_result seq;
 };
 
@@ -112,14 +117,33 @@ static long env_long(const char *name, long def)
 	return v && *v ? strtol(v, NULL, 10) : def;
 }
 
-/* tb-seqprov -v's lines: its rate, its CPU time, its round trips. */
+/* Up to @max numbers from @p into @v (from *@n on); where they end. */
+static char *parse_list(char *p, uint32_t *v, unsigned int *n, unsigned int max)
+{
+	for (;;) {
+		char *end;
+		unsigned long x = strtoul(p, &end, 10);
+
+		if (end == p)
+			return p;
+		if (*n < max)
+			v[(*n)++] = (uint32_t)x;
+		p = end;
+	}
+}
+
+/*
+ * tb-seqprov -v's lines: its rate, its CPU time, its round trips, the
+ * events it tried, its fill times, its wait for saves.
+ */
 static void parse(FILE *f, struct rec_run *r, double *prov_cpu)
 {
-	char line[16384];
+	static char line[65536];
 	unsigned int i = 0;
 
 	while (fgets(line, sizeof(line), f)) {
-		unsigned int count, saves;
+		unsigned int count, saves, fills;
+		unsigned long long tried, waited;
 		double secs, cpu, rate;
 		char *p = strchr(line, ':');
 		int used;
@@ -134,15 +158,14 @@ static void parse(FILE *f, struct rec_run *r, double *prov_cpu)
 		r->rate += rate;
 		*prov_cpu += cpu;
 		r->saves += saves;
-		for (p += used; r->nus < MAX_US;) {
-			char *end;
-			unsigned long us = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			r->us[r->nus++] = (uint32_t)us;
-			p = end;
-		}
+		p = parse_list(p + used, r->us, &r->nus, MAX_US);
+		if (sscanf(p, "; tried %llu, fills %u, fill_us%n", &tried, &fills, &used) != 2)
+			continue;
+		r->tried += tried;
+		r->fills += fills;
+		p = parse_list(p + used, r->fill_us, &r->nfill, MAX_US);
+		if (sscanf(p, ", waited_us %llu", &waited) == 1)
+			r->waited_us += waited;
 	}
 }
 
@@ -191,6 +214,13 @@ static int record(const char *mode, const char *size, unsigned int procs, unsign
 	unlink(path("s.fxt"));
 	r->lossless = !r->status && !r->warned && r->seq.complete == procs &&
 		      !r->seq.drop_windows && !r->seq.overflows && !r->seq.duplicates;
+	r->accounted = r->tried && r->seq.in_file + r->seq.in_windows == r->tried;
+	if (!r->accounted)
+		printf("# -m %s -b %s, %u provider(s): tried %" PRIu64 " events, %" PRIu64
+		       " in the file, %" PRIu64 " in %" PRIu64 " drop windows: %" PRId64
+		       " not accounted for\n", mode, size, procs, r->tried, r->seq.in_file,
+		       r->seq.in_windows, r->seq.drop_windows,
+		       (int64_t)(r->tried - r->seq.in_file - r->seq.in_windows));
 	return 0;
 }
 
@@ -446,6 +476,7 @@ static void full_rates(unsigned int procs, unsigned int count, double *per_prov)
 	       r->seq.complete, r->rate, r->bytes / MIB);
 	T_EXPECT_EQ(r->status, 0);
 	T_EXPECT(r->lossless);
+	T_EXPECT(r->accounted);
 	qsort(r->prov_rate, procs, sizeof(double), cmp_double);
 	*per_prov = r->prov_rate[procs / 2];
 	free(r);
@@ -663,6 +694,77 @@ static void print_lean(const char *what, const struct t_lean *l)
 	       l->records ? (double)l->bytes / (double)l->records : 0);
 }
 
+static uint32_t pick_u32(uint32_t *v, unsigned int n, unsigned int pct)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(v[0]), cmp_u32);
+	return v[n * pct / 100 < n ? n * pct / 100 : n - 1];
+}
+
+/*
+ * What bounds one writer: for each buffer size, @runs unpaced streaming
+ * recordings of one provider and @runs paced at half its oneshot rate
+ * (@full iterations a second), each checked against the accounting rule
+ * (the events it tried are in the file or in its drop windows).  A row
+ * per run: its rate in events a second, the share of them lost (counted
+ * in drop windows), the time to fill a half (median, fastest) and the
+ * save round trip (median, 99th percentile, slowest): a half is lost
+ * from when the other fills until its save comes back, so one writer is
+ * lossless when a round trip stays under a fill.  Fails when a run did
+ * not account for every event.
+ */
+static void loss_table(double full, unsigned int runs)
+{
+	static const char *const sizes[] = { "256K", "1M", "4M" };
+	struct rec_run *r = calloc(1, sizeof(*r));
+	unsigned int bad = 0;
+
+	T_ASSERT(r != NULL);
+	printf("# %-6s %-8s %-12s %-9s %-8s %-20s %-26s %-10s %s\n", "buffer", "pacing",
+	       "events/s", "lost", "windows", "fill median/min", "round trip median/p99/max",
+	       "waited", "accounted");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned long bsize = strtoul(sizes[i], NULL, 10) <<
+				      (strchr(sizes[i], 'M') ? 20 : 10);
+		/* 16 halves at least, and 2 s at the full rate */
+		unsigned int count = (unsigned int)(8 * bsize / ITER_BYTES);
+
+		if (count < full * 2)
+			count = (unsigned int)(full * 2);
+		for (unsigned int k = 0; k < 2 * runs; k++) {
+			double rate = k < runs ? 0 : full / 2;
+			uint32_t fmed, fmin, rmed, r99, rmax;
+			char acct[48];
+
+			T_ASSERT_EQ(record("streaming", sizes[i], 1, count, rate, r), 0);
+			fmed = pick_u32(r->fill_us, r->nfill, 50);
+			fmin = pick_u32(r->fill_us, r->nfill, 0);
+			rmed = pick_u32(r->us, r->nus, 50);
+			r99 = pick_u32(r->us, r->nus, 99);
+			rmax = pick_u32(r->us, r->nus, 100);
+			if (r->accounted)
+				snprintf(acct, sizeof(acct), "yes");
+			else
+				snprintf(acct, sizeof(acct), "NO (%" PRId64 " short)",
+					 (int64_t)(r->tried - r->seq.in_file - r->seq.in_windows));
+			bad += !r->accounted;
+			printf("# %-6s %-8s %-12.0f %6.3f %%  %-8" PRIu64 " %6.1f / %6.1f ms     "
+			       "%6.1f / %6.1f / %6.1f ms   %7.1f ms %s\n", sizes[i],
+			       rate > 0 ? "0.5" : "unpaced", r->rate * 3,
+			       r->tried ? 100.0 * (double)r->seq.in_windows / (double)r->tried : 0,
+			       r->seq.drop_windows, fmed / 1e3, fmin / 1e3, rmed / 1e3, r99 / 1e3,
+			       rmax / 1e3, r->waited_us / 1e3, acct);
+		}
+	}
+	printf("# lost: events counted in drop windows, of those tried; fill: a half's first "
+	       "chunk to full; round trip: SAVE_BUFFER to BUFFER_SAVED, as the provider "
+	       "saw it; waited: the provider's writer found both halves taken, in all; "
+	       "pacing: unpaced, or half the oneshot rate\n");
+	free(r);
+	T_EXPECT_EQ(bad, 0);
+}
+
 /*
  * The table's rows.  16 MiB for one provider only: its halves of 8 MiB
  * make a save's wake-up and answer a small part of the manager's work,
@@ -683,11 +785,18 @@ static const struct config {
 static void bench(void)
 {
 	unsigned int steps = (unsigned int)env_long("TB_SBENCH_STEPS", 5);
+	unsigned int runs = (unsigned int)env_long("TB_SBENCH_RUNS", 3);
 	struct result res[NCONFIGS] = { 0 };	/* a row not measured shows zeros */
 	double full[2];
 
 	alarm(0);	/* bench-stream.sh gives the whole run its timeout */
 	full_rates(1, 200000, &full[0]);
+	if (!strcmp(getenv("TB_SBENCH"), "loss")) {
+		printf("# full rate, oneshot: %.0f iterations/s (1 provider); an iteration is "
+		       "3 events, some %u bytes\n", full[0], ITER_BYTES);
+		loss_table(full[0], runs);
+		return;
+	}
 	full_rates(MAX_PROCS, 100000, &full[1]);
 	for (unsigned int n = 0; n < NCONFIGS; n++)
 		streaming(configs[n].size, configs[n].procs,
@@ -723,6 +832,8 @@ static void bench(void)
 	       "halves of the buffer's size), of a write() of them; walk/wr: its walk alone "
 	       "(output to /dev/null), of the same write(); medians of three ratios, "
 	       "each run's to write()s right after it\n");
+	printf("# one writer, streaming, %u runs each:\n", runs);
+	loss_table(full[0], runs);
 	{
 		struct t_lean demo, brief;
 
@@ -756,8 +867,11 @@ static void streaming_accounts(void)
 	printf("# streaming -b 64K, unpaced: exit %d, %u complete, %" PRIu64 " drop windows, "
 	       "warned %d, %u saves, %.2f ms manager CPU\n", r->status, r->seq.complete,
 	       r->seq.drop_windows, r->warned, r->saves, r->mgr_cpu * 1e3);
+	printf("# tried %" PRIu64 " events: %" PRIu64 " in the file, %" PRIu64
+	       " in its drop windows\n", r->tried, r->seq.in_file, r->seq.in_windows);
 	T_EXPECT_EQ(r->seq.duplicates, 0);
 	T_EXPECT_EQ(r->seq.orphan_ends, 0);
+	T_EXPECT(r->accounted);
 	T_EXPECT(r->saves > 0);
 	T_EXPECT_EQ(r->status, 0);
 	if (r->seq.complete == 1)

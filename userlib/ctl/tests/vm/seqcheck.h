@@ -3,7 +3,9 @@
  * Checking a trace of tb-seqprov providers (tests/vm/seqprov.c): every
  * provider NAME-0 .. NAME-(n-1) (or NAME alone) is in it with each of its
  * "seq" events 0 .. count-1 exactly once, and no duration ends without a
- * begin on its thread.  Include after ktap.h.
+ * begin on its thread; and what it holds of them and what their drop
+ * windows count, for the accounting rule (tried = in the file + in the
+ * windows).  Include after ktap.h.
  */
 #ifndef TBCTL_SEQCHECK_H
 #define TBCTL_SEQCHECK_H
@@ -26,6 +28,10 @@ struct seq_result {
 	uint64_t duplicates;
 	uint64_t orphan_ends;		/* an end with no begin before it */
 	uint64_t drop_windows;		/* "tracebuf:meta" events */
+	uint64_t in_file;		/* "seq" events of known providers: begins,
+					 * instants, ends
+					 */
+	uint64_t in_windows;		/* what their drop windows count */
 	unsigned int overflows;		/* provider event records */
 	char first_missing[160];	/* e.g. "seq-3: 0 of 100" */
 };
@@ -101,13 +107,18 @@ static inline int seq_check(const char *file, const char *name, unsigned int pro
 		}
 		if (rec.type != TRACEBUF_LIB_FXT_RECORD_EVENT)
 			continue;
+		idx = by_id[rec.provider_id % (SEQ_PROCS_MAX * 8)] - 1;
 		if (seq_is(&rec.event.category, "tracebuf:meta")) {
+			uint64_t n;
+
 			res->drop_windows++;
+			if (idx >= 0 && tracebuf_reader_drop_window(&rec, &n))
+				res->in_windows += n;
 			continue;
 		}
-		idx = by_id[rec.provider_id % (SEQ_PROCS_MAX * 8)] - 1;
 		if (idx < 0 || !seq_is(&rec.event.category, "seq"))
 			continue;
+		res->in_file++;
 		if (rec.event.type == TRACEBUF_LIB_FXT_EVENT_INSTANT &&
 		    seq_is(&rec.event.name, "seq") && rec.nargs == 1 &&
 		    rec.args[0].type == TRACEBUF_LIB_FXT_ARG_UINT32 &&

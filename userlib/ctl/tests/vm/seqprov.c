@@ -24,11 +24,17 @@
  * With -v each process prints, once done, one line (for the streaming
  * benchmark, sbench_vmtest.c):
  *
- *   tb-seqprov NAME: COUNT in SECONDS s, cpu SECONDS s, saves N, us US...
+ *   tb-seqprov NAME: COUNT in SECONDS s, cpu SECONDS s, saves N, us US...;
+ *   tried EVENTS, fills F, fill_us US..., waited_us US
  *
  * the seconds from its first iteration to its last, its CPU time in all,
  * the streaming saves the manager answered, and the newest of their
- * round trips (SAVE_BUFFER to BUFFER_SAVED, in microseconds).  The exit
+ * round trips (SAVE_BUFFER to BUFFER_SAVED, in microseconds); the events
+ * it tried to record (its own tally, 3 an iteration: it writes once its
+ * provider was started), the halves of
+ * the buffer it filled and the newest of their fill times (a half's
+ * first chunk to its last, in microseconds), and how long in all its
+ * writers found both halves taken, waiting for a save.  The exit
  * status is STATUS (default 0) when every process registered and
  * finished, 1 otherwise.
  */
@@ -37,6 +43,7 @@
 #endif
 #define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +77,7 @@ static void pace(double t0, unsigned int done, double rate)
 		;
 }
 
-static void report(const char *name, unsigned int count, double secs)
+static void report(const char *name, unsigned int count, double secs, uint64_t tried)
 {
 	static struct tracebuf_engine_stats st;
 	struct rusage ru;
@@ -84,7 +91,11 @@ static void report(const char *name, unsigned int count, double secs)
 	n = st.saves < TB_SAVE_SAMPLES ? st.saves : TB_SAVE_SAMPLES;
 	for (unsigned int i = 0; i < n; i++)
 		printf(" %u", st.save_us[i]);
-	printf("\n");
+	printf("; tried %" PRIu64 ", fills %u, fill_us", tried, st.fills);
+	n = st.fills < TB_SAVE_SAMPLES ? st.fills : TB_SAVE_SAMPLES;
+	for (unsigned int i = 0; i < n; i++)
+		printf(" %u", st.fill_us[i]);
+	printf(", waited_us %" PRIu64 "\n", st.waited_us);
 	fflush(stdout);
 }
 
@@ -116,7 +127,7 @@ static int child(const char *name, unsigned int count, uint32_t flags, bool slow
 			pace(t0, i + 1, rate);
 	}
 	if (verbose)
-		report(name, count, mono() - t0);
+		report(name, count, mono() - t0, (uint64_t)count * 3);
 	tracebuf_provider_destroy(p);
 	return 0;
 }
