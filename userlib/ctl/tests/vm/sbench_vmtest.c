@@ -703,6 +703,34 @@ static uint32_t pick_u32(uint32_t *v, unsigned int n, unsigned int pct)
 }
 
 /*
+ * The CPU time of the manager's save of one half of @half bytes (the
+ * walk and write of save_path(), to a memfd), the median of three runs
+ * over 8 halves or more; 0 if it did not run.
+ */
+static double save_half(size_t half)
+{
+	size_t n = half >= (1u << 20) ? 8 : (8u << 20) / half, total = n * half;
+	uint8_t *data = t_save_records(total, half);
+	double t[3];
+
+	if (!data)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		int fd = memfd_create("tb-sbench-half", MFD_CLOEXEC);
+
+		t[i] = fd < 0 ? 0 : t_save_run(fd, data, total, half, true);
+		if (fd >= 0)
+			close(fd);
+		if (t[i] <= 0) {
+			free(data);
+			return 0;
+		}
+	}
+	free(data);
+	return median3(t) / (double)n;
+}
+
+/*
  * What bounds one writer: for each buffer size, @runs unpaced streaming
  * recordings of one provider and @runs paced at half its oneshot rate
  * (@full iterations a second), each checked against the accounting rule
@@ -729,9 +757,13 @@ static void loss_table(double full, unsigned int runs)
 				      (strchr(sizes[i], 'M') ? 20 : 10);
 		/* 16 halves at least, and 2 s at the full rate */
 		unsigned int count = (unsigned int)(8 * bsize / ITER_BYTES);
+		double save = save_half(bsize / 2);
 
 		if (count < full * 2)
 			count = (unsigned int)(full * 2);
+		printf("# %-6s the manager's walk and write of one half, without the module: "
+		       "%.2f ms of CPU\n", sizes[i], save * 1e3);
+		T_EXPECT(save > 0);
 		for (unsigned int k = 0; k < 2 * runs; k++) {
 			double rate = k < runs ? 0 : full / 2;
 			uint32_t fmed, fmin, rmed, r99, rmax;
