@@ -129,6 +129,11 @@ void tracebuf_manager_close(struct tracebuf_manager *m);
 /* ------------------------------------------------------------------------ */
 /* A session                                                                */
 
+/*
+ * Each provider's buffer unless the session says otherwise: the smallest
+ * measured with which one writer streaming as fast as it can in the
+ * emulated guest lost nothing (README.md, "Streaming: make bench-stream").
+ */
 #define TRACEBUF_LIB_DEFAULT_BUFFER_SIZE	(4u << 20)
 #define TRACEBUF_LIB_START_TIMEOUT_MS		5000u
 #define TRACEBUF_LIB_STOP_TIMEOUT_MS		60000u
