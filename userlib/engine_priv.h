@@ -89,7 +89,7 @@ struct tracebuf_engine_stats {
 	uint32_t state;
 	uint32_t saves;			/* answered since the engine loaded */
 	uint32_t save_us[TB_SAVE_SAMPLES];	/* the newest min(saves, TB_SAVE_SAMPLES) */
-	/* halves filled by writers, each from its first chunk to full, in us */
+	/* halves filled by writers, each from when it was entered to full, in us */
 	uint32_t fills;
 	uint32_t fill_us[TB_SAVE_SAMPLES];	/* the newest min(fills, TB_SAVE_SAMPLES) */
 	uint64_t waited_us;		/* streaming: both halves taken, a switch waiting */

@@ -789,8 +789,8 @@ static void loss_table(double full, unsigned int runs)
 			       rmax / 1e3, r->waited_us / 1e3, acct);
 		}
 	}
-	printf("# lost: events counted in drop windows, of those tried; fill: a half's first "
-	       "chunk to full; round trip: SAVE_BUFFER to BUFFER_SAVED, as the provider "
+	printf("# lost: events counted in drop windows, of those tried; fill: from when a half "
+	       "may be written to full; round trip: SAVE_BUFFER to BUFFER_SAVED, as the provider "
 	       "saw it; waited: the provider's writer found both halves taken, in all; "
 	       "pacing: unpaced, or half the oneshot rate\n");
 	free(r);

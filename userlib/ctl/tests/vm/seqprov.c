@@ -31,10 +31,10 @@
  * the streaming saves the manager answered, and the newest of their
  * round trips (SAVE_BUFFER to BUFFER_SAVED, in microseconds); the events
  * it tried to record (its own tally, 3 an iteration: it writes once its
- * provider was started), the halves of
- * the buffer it filled and the newest of their fill times (a half's
- * first chunk to its last, in microseconds), and how long in all its
- * writers found both halves taken, waiting for a save.  The exit
+ * provider was started), the halves of the buffer it filled and the
+ * newest of their fill times (from when a half may be written to when it
+ * is full, in microseconds), and how long in all its writers found both
+ * halves taken, waiting for a save.  The exit
  * status is STATUS (default 0) when every process registered and
  * finished, 1 otherwise.
  */
