@@ -40,12 +40,14 @@ set -euo pipefail
 # in the guest (vm-run.sh copies it in: make run OUT=trace.fxt.zst).
 # python3: scripts/fxt-check.py, the second FXT reader that checks the
 # traces the guest leaves (vm-results.sh).  valgrind: "make bench" counts
-# instructions per event with callgrind (scripts/bench.sh).
+# instructions per event with callgrind (scripts/bench.sh).  spin: the
+# model of the provider protocol (make model, scripts/model.sh).
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
 	  groff-base man-db bash-completion udev kmod
-	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3 valgrind)
+	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3 valgrind
+	  spin)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do
