@@ -27,6 +27,11 @@
 #   make soak                 the kill soak, SOAK_CYCLES (default 1000)
 #                             cycles, on the debug kernel (~1 hour)
 #   make lint                 W=1 build, sparse, checkpatch --strict
+#   make model                the model of the provider protocol
+#                             (scripts/model/tracebuf.pml) checked with spin,
+#                             exhaustively, against the uapi header's state
+#                             table: one line per property (~3 min, host
+#                             only; scripts/model.sh)
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)
 #   make run CMD="./app ARGS" [FILES="data ..."] [RECORD="-m streaming ..."]
@@ -228,6 +233,9 @@ soak:
 lint:
 	@scripts/lint.sh $(CHECK_KDIR)
 
+model:
+	@scripts/model.sh
+
 bench:
 	@scripts/bench.sh $(if $(filter arm64%,$(TARGET)),--arch arm64)
 
@@ -324,5 +332,5 @@ uninstall-module:
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
 .PHONY: all userlib libposixtrace tracebufctl module selftests check check-all check-debug fault \
-	fuzz soak lint bench bench-sched bench-stream demo run shell clean install install-user install-module uninstall \
+	fuzz soak lint model bench bench-sched bench-stream demo run shell clean install install-user install-module uninstall \
 	uninstall-user uninstall-module install-dkms-src install-dkms uninstall-dkms deb
