@@ -93,12 +93,13 @@ PROPS=("deadlock|no invalid end state: each side can always go on or is done"
        "model|the abstraction is sound (bounded inboxes and buffers never overflow)")
 declare -A violated=()
 incomplete=0
+stopped=
 
 # the property of a counter-example: the tag on the line of the assertion
 # it ends on, or above it
 property_of() {
 	local log=$1 line
-	if grep -q 'invalid end state' "$log"; then
+	if grep -q '^pan:1: invalid end state' "$log"; then
 		echo deadlock
 		return
 	fi
@@ -113,10 +114,20 @@ property_of() {
 		grep -o '\[[a-z-]*\]' | tail -n 1 | tr -d '[]' | grep . || echo unknown
 }
 
-# the steps of a counter-example that say what happened
+# the steps of a counter-example that say what happened: the model's
+# "TB" lines, the states and the violation
 trail_summary() {
-	sed -n -E '/pbox[!?]|mbox[!?]|\[kstate = |\[k_ret = [1-9]|\[mret = [1-9]|\[(fills|alerts) = |mtracing = 1|late_flag = 1|pdead = 1|malive = [01]|Error|text of failed/p' |
-		sed -E 's/^ *([0-9]+):[[:space:]]+proc +[0-9] \(([a-z]+):1\) tracebuf.pml:([0-9]+) \(state [0-9]+\)[[:space:]]+/\1 \2 line \3: /'
+	local names=() n v
+	# numbers back to names: the states (uapi.pml), the errnos (the model)
+	while read -r n v; do
+		names+=(-e "s/(state |kstate = )$v\b/\1$n/")
+	done < <(sed -n 's/^#define \([A-Z]*\)\t\([0-9]\)$/\1 \2/p' uapi.pml | grep -v '^NSTATES')
+	while read -r n v; do
+		names+=(-e "s/errno $v\b/$n/")
+	done < <(sed -n 's/^#define \(E[A-Z]*\)\t*\([0-9]\)$/\1 \2/p' tracebuf.pml)
+	sed -n -E -e 's/^ *TB //p' -e '/\[kstate = /p' -e '/Error|text of failed/p' |
+		sed -E 's/^ *([0-9]+):[[:space:]]+proc +[0-9] \(([a-z]+):1\) tracebuf.pml:([0-9]+) \(state [0-9]+\)[[:space:]]+/  (\2, line \3) /' |
+		sed -E "${names[@]}"
 }
 
 # run NAME DEFINES [CFLAGS]: build pan (-O2 unless CFLAGS), search into
@@ -158,9 +169,10 @@ for r in "${RUNS[@]}"; do
 	if [ "${errors:-1}" != 0 ]; then
 		# shellcheck disable=SC2086
 		spin -t -p $defs tracebuf.pml > "$name.replay" 2>&1 || true
-		prop=$(property_of "$name.replay")
-		[ "$prop" != unknown ] || prop=$(property_of "$log")
+		prop=$(property_of "$log")
+		[ "$prop" = deadlock ] || prop=$(property_of "$name.replay")
 		violated[$prop]=$name
+		stopped="$stopped $name"
 		trail_summary < "$name.replay" > "$name.trail.txt"
 		echo "# run $name: counter-example for '$prop', in $OUT/$name.trail.txt:"
 		tail -n 25 "$name.trail.txt" | tb_say
@@ -174,6 +186,8 @@ for p in "${PROPS[@]}"; do
 		tb_check "$key: $what" 1 "violated in run ${violated[$key]}"
 	elif [ $incomplete = 1 ] || [ -n "${violated[unknown]:-}" ]; then
 		tb_check "$key: $what" 1 "not shown: a search did not complete or ended on an untagged assertion"
+	elif [ -n "$stopped" ]; then
+		tb_check "$key: $what" 1 "not shown: the search stopped at its first counter-example in:$stopped"
 	else
 		tb_check "$key: $what" 0
 	fi

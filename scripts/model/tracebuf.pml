@@ -162,6 +162,10 @@ inline view_apply(v, code, st)
  */
 #define UAPI_CHECK(req, s, ret, t) \
 	if \
+	:: ret != E_NONE -> printf("TB   refused in state %d: errno %d\n", s, ret) \
+	:: else \
+	fi; \
+	if \
 	:: ret == E_NONE -> assert(UAPI_LEGAL_##req(s) && t == UAPI_NEXT_##req(s)) \
 	:: ret != E_NONE && !UAPI_LEGAL_##req(s) && ret != ESRCH && ret != EPERM -> \
 		assert(ret == UAPI_ERR_##req(s)); assert(t == s) \
@@ -173,6 +177,7 @@ inline mpush(code, d16, d32, d64)
 {
 	assert(nfull(mbox));	/* [model] */
 	mbox!code, d16, d32, d64, kstate;
+	printf("TB module -> manager: %e %d %d %d, state %d\n", code, d16, d32, d64, kstate);
 	prefs++;
 	view_apply(view_after, code, kstate)
 }
@@ -251,6 +256,7 @@ inline k_initialize(mode, seal)
 			bsealable[mb] = seal;
 			gen = (gen + 1) % WRAPS;
 			pbox!P_INITIALIZE, mode, gen, mb;
+			printf("TB manager %d: INITIALIZE mode %d sealable %d\n", minc, mode, seal);
 			kbuf = mb; kmode = mode;
 			save_pending = false; snap_pending = false; upd_pending = false;
 			owned = true; prefs++;
@@ -322,6 +328,7 @@ inline k_start(disp)
 				gen = (gen + 1) % WRAPS;
 				assert(nfull(pbox));	/* [model] */
 				pbox!P_START, disp, gen, 0;
+				printf("TB manager %d: START disposition %d\n", minc, disp);
 				snap_pending = false; upd_pending = false;
 				if
 				:: save_pending -> WIT(1)	/* W:start-retains-a-save */
@@ -357,6 +364,7 @@ inline k_update()
 		:: mret == E_NONE ->
 			gen = (gen + 1) % WRAPS;
 			pbox!P_CATEGORIES, 0, gen, 0;
+			printf("TB manager %d: START F_UPDATE\n", minc);
 			upd_pending = true
 		:: else
 		fi;
@@ -390,9 +398,11 @@ inline k_request(stop)
 		if
 		:: mret == E_NONE && stop ->
 			pbox!P_STOP, 0, 0, 0;
+			printf("TB manager %d: STOP\n", minc);
 			kstate = STOPPING; mview = STOPPING; view_after = STOPPING
 		:: mret == E_NONE && !stop ->
 			pbox!P_TERMINATE, 0, 0, 0;
+			printf("TB manager %d: TERMINATE\n", minc);
 			kstate = TERMINATING; mview = TERMINATING; view_after = TERMINATING
 		:: else
 		fi;
@@ -416,7 +426,8 @@ inline k_snapshot()
 		:: else
 		fi;
 		if
-		:: mret == E_NONE -> pbox!P_SNAPSHOT, 0, 0, 0; snap_pending = true
+		:: mret == E_NONE -> pbox!P_SNAPSHOT, 0, 0, 0; snap_pending = true;
+			printf("TB manager %d: SNAPSHOT\n", minc)
 		:: else
 		fi;
 		UAPI_CHECK(mgr_SNAPSHOT, ms, mret, kstate)
@@ -443,6 +454,7 @@ inline k_buffer_saved(w, d)
 			:: else -> bsealed1[kbuf] = false
 			fi;
 			pbox!P_BUFFER_SAVED, 0, w, d;
+			printf("TB manager %d: BUFFER_SAVED %d %d\n", minc, w, d);
 			save_pending = false;
 			WIT(2)	/* W:buffer-saved */
 		:: else
@@ -461,6 +473,7 @@ inline k_psend(code, d16, d32, d64)
 {
 	atomic {
 		k_c = code; k_b = d16; k_32 = d32; k_64 = d64;
+		printf("TB provider sends %e %d %d %d\n", k_c, k_b, k_32, k_64);
 		k_s = kstate; k_ret = E_NONE;
 		/* tracebuf_pkt_allowed() */
 		if
@@ -498,6 +511,17 @@ inline k_psend(code, d16, d32, d64)
 			if
 			:: k_c == P_STARTED ->
 				kstate = STARTED;
+				/*
+				 * STARTED_LATE, as the manager gets it, whenever
+				 * the provider went on without waiting while the
+				 * trace that starts it ran, and only after it gave
+				 * up a wait; with LATE_EXACT, only then.
+				 */
+				assert(!(gave_up && late_for == minc) || k_b);	/* [late] */
+				assert(!k_b || gave_up);	/* [late] */
+#ifdef LATE_EXACT
+				assert(k_b == (gave_up && late_for == minc));	/* [late] */
+#endif
 				if
 				:: minc > 1 -> WIT(3)	/* W:started-by-second-manager */
 				:: else
@@ -684,6 +708,7 @@ inline p_die()
 {
 	atomic {
 		k_s = kstate;
+		printf("TB provider dies in state %d\n", kstate);
 		palive = false;
 		e_started = false;
 		if
@@ -702,6 +727,7 @@ inline p_die()
 			save_pending = false; snap_pending = false; upd_pending = false;
 			/* GONE never fails; the owner's reference moves to it */
 			mbox!MSG_GONE, 0, 0, 0, kstate; gone_told = true;
+			printf("TB module -> manager: MSG_GONE, state %d\n", kstate);
 			view_apply(view_after, MSG_GONE, kstate)
 		:: else
 		fi;
@@ -762,18 +788,11 @@ inline p_handle()
 		fi;
 		e_started = true; save_now = false;
 		p_w = late_flag;
-		/*
-		 * STARTED_LATE whenever it went on without waiting while the
-		 * trace that starts it ran, and only after it gave up a wait;
-		 * with LATE_EXACT, only when that trace ran meanwhile.
-		 */
-		assert(!(gave_up && late_for == minc) || late_flag);	/* [late] */
-		assert(!late_flag || gave_up);	/* [late] */
-#ifdef LATE_EXACT
-		assert(late_flag == (gave_up && late_for == minc));	/* [late] */
-#endif
-		late_flag = false; gave_up = false;
-		k_psend(P_STARTED, p_w, 1, 0)
+		late_flag = false;
+		k_psend(P_STARTED, p_w, 1, 0);
+		gave_up = false; late_for = 0
+	/* a START it cannot apply (no mapping, its categories unreadable):
+	 * ignored, the manager times out */
 	:: p_code == P_START -> skip
 	:: p_code == P_STOP ->
 		e_stop();
@@ -816,17 +835,24 @@ active proctype provider()
 	/* REGISTER, with REGISTER_F_SYNC */
 	atomic {
 		kstate = REGISTERED; palive = true; prefs = 1;
+		printf("TB provider registers; a trace runs for it: %d\n", malive && mtracing);
 		hinted = malive && mtracing
 	}
 	/* waiting for the START: it may give up at any time */
 	do
 	:: hinted && !e_started && p_term == 0 && nempty(pbox) ->
-		atomic { pbox?p_code, p_d16, p_d32, p_d64; p_handle() }
+		atomic {
+			pbox?p_code, p_d16, p_d32, p_d64;
+			printf("TB provider reads %e %d %d %d\n", p_code, p_d16, p_d32, p_d64);
+			p_handle()
+		}
 	:: hinted && !e_started ->
 		/* the trace it may miss: one running while it goes on */
 		atomic {
 			late_flag = true; gave_up = true;
-			late_for = (malive && mtracing -> minc : 0)
+			printf("TB provider gives up waiting for its START\n");
+			/* tracebuf_trace_running_for(): tracing, or active */
+			late_for = (malive && (mtracing || (owned && kstate == STARTING)) -> minc : 0)
 		};
 		break
 	:: !hinted || e_started -> break
@@ -836,7 +862,11 @@ active proctype provider()
 end_p:
 	do
 	:: p_term == 0 && nempty(pbox) ->
-		atomic { pbox?p_code, p_d16, p_d32, p_d64; p_handle() }
+		atomic {
+			pbox?p_code, p_d16, p_d32, p_d64;
+			printf("TB provider reads %e %d %d %d\n", p_code, p_d16, p_d32, p_d64);
+			p_handle()
+		}
 	:: atomic { p_term == 1 -> p_unmap(); p_term = 2 }
 	:: atomic { p_term == 2 -> k_release(); p_term = 0 }
 	:: save_now -> atomic { p_snapshot() }
@@ -844,9 +874,13 @@ end_p:
 	   (e_half[0] == E_FULL || e_half[1] == E_FULL) -> e_service() }
 	/* the application: a record, then maybe the half is full */
 	:: atomic { e_started && e_half[e_cur] == E_FILLING && fills < FILLS ->
-		fills++; e_half[e_cur] = E_FULL; e_switch() }
+		fills++; e_half[e_cur] = E_FULL;
+		printf("TB provider fills half %d (wrapped count %d)\n", e_cur, e_wrap);
+		e_switch() }
 	:: atomic { e_started && e_dur == 0 -> e_dur = 1 }
-	:: atomic { alerts < ALERTS -> alerts++; k_psend(P_ALERT, 0, 0, 0) }
+	:: atomic { alerts < ALERTS -> alerts++;
+		printf("TB provider sends an ALERT\n");
+		k_psend(P_ALERT, 0, 0, 0) }
 	P_MAYDIE
 	od;
 p_end:
@@ -882,6 +916,7 @@ inline m_die()
 {
 	atomic {
 		ms = kstate;
+		printf("TB manager %d dies\n", minc);
 		malive = false; mtracing = false;
 		/* its inbox: each message's reference goes */
 		do
@@ -909,6 +944,7 @@ inline m_die()
 			:: empty(pbox) -> break
 			od;
 			pbox!P_MANAGER_GONE, 0, 0, 0;
+			printf("TB module -> provider: MANAGER_GONE\n");
 			prefs--;
 			UAPI_CHECK(manager_closes_its_file, ms, E_NONE, kstate)
 		:: else
@@ -942,6 +978,7 @@ m_attach:
 	atomic {
 		/* MGR_OPS requests in all, whichever manager asks them */
 		malive = true; minc = m_lives + 1; m_lives++;
+		printf("TB manager %d attaches\n", minc);
 		mview = V_NOTMINE; view_after = V_NOTMINE
 	}
 	/* MGR_SET_TRACING: a session over this provider's name; one that
@@ -949,6 +986,7 @@ m_attach:
 	if
 	:: atomic {
 		mtracing = true;
+		printf("TB manager %d: SET_TRACING 1\n", minc);
 		if
 		:: gave_up && !e_started && palive -> late_for = minc
 		:: else
@@ -1009,6 +1047,7 @@ end_m:
 	:: nempty(mbox) ->
 		atomic {
 			mbox?m_code, m_d16, m_d32, m_d64, m_st;
+			printf("TB manager %d reads %e %d %d %d\n", minc, m_code, m_d16, m_d32, m_d64);
 			if
 			:: m_code != MSG_TERMINATED && m_code != MSG_GONE -> out_len--
 			:: else
@@ -1081,8 +1120,8 @@ active proctype final()
 	/* the save its engine waits for is the module's to answer (a
 	 * PROBE manager that does not read may make it refuse one) */
 #ifndef PROBE
-	assert(!(e_save_out && e_started && owned && palive) || save_pending);
-#endif	/* [save-answered] */
+	assert(!(e_save_out && e_started && owned && palive) || save_pending);	/* [save-answered] */
+#endif
 	assert(!save_pending || pdead || !malive || kstate == TERMINATING);	/* [save-answered] */
 	assert(pdead -> prefs == len(mbox) : true);	/* [death] */
 	assert(!malive -> (mhandle == NOBUF && !owned) : true);	/* [death] */
