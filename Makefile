@@ -30,7 +30,7 @@
 #   make model                the model of the provider protocol
 #                             (scripts/model/tracebuf.pml) checked with spin,
 #                             exhaustively, against the uapi header's state
-#                             table: one line per property (~3 min, host
+#                             table: one line per property (~2 min, host
 #                             only; scripts/model.sh)
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)

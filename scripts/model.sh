@@ -71,14 +71,14 @@ tb_check "uapi: the model answers each of the $(wc -l < requests.uapi) requests 
 # halves, MODE the mode INITIALIZE asks (1 streaming sealed, 2 streaming,
 # 3 circular, 0 any), PROBE a manager that asks anything anywhere.
 if [ $FINDINGS = 0 ]; then
-	RUNS=("streaming-sealed|-DMODE=1 -DMGR_OPS=7 -DFILLS=2"
-	      "streaming|-DMODE=2 -DMGR_OPS=7 -DFILLS=2"
+	RUNS=("streaming-sealed|-DMODE=1 -DMGR_OPS=6 -DFILLS=2"
+	      "streaming|-DMODE=2 -DMGR_OPS=6 -DFILLS=2"
 	      "circular|-DMODE=3 -DMGR_OPS=7 -DFILLS=2"
 	      "probe|-DPROBE -DMGR_OPS=5 -DFILLS=1")
-	WITNESS_RUN="-DMODE=0 -DMGR_OPS=7 -DFILLS=2"
+	WITNESS_RUN="-DMODE=0 -DMGR_OPS=6 -DFILLS=2"
 else
 	# alerts fill the manager's inbox; STARTED_LATE to a later trace
-	RUNS=("alerts|-DMODE=1 -DMGR_OPS=6 -DFILLS=2 -DALERTS=4"
+	RUNS=("alerts|-DMODE=1 -DMGR_OPS=6 -DFILLS=2 -DALERTS=8"
 	      "late-exact|-DMODE=3 -DMGR_OPS=5 -DFILLS=1 -DLATE_EXACT")
 	WITNESS_RUN=
 fi

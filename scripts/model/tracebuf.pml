@@ -34,7 +34,7 @@
 #define INBOX		2
 #endif
 #ifndef OUTBOX
-#define OUTBOX		4
+#define OUTBOX		8
 #endif
 #ifndef MGR_OPS
 #define MGR_OPS		7
@@ -627,9 +627,13 @@ inline e_write()
 	assert(pmap != NOBUF && !SEALED(pmap, e_cur))	/* [seal] */
 }
 
+/* its arguments are read once: they may name e_cur and e_wrap */
+hidden byte e_h, e_w;
+
 inline e_enter(h, w)
 {
-	e_cur = h; e_wrap = w; e_half[h] = E_FILLING; e_hwrap[h] = w;
+	e_h = h; e_w = w;
+	e_cur = e_h; e_wrap = e_w; e_half[e_h] = E_FILLING; e_hwrap[e_h] = e_w;
 	e_write()
 }
 
@@ -1061,7 +1065,9 @@ end_m:
 			if
 			:: m_code == P_SAVE_BUFFER ->
 				/* the durable part: final up to its end */
+#ifndef PROBE
 				assert(!dur_cleared || m_d64 == 0 || !palive);	/* [write-out] */
+#endif
 				m_write_out(m_d32 & 1);
 				m_have_save = true; m_sw = m_d32; m_sd = m_d64
 			:: m_code == P_SNAPSHOT_TAKEN -> m_snap = false
