@@ -79,6 +79,10 @@
 #                             libtracebuf-dev, libposixtrace1,
 #                             libposixtrace-dev and tracebufctl, here
 #                             (dpkg-buildpackage in .build/deb; scripts/deb.sh)
+#   make deb DEB_HOST_ARCH=arm64  the same cross-built for a board
+#                             ("dpkg-buildpackage -a arm64"; armhf too), in
+#                             .build/deb-arm64; the .deb files here replace
+#                             those of any architecture
 #   make clean
 #
 # make install [DESTDIR=] [PREFIX=/usr/local] [LIBDIR=] [BINDIR=] [MANDIR=]
@@ -314,7 +318,7 @@ uninstall-dkms:
 	rm -rf "$(DESTDIR)$(DKMS_SRCDIR)"
 
 deb:
-	@scripts/deb.sh --out "$(CURDIR)"
+	@scripts/deb.sh --out "$(CURDIR)" $(if $(DEB_HOST_ARCH),--arch "$(DEB_HOST_ARCH)")
 
 uninstall: uninstall-user uninstall-module
 

@@ -41,13 +41,20 @@ set -euo pipefail
 # python3: scripts/fxt-check.py, the second FXT reader that checks the
 # traces the guest leaves (vm-results.sh).  valgrind: "make bench" counts
 # instructions per event with callgrind (scripts/bench.sh).  spin: the
-# model of the provider protocol (make model, scripts/model.sh).
+# model of the provider protocol (make model, scripts/model.sh).  The
+# packages cross-built for arm64 and armhf ("make deb DEB_HOST_ARCH=...",
+# deb-test.sh --arch): their cross compilers and C libraries, libc6 of
+# each (dpkg-shlibdeps reads its symbols from dpkg's database: arm64 and
+# armhf are added to dpkg's architectures) and qemu-user, which runs what
+# they install.
+DEB_ARCHS=(arm64 armhf)
 PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
 	  groff-base man-db bash-completion udev kmod
 	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3 valgrind
-	  spin)
+	  spin gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
+	  libc6-dev-armhf-cross qemu-user libc6:arm64 libc6:armhf)
 
 LIST=0 TARGET=''
 while [ $# -gt 0 ]; do
@@ -94,6 +101,16 @@ missing=()
 for p in "${PACKAGES[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$status" = installed ] || missing+=("$p")
+done
+
+# a foreign package needs its architecture in dpkg's list, and apt's
+foreign=$(dpkg --print-foreign-architectures)
+for a in "${DEB_ARCHS[@]}"; do
+	grep -qx "$a" <<< "$foreign" && continue
+	[ "$(id -u)" -eq 0 ] ||
+		tb_die "dpkg does not know $a packages; as root: dpkg --add-architecture $a && apt-get update"
+	echo "install-deps.sh: adding $a to dpkg's architectures" >&2
+	dpkg --add-architecture "$a"
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
