@@ -12,9 +12,9 @@
 #                                     print the package list and exit
 #
 # A foreign target's kernel and busybox are not installed: they are
-# unpacked ("apt-get download" + "dpkg-deb -x") into .build/targets/NAME/,
-# so the host gets nothing but packages of its own architecture (and
-# arm64 in apt's architecture list, to find them).
+# unpacked ("apt-get download" + "dpkg-deb -x") into .build/targets/NAME/:
+# of other architectures, the host gets only libc6 of arm64 and armhf
+# (below, for the cross-built packages).
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

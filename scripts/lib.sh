@@ -114,7 +114,8 @@ tb_checks_end() {
 }
 tb_say() { sed 's/^/# /'; }
 
-# tb_posix_trace_runs PROGRAM: run PROGRAM, built from
+# tb_posix_trace_runs PROGRAM [RUNNER]: run PROGRAM (under RUNNER, e.g.
+# qemu-aarch64, when given), built from
 # scripts/posix-trace-installed.c, and say whether it printed what this
 # machine should give: libposixtrace's genversion, then
 # posix_trace_create() failing with ENODEV where there is no
@@ -124,7 +125,7 @@ tb_say() { sed 's/^/# /'; }
 tb_posix_trace_runs() {
 	local out create='ENODEV'
 	[ ! -e /dev/tracebuf ] || create='0|EPERM'
-	out=$("$1" 2>&1) && grep -qx 'genversion: .*libposixtrace.*' <<< "$out" &&
+	out=$(${2:+"$2"} "$1" 2>&1) && grep -qx 'genversion: .*libposixtrace.*' <<< "$out" &&
 		grep -qxE "create: ($create)" <<< "$out" && return 0
 	printf '%s: %s (expected create: %s)\n' "${1##*/}" "${out//$'\n'/; }" "$create" | tb_say
 	return 1
