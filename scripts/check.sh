@@ -287,16 +287,23 @@ if [ -n "$PROGRAMS" ]; then
 fi
 tb_log "built in $(($(date +%s) - t0))s; programs: $(tr '\n' ' ' < "$WORK/tests.list")"
 
-# host_script NAME ARGS...: run scripts/NAME (KTAP, then "N passed, M
-# failed"), log in $WORK/NAME.log; one line for it, and its numbers added
-# to the host's.  When it fails, the line says why: each "not ok" with
+# host_script [--as LABEL] NAME ARGS...: run scripts/NAME (KTAP, then "N
+# passed, M failed"), log in $WORK/NAME.log (LABEL.log, and LABEL on its
+# line, for a script run more than once); one line for it, and its
+# numbers added to the host's.  When it fails, the line says why: each "not ok" with
 # the diagnostics just before it (tb_check prints the reason there), or,
 # when it stopped before its summary, its exit status and last lines.  A
 # script that fails never stops this one.
 host_script() {
-	local name=$1 log=$WORK/${1%.sh}.log p='' f='' rc=0 why=''
+	local label='' name log p='' f='' rc=0 why=''
+	if [ "$1" = --as ]; then
+		label=$2
+		shift 2
+	fi
+	name=$1 log=$WORK/${label:-${1%.sh}}.log
 	shift
 	"$TB_ROOT/scripts/$name" "$@" > "$log" 2>&1 || rc=$?
+	name=${label:-$name}
 	read -r p f < <(tail -n 1 "$log" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p') || true
 	if [ -z "$p" ]; then
@@ -327,11 +334,17 @@ host_script() {
 
 # make install and make uninstall, against this target's kernel; make deb,
 # lintian, the packages installed in a throw-away root (DKMS), and the
-# DKMS-built modules in QEMU; make run (once: with the host tests).
+# DKMS-built modules in QEMU; the same cross-built for arm64 and armhf,
+# installed beside this machine's and run under qemu-user, and DKMS
+# against their kernels' headers (about 50 s each); make run (once: with
+# the host tests).
 if [ $FIRST = 1 ]; then
 	host_script install-test.sh --kdir "$KDIR"
 	host_script deb-test.sh --tests "$TESTS"
 	grep -a '^# [a-z0-9-]*_[^ ]*\.deb ' "$WORK/deb-test.log" | sed 's/^# /        /' || true
+	for a in arm64 armhf; do
+		host_script --as "deb-test-$a" deb-test.sh --arch "$a"
+	done
 	host_script run-test.sh --kernel "$KERNEL" --kdir "$KDIR" ${MODDIR:+--moddir "$MODDIR"}
 fi
 

@@ -54,8 +54,11 @@ stub() {
 }
 stub host-tests.sh 'echo "  PASS  fake_test                    2 passed"; echo "2 passed, 0 failed"'
 stub install-test.sh 'printf "ok %s\n" 1 2 3; echo "3 passed, 0 failed"'
-# FAKE_DEB=die: a tb_die before any summary; fail: a failed check
+# FAKE_DEB=die: a tb_die before any summary; fail: a failed check (of the
+# native packages: "--arch ARCH", the cross-built ones, pass)
 stub deb-test.sh '
+[ "${1:-}" != --arch ] || { echo "ok 1 make_deb_builds_every_package_for_$2"
+			    echo "1 passed, 0 failed"; exit 0; }
 case ${FAKE_DEB:-} in
 die) echo "ok 1 make_deb_builds_every_package"
      echo "deb-test.sh: error: the throw-away root went away" >&2; exit 2 ;;
@@ -104,14 +107,15 @@ last() {
 	return 1
 }
 # every step after deb-test.sh ran
-LATER=('^  PASS  run-test\.sh ' '^  PASS  runner retries a failed boot$'
+LATER=('^  PASS  deb-test-arm64 +1 passed$' '^  PASS  deb-test-armhf +1 passed$'
+	'^  PASS  run-test\.sh ' '^  PASS  runner retries a failed boot$'
 	'^vm: 1 passed, 0 failed$')
 
 # 1. every step passes
 check pass
 has pass '^host: 2 passed, 0 failed$' '^  PASS  install-test\.sh +3 passed$' \
 	'^  PASS  deb-test\.sh +1 passed$' '^        tracebufctl_1\.0_amd64\.deb 99K$' \
-	"${LATER[@]}" && last pass "9 passed, 0 failed" && [ $rc = 0 ]
+	"${LATER[@]}" && last pass "11 passed, 0 failed" && [ $rc = 0 ]
 result every_step_passes $? "exit status $rc"
 
 # 2. deb-test.sh stops before its summary: FAIL, its status and last
@@ -119,21 +123,21 @@ result every_step_passes $? "exit status $rc"
 check die FAKE_DEB=die
 has die '^  FAIL  deb-test\.sh +0 passed, 1 failed: stopped \(exit status 2\) before its summary \(see ' \
 	'^          \| deb-test\.sh: error: the throw-away root went away$' "${LATER[@]}" &&
-	last die "8 passed, 1 failed" && [ $rc != 0 ]
+	last die "10 passed, 1 failed" && [ $rc != 0 ]
 result a_step_that_stops_is_reported_and_the_run_goes_on $? "exit status $rc"
 
 # 3. deb-test.sh fails a check: FAIL, the "not ok" with its reason
 check fail FAKE_DEB=fail
 has fail '^  FAIL  deb-test\.sh +1 passed, 1 failed \(see ' \
 	'^          \| # W: the-reason-it-failed$' '^          \| not ok 2 lintian_no_error_no_warning$' \
-	"${LATER[@]}" && last fail "9 passed, 1 failed" && [ $rc != 0 ]
+	"${LATER[@]}" && last fail "11 passed, 1 failed" && [ $rc != 0 ]
 result a_failed_check_is_reported_with_its_reason $? "exit status $rc"
 
 # 4. run-test.sh exits 3 after "1 passed, 0 failed": a failure
 check status FAKE_RUN=3
 has status '^  FAIL  run-test\.sh +1 passed, 1 failed: exit status 3 \(see ' \
 	'^  PASS  runner retries a failed boot$' '^vm: 1 passed, 0 failed$' &&
-	last status "9 passed, 1 failed" && [ $rc != 0 ]
+	last status "11 passed, 1 failed" && [ $rc != 0 ]
 result a_failing_exit_status_is_a_failure $? "exit status $rc"
 
 # 5. a build that fails stops the run, with a FAIL line that says why
