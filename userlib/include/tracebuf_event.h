@@ -280,11 +280,13 @@ static inline uint32_t __tracebuf_epoch(void)
 	return TRACEBUF_LIB_LOAD(&__tracebuf_hot.epoch, __ATOMIC_RELAXED);
 }
 
-/* A duration begin, counted on its thread when recorded. */
-static inline bool __tracebuf_emit_begin(struct tracebuf_site *site,
-					 const struct tracebuf_fxt_arg *args,
-					 unsigned int nargs, uint64_t ticks,
-					 uint64_t extra)
+/*
+ * A duration begin is counted on its thread: __tracebuf_begin_thread()
+ * before it is written (what an earlier start or stop began is forgotten
+ * then), __tracebuf_begin_counted() after, with whether it was recorded.
+ */
+static inline __attribute__((always_inline)) struct tracebuf_thread *
+__tracebuf_begin_thread(void)
 {
 	struct tracebuf_thread *t = &__tracebuf_self;
 	uint32_t epoch = __tracebuf_epoch();
@@ -294,12 +296,28 @@ static inline bool __tracebuf_emit_begin(struct tracebuf_site *site,
 		t->begin_depth = 0;
 		t->begin_dropped = 0;
 	}
-	if (!__tracebuf_emit(site, args, nargs, ticks, extra)) {
+	return t;
+}
+
+static inline __attribute__((always_inline)) bool
+__tracebuf_begin_counted(struct tracebuf_thread *t, bool recorded)
+{
+	if (!recorded) {
 		t->begin_dropped++;
 		return false;
 	}
 	t->begin_depth++;
 	return true;
+}
+
+static inline bool __tracebuf_emit_begin(struct tracebuf_site *site,
+					 const struct tracebuf_fxt_arg *args,
+					 unsigned int nargs, uint64_t ticks,
+					 uint64_t extra)
+{
+	struct tracebuf_thread *t = __tracebuf_begin_thread();
+
+	return __tracebuf_begin_counted(t, __tracebuf_emit(site, args, nargs, ticks, extra));
 }
 
 static inline __attribute__((always_inline)) bool
@@ -307,30 +325,18 @@ __tracebuf_emit_begin_fast(struct tracebuf_site *site, unsigned int type,
 			   const struct tracebuf_fxt_arg *args, unsigned int nargs,
 			   uint64_t ticks, uint64_t extra)
 {
-	struct tracebuf_thread *t = &__tracebuf_self;
-	uint32_t epoch = __tracebuf_epoch();
+	struct tracebuf_thread *t = __tracebuf_begin_thread();
 
-	if (t->begin_epoch != epoch) {
-		t->begin_epoch = epoch;
-		t->begin_depth = 0;
-		t->begin_dropped = 0;
-	}
-	if (!__tracebuf_emit_fast(site, type, args, nargs, ticks, extra)) {
-		t->begin_dropped++;
-		return false;
-	}
-	t->begin_depth++;
-	return true;
+	return __tracebuf_begin_counted(t, __tracebuf_emit_fast(site, type, args, nargs,
+								ticks, extra));
 }
 
 /*
- * A duration end, only when this thread recorded a begin it did not end;
- * the end of a begin that was dropped is counted as dropped too.
+ * A duration end is recorded only when this thread recorded a begin it
+ * did not end; the end of a begin that was dropped is counted as dropped
+ * too.  True when the end is to be written.
  */
-static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
-				       const struct tracebuf_fxt_arg *args,
-				       unsigned int nargs, uint64_t ticks,
-				       uint64_t extra)
+static inline __attribute__((always_inline)) bool __tracebuf_end_due(void)
 {
 	struct tracebuf_thread *t = &__tracebuf_self;
 
@@ -344,7 +350,15 @@ static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
 		return false;
 	}
 	t->begin_depth--;
-	return __tracebuf_emit(site, args, nargs, ticks, extra);
+	return true;
+}
+
+static inline bool __tracebuf_emit_end(struct tracebuf_site *site,
+				       const struct tracebuf_fxt_arg *args,
+				       unsigned int nargs, uint64_t ticks,
+				       uint64_t extra)
+{
+	return __tracebuf_end_due() && __tracebuf_emit(site, args, nargs, ticks, extra);
 }
 
 static inline __attribute__((always_inline)) bool
@@ -352,19 +366,8 @@ __tracebuf_emit_end_fast(struct tracebuf_site *site, unsigned int type,
 			 const struct tracebuf_fxt_arg *args, unsigned int nargs,
 			 uint64_t ticks, uint64_t extra)
 {
-	struct tracebuf_thread *t = &__tracebuf_self;
-
-	if (t->begin_epoch != __tracebuf_epoch())
-		return false;
-	if (__builtin_expect(!t->begin_depth, 0)) {
-		if (t->begin_dropped) {
-			t->begin_dropped--;
-			__tracebuf_drop();
-		}
-		return false;
-	}
-	t->begin_depth--;
-	return __tracebuf_emit_fast(site, type, args, nargs, ticks, extra);
+	return __tracebuf_end_due() &&
+	       __tracebuf_emit_fast(site, type, args, nargs, ticks, extra);
 }
 
 /* The one-load-one-branch test every macro starts with. */
