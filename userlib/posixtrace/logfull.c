@@ -31,9 +31,11 @@
  *
  * Either bound is checked when data have been written, so a log may
  * exceed log-max-size by what was written before the stream's thread
- * looked: a stream buffer, or with POSIX_TRACE_FLUSH the halves saved
- * meanwhile (on a loaded machine, up to two buffers' worth); a LOOP log
- * keeps at least its newest part.  A log that cannot be cut back (a
+ * looked: what a stop or a flush writes (a stream buffer at most), or
+ * with POSIX_TRACE_FLUSH the halves saved meanwhile (both at most: the
+ * provider writes into a half again only once it is saved); a LOOP log
+ * keeps at least its newest part, which with POSIX_TRACE_FLUSH holds
+ * under an eighth of log-max-size and a buffer's worth.  A log that cannot be cut back (a
  * pipe) does not loop: LOOP is APPEND there.
  */
 #define _GNU_SOURCE

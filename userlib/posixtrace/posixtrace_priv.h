@@ -164,7 +164,7 @@ static inline uint64_t pt_system_record_size(uint64_t name_len, uint64_t data_le
  * as given.  The standard's promise (posix_trace_attr_getstreamsize(3p)):
  * events whose maximum sizes (posix_trace_attr_getmaxusereventsize())
  * add up to at most stream-min-size are all recorded.  The stream's
- * buffer is sized for that (pt_buffer_size(), with
+ * buffer is sized for that (pt_stream_buffer_size(), with
  * tracebuf_buffer_size_for()): stream-min-size bytes of events of up to
  * max-data-size, written by up to PT_STREAM_WRITERS threads at once, fit
  * one rolling buffer, beside PT_STREAM_DURABLE bytes of string and thread
@@ -182,6 +182,25 @@ static inline uint64_t pt_system_record_size(uint64_t name_len, uint64_t data_le
 #define PT_STREAM_DURABLE	(1024u + __TRACEBUF_PT_USER_EVENT_MAX * \
 				 (8u + ((__TRACEBUF_PT_EVENT_NAME_MAX + 7u) & ~7u)) + \
 				 PT_STREAM_THREADS * 128u)
+
+/*
+ * The buffer of a stream of @stream_size and @max_data_size in
+ * TRACEBUF_MODE_* @mode: the smallest that holds stream_size bytes of
+ * events of up to max_data_size (above), a whole number of pages; 0 when
+ * none does.  The streams' one rule (stream.c), which the tests use to
+ * bound what a buffer writes.
+ */
+static inline uint64_t pt_stream_buffer_size(uint64_t stream_size, uint64_t max_data_size,
+					     uint32_t mode)
+{
+	uint64_t align = TRACEBUF_BUFFER_ALIGN;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page > 0 && (uint64_t)page > align)
+		align = (uint64_t)page;
+	return tracebuf_buffer_size_for(mode, stream_size, pt_event_record_size(max_data_size),
+					PT_STREAM_WRITERS, PT_STREAM_DURABLE, align);
+}
 
 /*
  * log-max-size: at least one smallest buffer (a log receives whole

@@ -99,23 +99,6 @@ static int pt_create_errno(int ret)
 }
 
 /*
- * The stream's buffer in @mode: the smallest that holds stream-min-size
- * bytes of events of up to max-data-size (posixtrace_priv.h); 0 when
- * none does.
- */
-static uint64_t pt_buffer_size(const struct pt_attr *a, uint32_t mode)
-{
-	uint64_t align = TRACEBUF_BUFFER_ALIGN;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (page > 0 && (uint64_t)page > align)
-		align = (uint64_t)page;
-	return tracebuf_buffer_size_for(mode, a->stream_size,
-					pt_event_record_size(a->max_data_size),
-					PT_STREAM_WRITERS, PT_STREAM_DURABLE, align);
-}
-
-/*
  * Write the log's attributes record, right after the magic record, as the
  * session's own (tracebuf_session_write()): behind a provider info
  * record, as a trace of tracebufctl's begins, so that no record of the
@@ -289,7 +272,8 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		cfg.mode = TRACEBUF_MODE_STREAMING;
 		break;
 	}
-	cfg.buffer_size = pt_buffer_size(&t->attr, cfg.mode);
+	cfg.buffer_size = pt_stream_buffer_size(t->attr.stream_size, t->attr.max_data_size,
+						cfg.mode);
 	t->buffer_size = cfg.buffer_size;
 	if (!cfg.buffer_size) {
 		ret = ENOMEM;

@@ -1956,6 +1956,38 @@ static size_t log_increasing(int fd, uint64_t *first, uint64_t *last)
 	return n;
 }
 
+/*
+ * What a POSIX_TRACE_FLUSH stream with @attr may write to its log between
+ * two looks of its thread at the log (pt_log_written(), after each
+ * dispatch of the session's messages): the halves of its buffer saved
+ * meanwhile, two at most (the provider asks for a half's save once it
+ * filled it, and writes into it again only once it is saved; a dispatch
+ * reads the messages waiting, fewer than 32, once), or, at a stop, what
+ * the two hold; the durable records, once per part of the log; and the
+ * small records besides (provider, section, drop and initialization
+ * records, system events), under 1 KiB.
+ */
+static uint64_t saved_between_looks(const trace_attr_t *attr)
+{
+	const struct pt_attr *a = (const struct pt_attr *)attr;
+	uint64_t size = pt_stream_buffer_size(a->stream_size, a->max_data_size,
+					      TRACEBUF_MODE_STREAMING);
+
+	if (!size)
+		T_FAIL("no buffer for the stream");
+	return 2 * tracebuf_layout_rolling_size(size, TRACEBUF_MODE_STREAMING) +
+	       tracebuf_layout_durable_size(size, TRACEBUF_MODE_STREAMING) + 1024;
+}
+
+/* The largest system event: a stream's STOP is written after its last look. */
+static uint64_t system_event_max(const trace_attr_t *attr)
+{
+	size_t size = 0;
+
+	T_CHECK_EQ(posix_trace_attr_getmaxsystemeventsize(attr, &size), 0, return 0);
+	return size;
+}
+
 static void log_attr(trace_attr_t *attr, int stream_policy, size_t stream_size,
 		     int log_policy, size_t log_size)
 {
@@ -1998,12 +2030,11 @@ static void log_until_full_stops_the_stream(void)
 	T_EXPECT_EQ(st.posix_log_full_status, POSIX_TRACE_FULL);
 	T_EXPECT(fd_size(fd) >= 256 * 1024);
 	/*
-	 * over by what was saved before the stream's thread saw it full: up
-	 * to two buffers' worth (logfull.c); a 64 KiB stream's buffer is
-	 * the smallest, 560 KiB (posix_trace(7)), so a half is 280 KiB at
-	 * most, and two of them may be saved in one dispatch
+	 * over by what was saved before the stream's thread saw it full,
+	 * then its STOP (the stop itself writes nothing: logfull.c)
 	 */
-	T_EXPECT(fd_size(fd) <= (256 + 2 * 280 + 8) * 1024);
+	T_EXPECT((uint64_t)fd_size(fd) < 256 * 1024 + saved_between_looks(&attr) +
+					     system_event_max(&attr));
 	/* what fitted, from the first event on, and STOP last */
 	n = log_increasing(fd, &first, &last);
 	T_EXPECT(n > 1000);
@@ -2134,20 +2165,36 @@ static void log_loop_smaller_than_the_stream(void)
  * log-max-size and drops the oldest.  How much it keeps depends on how
  * large the parts grew (the halves saved between two looks): at least
  * the newest part.
+ *
+ * The most it holds (logfull.c): a look that finds the newest part at an
+ * eighth of log-max-size (T) or more starts a new one and drops the
+ * oldest parts while the log is over log-max-size (L), never the newest
+ * that holds records.  That part held less than T at the look before,
+ * so less than T + W now (W: saved_between_looks()), and the log is then
+ * at most L, or its head, that part and the new part's magic record.
+ * The new part grows below T before a look starts another, and the
+ * shutdown's STOP comes after the last look.
  */
 static void log_loop_of_a_flush_stream(void)
 {
+	const uint64_t log_size = 256 * 1024, part = log_size / 8;
 	struct posix_trace_status_info st;
 	trace_event_id_t a;
 	trace_attr_t attr;
 	trace_id_t trid;
-	uint64_t first, last;
+	uint64_t first, last, head, newest, bound;
 	int fd = log_fd();
 	char shape[4096];
 	size_t n;
 
-	log_attr(&attr, POSIX_TRACE_FLUSH, 64 * 1024, POSIX_TRACE_LOOP, 256 * 1024);
-	self_log_start(&attr, fd, "lf", &trid, &a);
+	log_attr(&attr, POSIX_TRACE_FLUSH, 64 * 1024, POSIX_TRACE_LOOP, log_size);
+	T_ASSERT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), 0);
+	/* the magic record, the session's provider record and the attributes */
+	head = (uint64_t)fd_size(fd);
+	newest = head + part + saved_between_looks(&attr) + 8;
+	bound = (newest > log_size ? newest : log_size) + part + system_event_max(&attr);
+	T_ASSERT_EQ(posix_trace_eventid_open("lf", &a), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
 	/* 16 MB of events, paced so that the stream's thread saves most */
 	for (uint64_t i = 0; i < 200000; i++) {
 		posix_trace_event(a, &i, sizeof(i));
@@ -2158,9 +2205,9 @@ static void log_loop_of_a_flush_stream(void)
 	T_EXPECT_EQ(st.posix_log_overrun_status, POSIX_TRACE_OVERRUN);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
 	n = log_increasing(fd, &first, &last);
-	printf("# %zu events in the log, %" PRIu64 " to %" PRIu64 ", %lld bytes\n", n, first,
-	       last, (long long)fd_size(fd));
-	T_EXPECT(fd_size(fd) <= (256 + 2 * 64 + 8) * 1024);
+	printf("# %zu events in the log, %" PRIu64 " to %" PRIu64 ", %lld bytes of at most "
+	       "%" PRIu64 "\n", n, first, last, (long long)fd_size(fd), bound);
+	T_EXPECT((uint64_t)fd_size(fd) <= bound);
 	T_EXPECT(fd_size(fd) >= 32 * 1024);
 	T_EXPECT(first > 100000);
 	T_EXPECT(n > 300);
