@@ -8,24 +8,97 @@
 #ifndef PTVM_H
 #define PTVM_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <trace.h>
 
 #include "../../../tests/padcheck.h"
 
+/*
+ * Every log a test makes is read by scripts/fxt-check.py too: log_fd()
+ * keeps a file descriptor of its own on each, and when the process that
+ * made them exits (a test's, ktap.h: with exit()), each that holds
+ * anything goes to $TB_OUT as PROGRAM-PID-N.fxt, where vm-results.sh
+ * reads every *.fxt, strings checked for UTF-8.
+ */
+#define PTVM_LOGS_MAX	64
+
+struct ptvm_logs {
+	pid_t pid;		/* of the process that made them */
+	int n, fd[PTVM_LOGS_MAX];
+};
+
+static inline struct ptvm_logs *ptvm_logs(void)
+{
+	static struct ptvm_logs logs;
+
+	return &logs;
+}
+
+static inline void ptvm_leave_log(int fd, const char *to)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (out < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		if (write(out, buf, (size_t)n) != n)
+			break;
+		off += n;
+	}
+	close(out);
+}
+
+static inline void ptvm_leave_logs(void)
+{
+	struct ptvm_logs *l = ptvm_logs();
+	const char *dir = getenv("TB_OUT");
+	char to[4096];
+	struct stat st;
+
+	/* not in a child of fork() that exits */
+	if (l->pid != getpid())
+		return;
+	for (int i = 0; i < l->n; i++) {
+		if (dir && !fstat(l->fd[i], &st) && st.st_size > 0 &&
+		    snprintf(to, sizeof(to), "%s/%s-%d-%d.fxt", dir, program_invocation_short_name,
+			     (int)l->pid, i) < (int)sizeof(to))
+			ptvm_leave_log(l->fd[i], to);
+		close(l->fd[i]);
+	}
+	l->n = 0;
+}
+
 /* A log: an anonymous file, closed on exec. */
 static inline int log_fd(void)
 {
+	struct ptvm_logs *l = ptvm_logs();
 	int fd = memfd_create("posix-log", MFD_CLOEXEC);
 
 	if (fd < 0) {
 		perror("memfd_create");
 		exit(2);
+	}
+	if (l->pid != getpid()) {
+		l->pid = getpid();
+		l->n = 0;
+		atexit(ptvm_leave_logs);
+	}
+	if (l->n < PTVM_LOGS_MAX) {
+		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		if (keep >= 0)
+			l->fd[l->n++] = keep;
 	}
 	return fd;
 }
