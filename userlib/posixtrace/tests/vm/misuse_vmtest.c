@@ -156,6 +156,16 @@ static const struct call calls[] = {
 
 #define NCALLS	(sizeof(calls) / sizeof(calls[0]))
 
+/*
+ * What each call takes, in the order of calls[]: an active stream only
+ * (S), a log only (L), or either (B).  A stream with a log is read
+ * through its log, so that posix_trace_getnext_event() takes a stream
+ * without a log or a log.
+ */
+static const char kinds[] = "SSSBSSBBBLBBSSSSSL";
+
+_Static_assert(sizeof(kinds) == NCALLS + 1, "a kind for each call");
+
 /* Each call with @trid, here: each returns EINVAL, none hangs. */
 static void expect_einval_here(trace_id_t trid, const char *what)
 {
@@ -406,6 +416,53 @@ static void child_that_lives_on_keeps_no_stream(void)
 	close(fd2);
 }
 
+/*
+ * A log's id where a function takes an active stream, and a stream's
+ * where it takes a log: EINVAL, as their manual pages say ("does not
+ * correspond to an active trace stream", "to a valid trace log"), and
+ * the stream and the log are as they were.
+ */
+static void wrong_kind_ids_are_einval(void)
+{
+	int fd = log_fd(), old_fd = log_fd();
+	trace_id_t trid, log;
+	trace_event_id_t id;
+	uint64_t next = 0;
+
+	/* a log of 100 events */
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, old_fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("misuse", &id), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	record(id, &next, 100);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	T_ASSERT_EQ(t_log_open(old_fd, &log), 0);
+
+	next = 0;
+	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	record(id, &next, 100);
+	for (size_t i = 0; i < NCALLS; i++) {
+		trace_id_t wrong = kinds[i] == 'S' ? log : kinds[i] == 'L' ? trid : 0;
+		int ret;
+
+		if (!wrong)
+			continue;
+		alarm(CALL_TIMEOUT);
+		ret = calls[i].fn(wrong);
+		alarm(0);
+		if (ret != EINVAL)
+			T_FAIL("%s(the %s's id) returned %d (%s), not EINVAL", calls[i].name,
+			       kinds[i] == 'S' ? "log" : "stream", ret, strerror(ret));
+	}
+	/* the log still reads whole, and closes */
+	T_EXPECT_EQ(log_count_in_order(old_fd, id), 100);
+	T_EXPECT_EQ(call_get_attr(log), 0);
+	T_EXPECT_EQ(posix_trace_close(log), 0);
+	stream_still_works(trid, fd, id, next);
+	close(fd);
+	close(old_fd);
+}
+
 /* Providers named posix_trace.* registered now. */
 static int posix_providers(void)
 {
@@ -461,6 +518,7 @@ static void failed_example_leaves_no_provider(void)
 static const struct t_test tests[] = {
 	T_TEST(garbage_ids_are_einval),
 	T_TEST(stale_ids_are_einval),
+	T_TEST(wrong_kind_ids_are_einval),
 	T_TEST(parent_ids_are_einval_in_a_child),
 	T_TEST(child_that_lives_on_keeps_no_stream),
 	T_TEST(failed_example_leaves_no_provider),
