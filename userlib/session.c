@@ -1150,11 +1150,12 @@ TRACEBUF_API int tracebuf_session_write(struct tracebuf_session *s, const void *
 
 /*
  * A new file that reads alone: each tracee's next read-out (a save in
- * tb_save(), or the last one, tracebuf_readout()) writes its provider
- * info record and its durable records again, from the start of its
- * durable buffer.  Its rolling buffers are not affected: those written
- * stay in the file they went to (the halves after last_saved_wrap come
- * next, as before).
+ * tb_save(), a flush's, or the last one, tracebuf_readout()) writes its
+ * provider info record and its durable records again, from the start of
+ * its durable buffer.  Its rolling buffers are not affected: those
+ * written stay in the file they went to (the halves after
+ * last_saved_wrap, or what came after a flush's mark, come next, as
+ * before).
  */
 TRACEBUF_API int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
 {
@@ -1163,8 +1164,6 @@ TRACEBUF_API int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
 
 	if (fd < 0 || s->in_notify)
 		return -EINVAL;
-	if (s->cfg.mode != TRACEBUF_MODE_STREAMING)
-		return -EOPNOTSUPP;
 	/* all that was written so far goes to the current file */
 	ret = tracebuf_out_flush(&s->out);
 	if (ret)

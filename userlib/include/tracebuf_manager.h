@@ -441,11 +441,13 @@ int tracebuf_session_write(struct tracebuf_session *s, const void *records, size
  * record.  Each provider's next data in @fd comes behind its provider
  * info record and all its durable records again (its initialization
  * record, the strings and threads it refers to), so that each file reads
- * alone.  Streaming sessions, in any state (the other modes write their
- * trace once, at the end).  Not from the notify callback.
- * tracebuf_session_bytes() goes on counting: its value before the call is
- * where @fd's bytes begin.
- * Return: 0, -EOPNOTSUPP (not streaming), -EINVAL (@fd < 0, or called
+ * alone.  Any mode, in any state (since 1.4: before, streaming only):
+ * streaming writes a half as it fills, the other modes at each
+ * tracebuf_session_flush() and at the end.  @fd may be the output itself,
+ * so that what comes next reads alone in it.  Not from the notify
+ * callback.  tracebuf_session_bytes() goes on counting: its value before
+ * the call is where @fd's bytes begin.
+ * Return: 0, -EINVAL (@fd < 0, or called
  * from the callback), or a write error (-errno): of the current output
  * (the session's error: nothing changed), or of the magic record to @fd
  * (the session's error, on @fd).

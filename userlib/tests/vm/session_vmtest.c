@@ -610,8 +610,7 @@ static void on_note_rotate(void *arg, const struct tracebuf_session_note *n)
  * record, the initialization record and the strings and threads again
  * before the provider's data; no ref left unresolved), holds what
  * tracebuf_session_bytes() grew by meanwhile, and together they hold
- * every event once.  Refused for other modes, a bad fd, and from the
- * notify callback.
+ * every event once.  Refused for a bad fd, and from the notify callback.
  */
 static void streaming_rotates_files(void)
 {
@@ -630,7 +629,7 @@ static void streaming_rotates_files(void)
 
 	s = session(TRACEBUF_MODE_ONESHOT, 64 * KIB, &fd);
 	T_ASSERT(s);
-	T_EXPECT_EQ(tracebuf_session_rotate(s, fd), -EOPNOTSUPP);
+	T_EXPECT_EQ(tracebuf_session_rotate(s, -1), -EINVAL);
 	tracebuf_session_destroy(s);
 	close(fd);
 
