@@ -164,6 +164,23 @@ static int pt_log_trim(struct pt_trace *t)
 	return 0;
 }
 
+/*
+ * A LOOP log of a stream that is not POSIX_TRACE_FLUSH: what a stop or a
+ * flush writes next is a part of its own, from the magic record on, with
+ * the provider's info and durable records again (tracebuf_session_rotate()
+ * on the log itself), so that it reads alone when the parts before it are
+ * dropped.  Not when the newest part holds nothing yet.
+ */
+static void pt_log_part(struct pt_trace *t)
+{
+	uint64_t end = pt_log_end(t);
+
+	if (t->units[t->nunits - 1] + TRACEBUF_LIB_FXT_WORD >= end)
+		return;
+	if (!tracebuf_session_rotate(t->session, t->log_fd))
+		pt_log_unit_add(t, end);
+}
+
 bool pt_log_before_stop(struct pt_trace *t)
 {
 	if (t->attr.log_policy == POSIX_TRACE_UNTIL_FULL) {
@@ -172,6 +189,8 @@ bool pt_log_before_stop(struct pt_trace *t)
 		return !t->log_full;
 	}
 	/* a LOOP log makes room once the stop's part is in (pt_log_trim()) */
+	if (pt_log_loops(t) && t->attr.stream_policy != POSIX_TRACE_FLUSH)
+		pt_log_part(t);
 	return true;
 }
 
@@ -190,9 +209,8 @@ bool pt_log_written(struct pt_trace *t)
 		if (!pt_log_loops(t))
 			return false;
 		if (t->attr.stream_policy != POSIX_TRACE_FLUSH) {
-			/* a stop's data: the next part begins here */
-			if (!pt_log_unit_add(t, end))
-				pt_log_trim(t);
+			/* a stop's or a flush's part is in (pt_log_part()) */
+			pt_log_trim(t);
 			return false;
 		}
 		if (end - t->units[t->nunits - 1] < (part ? part : 1))

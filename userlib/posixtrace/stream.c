@@ -429,12 +429,21 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 	return ret;
 }
 
-/* Back to the log as posix_trace_create_withlog() left it. */
+/*
+ * Back to the log as posix_trace_create_withlog() left it; what the
+ * session writes next comes behind the magic record and its providers'
+ * info and durable records again (tracebuf_session_rotate()), since those
+ * it wrote before are cut off with the rest.
+ */
 static int pt_log_clear(struct pt_trace *t)
 {
 	int ret = pt_log_cut(t, (uint64_t)t->log_start);
 
-	return ret ? ret : pt_log_reset(t);
+	if (!ret)
+		ret = pt_log_reset(t);
+	if (!ret && tracebuf_session_rotate(t->session, t->log_fd))
+		ret = EIO;
+	return ret;
 }
 
 POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
