@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -222,14 +223,47 @@ out_unlock:
 }
 
 /*
+ * How the provider's process stands as its file closes, for MSG_GONE's
+ * pkt (TRACEBUF_GONE_*).  The last fput of a process that exits runs in
+ * that process, in do_exit() after its exit code is set: a wait status,
+ * the group's when the whole thread group exits.  A file closed by
+ * another process that shared it, or by a kernel thread, says nothing of
+ * the provider's process: that is left unknown (0).
+ */
+static void tracebuf_gone_status(const struct tracebuf_provider *p,
+				 struct tracebuf_pkt *pkt)
+{
+	const struct signal_struct *sig = current->signal;
+	int code;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (!p->pid || (current->flags & PF_KTHREAD) ||
+	    task_tgid(current) != p->pid)
+		return;
+	if (!(current->flags & PF_EXITING)) {
+		pkt->data16 = TRACEBUF_GONE_CLOSED;
+		return;
+	}
+	if (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT)
+		code = READ_ONCE(sig->group_exit_code);
+	else
+		code = READ_ONCE(current->exit_code);
+	pkt->data16 = TRACEBUF_GONE_EXITED;
+	pkt->data32 = code & 0xffff;
+}
+
+/*
  * The provider's file is closed.  It leaves the registry; its manager is
- * told with the state it died in and keeps the buffer through its handle.
+ * told with the state it died in and how its process ended, and keeps the
+ * buffer through its handle.
  */
 void tracebuf_provider_release(struct tracebuf_provider *p)
 {
 	struct tracebuf_manager *m;
+	struct tracebuf_pkt gone;
 
 	tracebuf_notify_release(&p->notify);
+	tracebuf_gone_status(p, &gone);
 
 	mutex_lock(&tracebuf_lock);
 	xa_erase(&tracebuf_providers, p->id);
@@ -243,7 +277,7 @@ void tracebuf_provider_release(struct tracebuf_provider *p)
 		/* The owner's reference moves to the GONE message. */
 		tracebuf_provider_detach(p);
 		p->state = last;
-		tracebuf_manager_push(m, p, TRACEBUF_MSG_GONE, NULL,
+		tracebuf_manager_push(m, p, TRACEBUF_MSG_GONE, &gone,
 				      &p->gone_node);
 		tracebuf_provider_put(p);
 	}

@@ -238,7 +238,7 @@ static void tb_check_version(struct __test_metadata *_metadata,
 			    TRACEBUF_FEAT_TRACING_NAMES | TRACEBUF_FEAT_BUFFER_ALIGN |
 			    TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE |
 			    TRACEBUF_FEAT_SEAL_SAVES | TRACEBUF_FEAT_SEAL_STOPS |
-			    TRACEBUF_FEAT_SAVE_NOW;
+			    TRACEBUF_FEAT_SAVE_NOW | TRACEBUF_FEAT_GONE_STATUS;
 	size_t page = tb_page_size();
 	long long val;
 

@@ -3,11 +3,14 @@
  * tracebuf peers going away: a provider SIGKILLed while writing records
  * (its buffer stays readable through the manager's handle with every
  * completed record), a manager SIGKILLed (its providers get MANAGER_GONE
- * and can be initialized again), and clean closes in every state.
+ * and can be initialized again), clean closes in every state, and how the
+ * provider's process ended, as MSG_GONE tells it.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "tracebuf_selftests.h"
 
@@ -206,6 +209,8 @@ TEST_F(killed_provider, manager_told_gone_with_last_state)
 	tb_next_msg(_metadata, self->mgr, self->id, TRACEBUF_MSG_GONE,
 		    TRACEBUF_STATE_STARTED, &msg);
 	EXPECT_EQ(0, msg.pkt.request);
+	EXPECT_EQ(TRACEBUF_GONE_EXITED, msg.pkt.data16);
+	EXPECT_EQ((__u32)SIGKILL, msg.pkt.data32);
 	EXPECT_EQ(0ULL, msg.pkt.data64);
 	EXPECT_EQ(-ESRCH, mgr_find(self->mgr, self->id, NULL));
 	EXPECT_EQ(-ESRCH, mgr_stop(self->mgr, self->id));
@@ -488,6 +493,9 @@ TEST_F(close_in, provider_close_tells_owner)
 		tb_next_msg(_metadata, self->p.mgr, self->p.id,
 			    TRACEBUF_MSG_GONE, variant->state, &msg);
 		EXPECT_EQ(0, msg.pkt.request);
+		/* closed by a process that lives on */
+		EXPECT_EQ(TRACEBUF_GONE_CLOSED, msg.pkt.data16);
+		EXPECT_EQ(0U, msg.pkt.data32);
 		ASSERT_EQ((ssize_t)sizeof(hdr),
 			  pread(self->p.buf_fd, &hdr, sizeof(hdr), 0));
 		EXPECT_EQ(TRACEBUF_HEADER_MAGIC, hdr.magic);
@@ -523,6 +531,7 @@ TEST_F(close_in, provider_close_after_unmap_tells_owner)
 TEST_F(close_in, provider_exit_tells_owner)
 {
 	bool registered = variant->state == TRACEBUF_STATE_REGISTERED;
+	struct tracebuf_mgr_msg msg;
 	pid_t pid;
 
 	/*
@@ -545,7 +554,10 @@ TEST_F(close_in, provider_exit_tells_owner)
 		EXPECT_EMPTY(self->p.mgr);
 	} else {
 		tb_next_msg(_metadata, self->p.mgr, self->p.id,
-			    TRACEBUF_MSG_GONE, variant->state, NULL);
+			    TRACEBUF_MSG_GONE, variant->state, &msg);
+		/* another process than the provider's closed it: unknown */
+		EXPECT_EQ(0, msg.pkt.data16);
+		EXPECT_EQ(0U, msg.pkt.data32);
 	}
 	EXPECT_EQ(-ESRCH, mgr_find(self->p.mgr, self->p.id, NULL));
 }
@@ -572,6 +584,139 @@ TEST_F(close_in, manager_close_tells_provider)
 	if (buf2 >= 0)
 		close(buf2);
 	close(mgr2);
+}
+
+/* ------------------------------------------------------------------ */
+/* How the provider's process ended (ABI 1.11)                        */
+
+enum tb_end { TB_END_EXIT, TB_END_SIGTERM, TB_END_SEGV, TB_END_THREAD_EXIT };
+
+FIXTURE(gone_status) {
+	int mgr;
+	pid_t child;
+};
+
+FIXTURE_VARIANT(gone_status) {
+	enum tb_end end;
+};
+
+FIXTURE_VARIANT_ADD(gone_status, exit_3) { .end = TB_END_EXIT };
+FIXTURE_VARIANT_ADD(gone_status, killed_by_sigterm) { .end = TB_END_SIGTERM };
+FIXTURE_VARIANT_ADD(gone_status, crashed_with_sigsegv) { .end = TB_END_SEGV };
+FIXTURE_VARIANT_ADD(gone_status, thread_calls_exit_5) { .end = TB_END_THREAD_EXIT };
+
+FIXTURE_SETUP(gone_status)
+{
+	self->mgr = -1;
+	self->child = -1;
+	TB_REQUIRE_DEV();
+	self->mgr = tb_open_manager(0, NULL);
+	ASSERT_LE(0, self->mgr);
+}
+
+FIXTURE_TEARDOWN(gone_status)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		tb_wait_child(self->child);
+	}
+	tb_close(&self->mgr);
+}
+
+static void *tb_exit_5(void *arg)
+{
+	(void)arg;
+	exit(5);
+}
+
+/* The provider: register, tell the id, wait for the word, then end. */
+static void __attribute__((noreturn)) tb_ender(int out_fd, int in_fd,
+					       enum tb_end end)
+{
+	const struct rlimit no_core = { 0, 0 };
+	pthread_t thread;
+	__u32 id;
+	char go;
+	int fd;
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	fd = tb_open_provider("ender", &id);
+	if (fd < 0 || write(out_fd, &id, sizeof(id)) != sizeof(id))
+		_exit(10);
+	if (read(in_fd, &go, 1) != 1)
+		_exit(11);
+	switch (end) {
+	case TB_END_EXIT:
+		_exit(3);
+	case TB_END_SEGV:
+		/* go is 0: a store to address 0 */
+		*(volatile int *)(uintptr_t)go = 1;
+		_exit(12);
+	case TB_END_THREAD_EXIT:
+		/* exit_group() from a thread other than the leader */
+		if (pthread_create(&thread, NULL, tb_exit_5, NULL))
+			_exit(13);
+		break;
+	case TB_END_SIGTERM:
+		break;
+	}
+	for (;;)
+		pause();
+}
+
+/*
+ * MSG_GONE of a provider whose process ended says so, with the status
+ * wait() reports for that process.
+ */
+TEST_F(gone_status, manager_told_how_it_exited)
+{
+	struct tracebuf_mgr_msg msg;
+	int to_child[2], from_child[2], status;
+	__u32 id;
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		close(to_child[1]);
+		close(from_child[0]);
+		tb_ender(from_child[1], to_child[0], variant->end);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ((ssize_t)sizeof(id), read(from_child[0], &id, sizeof(id)));
+	close(from_child[0]);
+	ASSERT_EQ(0, mgr_initialize(self->mgr, id, TRACEBUF_MODE_ONESHOT,
+				    tb_buffer_min(), NULL, NULL));
+	if (variant->end == TB_END_SIGTERM) {
+		ASSERT_EQ(0, kill(self->child, SIGTERM));
+	} else {
+		ASSERT_EQ(1, write(to_child[1], "", 1));
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	close(to_child[1]);
+	self->child = -1;
+	switch (variant->end) {
+	case TB_END_EXIT:
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+		break;
+	case TB_END_SIGTERM:
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+		break;
+	case TB_END_SEGV:
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+		break;
+	case TB_END_THREAD_EXIT:
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+		break;
+	}
+	tb_next_msg(_metadata, self->mgr, id, TRACEBUF_MSG_GONE,
+		    TRACEBUF_STATE_INITIALIZED, &msg);
+	EXPECT_EQ(0, msg.pkt.request);
+	EXPECT_EQ(TRACEBUF_GONE_EXITED, msg.pkt.data16);
+	EXPECT_EQ((__u32)status, msg.pkt.data32);
+	EXPECT_EQ(0ULL, msg.pkt.data64);
 }
 
 TEST_HARNESS_MAIN

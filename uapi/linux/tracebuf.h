@@ -166,7 +166,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	10
+#define TRACEBUF_ABI_MINOR	11
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -500,6 +500,9 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_SAVE_NOW		_BITULL(15)	/* SNAPSHOT in streaming
 							 * mode: a save now
 							 */
+#define TRACEBUF_FEAT_GONE_STATUS	_BITULL(16)	/* MSG_GONE says how
+							 * the process ended
+							 */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -808,7 +811,9 @@ struct tracebuf_mgr_msg {
 	__u16 state;			/* provider state after the event; for
 					 * MSG_GONE the state it died in
 					 */
-	struct tracebuf_pkt pkt;	/* MSG_PACKET only, else zero */
+	struct tracebuf_pkt pkt;	/* MSG_PACKET; MSG_GONE (below);
+					 * else zero
+					 */
 };
 
 #define TRACEBUF_MSG_PACKET		1	/* a packet from the provider */
@@ -817,6 +822,19 @@ struct tracebuf_mgr_msg {
 						 * yours; buffer_fd still reads
 						 */
 #define TRACEBUF_MSG_REGISTRY		4	/* providers came or went */
+
+/*
+ * MSG_GONE's pkt (ABI 1.11, TRACEBUF_FEAT_GONE_STATUS; zero before): how
+ * the provider's process stood when its file closed.  data16 is
+ * TRACEBUF_GONE_EXITED when the process was exiting, and data32 then
+ * holds how it exits, as wait() reports it (WIFEXITED and WEXITSTATUS,
+ * WIFSIGNALED, WTERMSIG and WCOREDUMP apply); TRACEBUF_GONE_CLOSED when
+ * it lived on (it closed the file, or an exec did); 0 when the file was
+ * closed by another process (one that inherited it) or by the kernel, and
+ * nothing is known.  request and data64 stay zero.
+ */
+#define TRACEBUF_GONE_EXITED		0x0001
+#define TRACEBUF_GONE_CLOSED		0x0002
 
 /* ---------------------------------------------------------------------- */
 /* Generic netlink: the registry, read-only (TRACEBUF_FEAT_GENL).         */
