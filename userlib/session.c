@@ -578,6 +578,9 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 		 * had sent STOPPED, and then it was read out already)
 		 */
 		t->info.state = TRACEBUF_LIB_TRACEE_GONE;
+		/* zero from a module before ABI 1.11: unknown */
+		t->gone_how = msg->pkt.data16;
+		t->gone_status = msg->pkt.data32;
 		if (t->was_started)
 			tracebuf_readout(s, t, msg->state == TRACEBUF_STATE_STOPPED);
 		tb_release_buffer(t);
@@ -1093,6 +1096,30 @@ TRACEBUF_API int tracebuf_session_providers(const struct tracebuf_session *s,
 		tb_live_counts(t, &out[i]);
 	}
 	return (int)n;
+}
+
+TRACEBUF_API int tracebuf_session_provider_end(const struct tracebuf_session *s,
+					       uint32_t id, int *wait_status)
+{
+	const struct tb_tracee *t = s->tracees;
+	int how = TRACEBUF_LIB_END_UNKNOWN;
+
+	while (t && t->info.id != id)
+		t = t->next;
+	if (!t)
+		return -ENOENT;
+	if (wait_status)
+		*wait_status = 0;
+	if (t->info.state != TRACEBUF_LIB_TRACEE_GONE)
+		return how;
+	if (t->gone_how == TRACEBUF_GONE_EXITED) {
+		how = TRACEBUF_LIB_END_EXITED;
+		if (wait_status)
+			*wait_status = (int)(t->gone_status & 0xffff);
+	} else if (t->gone_how == TRACEBUF_GONE_CLOSED) {
+		how = TRACEBUF_LIB_END_CLOSED;
+	}
+	return how;
 }
 
 TRACEBUF_API uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)

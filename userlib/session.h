@@ -62,6 +62,9 @@ struct tb_tracee {
 	uint64_t mark_end;
 	struct tb_seal_view view[2];		/* per rolling buffer, or none */
 	uint16_t stop_sealed;			/* STOPPED's, until a START */
+	/* MSG_GONE's: how its process ended (tracebuf_session_provider_end()) */
+	uint16_t gone_how;			/* TRACEBUF_GONE_*, 0: unknown */
+	uint32_t gone_status;			/* EXITED: the wait status */
 };
 
 struct tb_out {

@@ -360,6 +360,29 @@ int tracebuf_session_terminate(struct tracebuf_session *s);
  */
 int tracebuf_session_providers(const struct tracebuf_session *s,
 			       struct tracebuf_session_provider *out, size_t cap);
+/* How a provider that went (TRACEBUF_LIB_TRACEE_GONE) ended. */
+#define TRACEBUF_LIB_END_UNKNOWN	0	/* not gone, a module before ABI
+						 * 1.11, or its file was closed by
+						 * another process (one it shared
+						 * the file with) or the kernel
+						 */
+#define TRACEBUF_LIB_END_EXITED		1	/* its process exited: the wait
+						 * status tells how
+						 */
+#define TRACEBUF_LIB_END_CLOSED		2	/* its process closed the file
+						 * (or an exec did) and ran on
+						 */
+/**
+ * tracebuf_session_provider_end() - how provider @id, gone while the
+ * session owned it, ended, as the kernel saw its file close (module ABI
+ * 1.11, TRACEBUF_FEAT_GONE_STATUS).
+ * @wait_status: if not NULL, for TRACEBUF_LIB_END_EXITED, how its process
+ *	exits, as wait() would report it (WIFEXITED(), WTERMSIG(), ...);
+ *	else 0
+ * Return: TRACEBUF_LIB_END_*, or -ENOENT if the session has no provider @id.
+ */
+int tracebuf_session_provider_end(const struct tracebuf_session *s, uint32_t id,
+				  int *wait_status);
 /**
  * tracebuf_session_snapshot() - write what the buffers of the session's
  * started providers hold now to @fd, a trace of its own (it starts with

@@ -824,13 +824,14 @@ static void restart_after_results(void)
 
 /*
  * Kill @ch's provider with SIGKILL and reap it; once @s saw it gone (5 s
- * at most) and harvested it as a crash, stop @s (its provider as it ends
- * in *@pi) and destroy it.
+ * at most), harvested it as a crash and knows how it ended (its wait
+ * status: tracebuf_session_provider_end()), stop @s (its provider as it
+ * ends in *@pi) and destroy it.
  */
 static void kill_and_harvest(struct child *ch, struct tracebuf_session *s,
 			     struct tracebuf_session_provider *pi)
 {
-	int status;
+	int status, end = -1;
 
 	kill(ch->pid, SIGKILL);
 	T_ASSERT_EQ(waitpid(ch->pid, &status, 0), ch->pid);
@@ -842,6 +843,9 @@ static void kill_and_harvest(struct child *ch, struct tracebuf_session *s,
 	T_ASSERT(find_prov(s, "writer", pi));
 	T_EXPECT_EQ(pi->state, TRACEBUF_LIB_TRACEE_GONE);
 	T_EXPECT(pi->crashed);
+	T_EXPECT_EQ(tracebuf_session_provider_end(s, pi->id, &end), TRACEBUF_LIB_END_EXITED);
+	T_EXPECT_EQ(end, status);
+	T_EXPECT_EQ(tracebuf_session_provider_end(s, 0, &end), -ENOENT);
 	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
 	T_ASSERT(find_prov(s, "writer", pi));
 	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
