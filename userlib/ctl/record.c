@@ -74,20 +74,38 @@ static void record_notify(void *arg, const struct tracebuf_session_note *note)
 	}
 }
 
-/* tracebuf_session_providers() into r->prov (resized); -errno. */
+/*
+ * tracebuf_session_providers() into r->prov, and how each that went
+ * ended into r->ends (both resized); -errno.
+ */
 int record_providers(struct record_run *r)
 {
 	int n = tracebuf_session_providers(r->s, r->prov, (size_t)r->nprov);
 
 	if (n > r->nprov) {
 		struct tracebuf_session_provider *p = realloc(r->prov, (size_t)n * sizeof(*p));
+		struct record_end *e;
 
 		if (!p)
 			return -ENOMEM;
 		r->prov = p;
+		e = realloc(r->ends, (size_t)n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		r->ends = e;
 		n = tracebuf_session_providers(r->s, r->prov, (size_t)n);
 	}
 	r->nprov = n;
+	for (int i = 0; i < n; i++) {
+		struct record_end *e = &r->ends[i];
+
+		e->wait = 0;
+		e->how = TRACEBUF_LIB_END_UNKNOWN;
+		if (r->prov[i].state == TRACEBUF_LIB_TRACEE_GONE)
+			e->how = tracebuf_session_provider_end(r->s, r->prov[i].id, &e->wait);
+		if (e->how < 0)
+			e->how = TRACEBUF_LIB_END_UNKNOWN;
+	}
 	return 0;
 }
 
@@ -848,6 +866,7 @@ out_signals:
 	free(r.overrides);
 	free(r.procs);
 	free(r.prov);
+	free(r.ends);
 	free(r.cat_known);
 	free(r.file_path);
 	free(r.prev_path);

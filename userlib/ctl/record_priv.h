@@ -45,6 +45,16 @@ struct record_proc {
 	bool reaped;
 };
 
+/*
+ * How a provider that went ended, as the kernel saw its file close
+ * (tracebuf_session_provider_end()): TRACEBUF_LIB_END_*, and for
+ * TRACEBUF_LIB_END_EXITED its process's wait() status.
+ */
+struct record_end {
+	int how;
+	int wait;
+};
+
 struct record_run {
 	const struct tbctl_ctx *ctx;
 	const struct record_opts *o;
@@ -106,6 +116,7 @@ struct record_run {
 	uint64_t t0;
 	/* the summary, taken before the session is destroyed */
 	struct tracebuf_session_provider *prov;
+	struct record_end *ends;	/* per prov[]: how it ended */
 	int nprov;
 	uint64_t bytes;
 	bool *cat_known;		/* per -c category */

@@ -18,26 +18,36 @@
 #include "util.h"
 
 /*
- * Why provider @p, harvested as it left it (p->crashed), ended while
- * tracing: when record reaped its process (COMMAND's, or one COMMAND
- * left behind: record_reap()), what its wait() status says, in @buf
- * ("killed by SIGTERM", "crashed with SIGSEGV", "exited with status 0
- * without stopping tracing"); otherwise (the kernel says only that it
- * went, and its parent alone saw how) @otherwise.
+ * Why provider @p (r->prov[@i]), harvested as it left it (p->crashed),
+ * ended while tracing, in @buf: that it closed its file and ran on, or
+ * how its process ended ("killed by SIGTERM", "crashed with SIGSEGV",
+ * "exited with status 0 without stopping tracing"), as the kernel saw
+ * its file close (module ABI 1.11), else by its wait() status when record
+ * reaped it (COMMAND, or one COMMAND left behind: record_reap()); else
+ * (an older module, or a file another process closed last) @otherwise.
  */
-static const char *record_gone_cause(const struct record_run *r,
-				     const struct tracebuf_session_provider *p,
+static const char *record_gone_cause(const struct record_run *r, int i,
 				     const char *otherwise, char *buf, size_t len)
 {
+	const struct tracebuf_session_provider *p = &r->prov[i];
+	const struct record_end *end = r->ends ? &r->ends[i] : NULL;
 	const char *abbrev;
 	bool crash, known;
 	int st = 0, sig;
 
-	known = r->command && r->child_exited && p->pid == (uint32_t)r->command;
+	if (end && end->how == TRACEBUF_LIB_END_CLOSED) {
+		snprintf(buf, len, "closed its tracebuf file without exiting");
+		return buf;
+	}
+	known = end && end->how == TRACEBUF_LIB_END_EXITED;
 	if (known)
+		st = end->wait;
+	if (!known && r->command && r->child_exited && p->pid == (uint32_t)r->command) {
+		known = true;
 		st = r->child_wait;
-	for (int i = 0; i < r->nprocs && !known; i++) {
-		const struct record_proc *pr = &r->procs[i];
+	}
+	for (int k = 0; k < r->nprocs && !known; k++) {
+		const struct record_proc *pr = &r->procs[k];
 
 		known = pr->reaped && pr->id == p->id && pr->pid == (pid_t)p->pid;
 		if (known)
@@ -95,7 +105,7 @@ void record_summary(struct record_run *r, uint64_t elapsed)
 		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
 			fprintf(stderr, "  (%s)", strerror(-p->error));
 		else if (p->crashed)
-			fprintf(stderr, "  (%s)", record_gone_cause(r, p, "ended while tracing",
+			fprintf(stderr, "  (%s)", record_gone_cause(r, i, "ended while tracing",
 								    why, sizeof(why)));
 		fputc('\n', stderr);
 	}
@@ -212,7 +222,7 @@ int record_outcome(const struct record_run *r)
 				    p->pid, strerror(-p->error));
 			failed++;
 		}
-		cause = p->crashed ? record_gone_cause(r, p, NULL, why, sizeof(why)) : NULL;
+		cause = p->crashed ? record_gone_cause(r, i, NULL, why, sizeof(why)) : NULL;
 		if (p->bytes_rejected)
 			record_warn("provider '%s' (pid %u): %llu bytes of its buffer were "
 				    "not whole records that decode, and were left out%s%s%s%s",

@@ -31,6 +31,10 @@
  *                      there; each dispatch then notes that "gone"
  *                      joined (NOTE_JOINED), as a provider of a new pid
  *                      would
+ *   FAKE_GONE_END=H:W  how "gone" ended, as the kernel said
+ *                      (tracebuf_session_provider_end()): TRACEBUF_LIB_END_*
+ *                      H and wait status W, e.g. 1:15 (killed by SIGTERM),
+ *                      1:1280 (exit 5), 2:0 (closed its file); default 0:0
  *
  * The session's fd is a timerfd ticking every 20 ms.  The output gets the
  * magic record at create, and at stop a provider info record and one
@@ -342,6 +346,22 @@ int tracebuf_session_providers(const struct tracebuf_session *s,
 		n++;
 	}
 	return (int)n;
+}
+
+int tracebuf_session_provider_end(const struct tracebuf_session *s, uint32_t id,
+				  int *wait_status)
+{
+	const char *end = getenv("FAKE_GONE_END");
+	int how = 0, wait = 0;
+
+	(void)s;
+	if (id != 6)	/* "gone" */
+		return id >= 1 && id <= 7 ? TRACEBUF_LIB_END_UNKNOWN : -ENOENT;
+	if (end && sscanf(end, "%d:%d", &how, &wait) != 2)
+		how = wait = 0;
+	if (wait_status)
+		*wait_status = how == TRACEBUF_LIB_END_EXITED ? wait : 0;
+	return how;
 }
 
 int tracebuf_session_category_known(const struct tracebuf_session *s, size_t i)

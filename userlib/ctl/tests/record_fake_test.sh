@@ -325,6 +325,38 @@ test_child_end_named() {
 		"it ended while tracing"
 }
 
+# expect_kernel_cause END CAUSE: provider "gone" (pid 60, neither COMMAND
+# nor one record reaped) ended while tracing, and the kernel said how
+# (FAKE_GONE_END=END): the summary and the warning name CAUSE
+expect_kernel_cause() {
+	local end=$1 cause=$2
+	FAKE_PROVIDERS=app,gone FAKE_GONE_END=$end t_run record -o g.fxt -- true
+	[ "$RC" = 0 ] || fail "$end: exit $RC: $ERR" || return 1
+	[[ $(grep '^gone ' "$TMP/err") =~ ^gone\ +60\ .*\ \ \($cause\)$ ]] ||
+		fail "$end: summary: $ERR" || return 1
+	[[ $ERR == *"(pid 60): 96 bytes of its buffer were not whole records that decode, and were left out (it ended while tracing: $cause)"* ]] ||
+		fail "$end: warning: $ERR"
+}
+
+# Any other provider that ended while tracing: the kernel's MSG_GONE
+# says how its process ended, or that it closed its file and ran on.
+test_other_provider_end_named() {
+	expect_kernel_cause 1:15 "killed by SIGTERM" || return 1
+	expect_kernel_cause 1:9 "killed by SIGKILL" || return 1
+	expect_kernel_cause 1:139 "crashed with SIGSEGV" || return 1
+	expect_kernel_cause 1:6 "crashed with SIGABRT" || return 1
+	expect_kernel_cause 1:0 "exited with status 0 without stopping tracing" || return 1
+	expect_kernel_cause 1:768 "exited with status 3 without stopping tracing" || return 1
+	expect_kernel_cause 2:0 "closed its tracebuf file without exiting" || return 1
+	# a child COMMAND reaped itself: record did not see it, the kernel did
+	rm -f "$TMP/w/pid"
+	FAKE_PROVIDERS=app,gone FAKE_GONE_PID=$TMP/w/pid FAKE_GONE_END=1:15 \
+		t_run record -o g.fxt -- sh -c 'sh -c "echo \$\$ > pid; kill -TERM \$\$"; sleep 0.2'
+	[ "$RC" = 0 ] || fail "child: exit $RC: $ERR" || return 1
+	[[ $(grep '^gone ' "$TMP/err") == *"  (killed by SIGTERM)" ]] ||
+		fail "child: summary: $ERR"
+}
+
 test_command_runs_after_session_start() {
 	# the fake writes FAKE_CONFIG when the session is created
 	FAKE_CONFIG=$TMP/w/cfg t_run record -q -- sh -c 'test -s cfg'
@@ -558,6 +590,7 @@ TESTS=(
 	test_command_killed_by_signal
 	test_command_end_named_for_its_provider
 	test_child_end_named
+	test_other_provider_end_named
 	test_command_runs_after_session_start
 	test_command_gets_clean_fds_and_signals
 	test_command_not_found

@@ -7,9 +7,9 @@
  * provider that registers while recording joins it; "convert" gives valid
  * JSON with the expected events; "list" and "categories" show a running
  * provider; bad input and missing privileges are refused with a message
- * and no file; a provider of COMMAND or of its child that ends while
- * tracing (killed, a crash, an exit without stopping) is named with how
- * it ended, when record reaped it.
+ * and no file; a provider that ends while tracing (killed, a crash, an
+ * exit without stopping, an exec), COMMAND's, its child's or another
+ * program's, is named with how it ended.
  *
  * tracebufctl and tracebuf-example are expected beside this program;
  * "record_vmtest --gone HOW" is COMMAND's provider that ends so, and
@@ -404,7 +404,8 @@ static void corrupt_file_is_refused(void)
 /*
  * record_vmtest --gone HOW: provider "gone-HOW" writes GONE_EVENTS "seq"
  * events and ends without stopping (no tracebuf_provider_destroy()): HOW
- * is term (SIGTERM), segv (SIGSEGV) or exit (exit(0)).
+ * is term (SIGTERM), segv (SIGSEGV), exit (exit(0)), or exec (its file
+ * closes on exec, and the program it becomes exits 0 a moment later).
  */
 static int gone_provider(const char *how)
 {
@@ -414,7 +415,8 @@ static int gone_provider(const char *how)
 	};
 	struct tracebuf_provider *p;
 
-	if (strcmp(how, "term") && strcmp(how, "segv") && strcmp(how, "exit"))
+	if (strcmp(how, "term") && strcmp(how, "segv") && strcmp(how, "exit") &&
+	    strcmp(how, "exec"))
 		return 2;
 	snprintf(name, sizeof(name), "gone-%s", how);
 	if (tracebuf_provider_create(&cfg, &p))
@@ -426,6 +428,10 @@ static int gone_provider(const char *how)
 	if (!strcmp(how, "segv")) {
 		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 		raise(SIGSEGV);
+	}
+	if (!strcmp(how, "exec")) {
+		execl("/proc/self/exe", "record_vmtest", "--idle", (char *)NULL);
+		return 2;
 	}
 	exit(0);
 }
@@ -527,6 +533,7 @@ static void command_end_is_named(void)
 		{ "term", "killed by SIGTERM", 128 + SIGTERM },
 		{ "segv", "crashed with SIGSEGV", 128 + SIGSEGV },
 		{ "exit", "exited with status 0 without stopping tracing", 0 },
+		{ "exec", "closed its tracebuf file without exiting", 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -541,10 +548,11 @@ static void command_end_is_named(void)
 }
 
 /*
- * A provider that ends while tracing is a child of COMMAND: record, the
- * subreaper of COMMAND's descendants, reaps it when COMMAND leaves it
- * behind (a zombie at COMMAND's exit, or orphaned while it runs) and
- * says how it ended; when COMMAND reaped it, only that it ended.
+ * A provider that ends while tracing is a child of COMMAND: record says
+ * how it ended, whether COMMAND leaves it behind (a zombie at COMMAND's
+ * exit, or orphaned while it runs: record, the subreaper of COMMAND's
+ * descendants, reaps it) or reaps it itself (the kernel's MSG_GONE says
+ * how it ended).
  */
 static void child_end_is_named(void)
 {
@@ -556,7 +564,10 @@ static void child_end_is_named(void)
 		{ "left", "exit", "exited with status 0 without stopping tracing" },
 		{ "orphan", "segv", "crashed with SIGSEGV" },
 		{ "orphan", "exit", "exited with status 0 without stopping tracing" },
-		{ "reaped", "term", "ended while tracing" },
+		{ "reaped", "term", "killed by SIGTERM" },
+		{ "reaped", "segv", "crashed with SIGSEGV" },
+		{ "reaped", "exit", "exited with status 0 without stopping tracing" },
+		{ "reaped", "exec", "closed its tracebuf file without exiting" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -569,6 +580,47 @@ static void child_end_is_named(void)
 		argv[3] = path(file);
 		printf("# a child that ends so (%s), %s\n", cases[i].how, cases[i].way);
 		expect_gone_named(argv, argv[3], cases[i].how, 0, cases[i].cause);
+	}
+}
+
+/*
+ * A provider that ends while tracing is another program's, not COMMAND's
+ * nor a descendant of it (a recording without COMMAND here): record says
+ * how it ended, by the kernel's MSG_GONE.
+ */
+static void other_end_is_named(void)
+{
+	static const struct {
+		const char *how, *cause;
+	} cases[] = {
+		{ "term", "killed by SIGTERM" },
+		{ "segv", "crashed with SIGSEGV" },
+		{ "exit", "exited with status 0 without stopping tracing" },
+		{ "exec", "closed its tracebuf file without exiting" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char file[48], name[32];
+		const char *argv[] = { "tracebufctl", "record", "-d", "4s", "-p", NULL,
+				       "-o", NULL, NULL };
+		pid_t pid;
+
+		snprintf(name, sizeof(name), "gone-%s", cases[i].how);
+		snprintf(file, sizeof(file), "other-%s.fxt", cases[i].how);
+		argv[5] = name;
+		argv[7] = path(file);
+		printf("# another program's provider that ends so (%s)\n", cases[i].how);
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (!pid) {
+			/* once the recording runs: it waits for its start */
+			usleep(1500 * 1000);
+			execl(prog_path("record_vmtest"), "record_vmtest", "--gone",
+			      cases[i].how, (char *)NULL);
+			_exit(127);
+		}
+		expect_gone_named(argv, argv[7], cases[i].how, 0, cases[i].cause);
+		T_EXPECT_EQ(waitpid(pid, &(int){ 0 }, 0), pid);
 	}
 }
 
@@ -585,10 +637,15 @@ static const struct t_test tests[] = {
 	T_TEST(corrupt_file_is_refused),
 	T_TEST(command_end_is_named),
 	T_TEST(child_end_is_named),
+	T_TEST(other_end_is_named),
 };
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--idle")) {
+		usleep(200 * 1000);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--gone"))
 		return gone_provider(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "--child"))
