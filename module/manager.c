@@ -176,8 +176,10 @@ static void tracebuf_manager_consume(struct tracebuf_manager *m,
 	WRITE_ONCE(m->inbox_len, m->inbox_len - 1);
 	if (!p)			/* the registry node lives in the manager */
 		return;
-	if (node->msg.type == TRACEBUF_MSG_PACKET)
+	if (node->msg.type == TRACEBUF_MSG_PACKET) {
 		p->out_len--;
+		tracebuf_provider_room(p);
+	}
 	if (node != &p->gone_node)
 		kfree(node);
 	tracebuf_provider_put(p);

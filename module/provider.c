@@ -159,6 +159,24 @@ int tracebuf_provider_push(struct tracebuf_provider *p,
 }
 
 /*
+ * Its manager read one of @p's packets: if one was refused for want of
+ * room, wake @p once (its eventfd, its poll, the kernel provider's work
+ * item) so that it sends it again; a SAVE_BUFFER refused so would
+ * otherwise never be asked again and streaming would drop all it writes.
+ */
+void tracebuf_provider_room(struct tracebuf_provider *p)
+{
+	lockdep_assert_held(&tracebuf_lock);
+
+	if (!p->out_refused || p->dead)
+		return;
+	p->out_refused = false;
+	tracebuf_notify_signal(&p->notify);
+	if (p->kwork)
+		queue_work(system_wq, p->kwork);
+}
+
+/*
  * A provider of @name.  @kwork: the kernel provider's work item, queued
  * whenever a packet reaches its inbox (kprovider.c); NULL for a file's,
  * which has the pid of its caller's thread group.
@@ -405,6 +423,8 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 	if (ret)
 		goto out_unlock;
 	if (p->out_len == TRACEBUF_OUTBOX_DEPTH) {
+		/* woken when its manager made room (tracebuf_provider_room()) */
+		p->out_refused = true;
 		ret = -EAGAIN;
 		goto out_unlock;
 	}

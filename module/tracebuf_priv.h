@@ -234,6 +234,10 @@ struct tracebuf_provider {
 	unsigned int out_len;			/* [L] its packets waiting in
 						 * a manager's inbox
 						 */
+	bool out_refused;			/* [L] one was refused with
+						 * EAGAIN for out_len: woken
+						 * when the manager reads one
+						 */
 	struct tracebuf_msg_node gone_node;	/* [L] queued once, at death */
 
 	u64 packets_sent;			/* [L] */
@@ -288,6 +292,7 @@ void tracebuf_provider_put(struct tracebuf_provider *p);
 void tracebuf_provider_set_state(struct tracebuf_provider *p, u32 state);
 bool tracebuf_provider_seen_in(const struct tracebuf_provider *p,
 			       struct pid_namespace *ns);
+void tracebuf_provider_room(struct tracebuf_provider *p);
 int tracebuf_provider_push(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt);
 void tracebuf_provider_detach(struct tracebuf_provider *p);

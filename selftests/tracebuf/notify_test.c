@@ -349,6 +349,44 @@ TEST_F(notify, manager_eventfd_bound_late_is_signalled)
 	EXPECT_EQ(0ULL, tb_efd_count(self->efd2));
 }
 
+/*
+ * A packet refused because the manager's inbox holds TRACEBUF_OUTBOX_DEPTH
+ * of the provider's (ALERTs here): the provider is woken, once, when the
+ * manager has read one, and its SAVE_BUFFER then goes.  Before, nothing
+ * woke it, and libtracebuf never asked that save again.
+ */
+TEST_F(notify, provider_woken_when_a_refused_packet_fits)
+{
+	struct tracebuf_mgr_msg msg;
+	struct pollfd pfd = { .fd = -1, .events = POLLIN };
+	int i;
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	ASSERT_EQ(0, set_eventfd(self->p.prov, self->efd));
+	for (i = 0; i < TRACEBUF_OUTBOX_DEPTH; i++)
+		ASSERT_EQ(0, provider_alert(self->p.prov, "full"));
+	EXPECT_EQ(-EAGAIN, provider_send(self->p.prov, TRACEBUF_PKT_SAVE_BUFFER,
+					 0, 0, 8));
+	EXPECT_EQ(0ULL, tb_efd_count(self->efd));
+	/* the manager reads one: the provider is woken */
+	ASSERT_EQ(0, tb_read_msg(self->p.mgr, &msg, 0));
+	EXPECT_EQ(1ULL, tb_efd_count(self->efd));
+	/* once: no message waits for it, and the next read is quiet */
+	pfd.fd = self->p.prov;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(0, tb_read_msg(self->p.mgr, &msg, 0));
+	EXPECT_EQ(0ULL, tb_efd_count(self->efd));
+	ASSERT_EQ(0, provider_send(self->p.prov, TRACEBUF_PKT_SAVE_BUFFER, 0, 0, 8));
+	EXPECT_EQ(TRACEBUF_OUTBOX_DEPTH - 1,
+		  tb_drain(self->p.mgr, sizeof(struct tracebuf_mgr_msg)));
+	/* a refusal for another reason does not wake it */
+	EXPECT_EQ(-EBUSY, provider_send(self->p.prov, TRACEBUF_PKT_SAVE_BUFFER,
+					0, 0, 8));
+	ASSERT_EQ(0, provider_alert(self->p.prov, "one"));
+	EXPECT_EQ(1, tb_drain(self->p.mgr, sizeof(struct tracebuf_mgr_msg)));
+	EXPECT_EQ(0ULL, tb_efd_count(self->efd));
+}
+
 TEST_F(notify, minus_one_unregisters)
 {
 	ASSERT_EQ(0, set_eventfd(self->p.prov, self->efd));

@@ -111,8 +111,11 @@
  * which therefore never fails.
  * Each manager has one ordered inbox; at most TRACEBUF_OUTBOX_DEPTH
  * packets of one provider may wait in it, and a further packet from that
- * provider fails with EAGAIN and changes nothing.  MSG_GONE and
- * MSG_REGISTRY never fail (MSG_REGISTRY is coalesced: at most one waits).
+ * provider fails with EAGAIN and changes nothing, but that the provider
+ * is woken (its poll() and eventfd, as for a message) once the manager
+ * has read one of its packets, so that it may send the refused one again.
+ * MSG_GONE and MSG_REGISTRY never fail (MSG_REGISTRY is coalesced: at most
+ * one waits).
  * A side learns that its inbox is not empty through poll() (EPOLLIN) and
  * through the eventfd it registered with TRACEBUF_IOC_SET_EVENTFD, which
  * is signalled once per message (and once when it is registered while
