@@ -1093,8 +1093,8 @@ static void tb_request_save_locked(struct tracebuf_engine *e)
 	if (e->mode != TRACEBUF_MODE_STREAMING || !e->ops.request_save ||
 	    atomic_load(&e->state) != TRACEBUF_ENGINE_STARTED)
 		return;
-	if (tb_next_save_locked(e, &req))
-		e->ops.request_save(e->ops.arg, &req);
+	if (tb_next_save_locked(e, &req) && e->ops.request_save(e->ops.arg, &req) == -EAGAIN)
+		e->save_outstanding = false;	/* asked again at the next service */
 }
 
 /*
@@ -1180,6 +1180,28 @@ int tracebuf_engine_service(struct tracebuf_save_req *req)
 		goto out_unlock;
 	ret = tb_next_save_locked(e, req);
 out_unlock:
+	pthread_mutex_unlock(&e->lock);
+	return ret;
+}
+
+/*
+ * The SAVE_BUFFER of @req (tracebuf_engine_service()'s) was refused for a
+ * full manager's inbox (EAGAIN): nobody will answer it, so it is not
+ * awaited, and the next tracebuf_engine_service() asks for it again (the
+ * kernel wakes the provider when the manager has read a packet).  Returns
+ * 0; -EINVAL when @req is not the save outstanding.
+ */
+int tracebuf_engine_save_refused(const struct tracebuf_save_req *req)
+{
+	struct tracebuf_engine *e = &tb_engine;
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->save_outstanding && e->save_wrap == req->wrapped_count &&
+	    e->save_durable_end == req->durable_data_end) {
+		e->save_outstanding = false;
+		ret = 0;
+	}
 	pthread_mutex_unlock(&e->lock);
 	return ret;
 }

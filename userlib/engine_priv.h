@@ -130,12 +130,14 @@ struct tracebuf_engine_hooks {
  *	e->lock by the writer whose chunk filled a half, once per half (the
  *	slow path's one syscall but the notify's): the save does not wait
  *	for the dispatch loop to wake, which under load is most of a save's
- *	round trip.  NULL: the dispatch loop sends every save request
- *	(tracebuf_engine_service()).
+ *	round trip.  Returns 0 or the refusal: -EAGAIN (the manager's inbox
+ *	is full) leaves the save unasked, for the next
+ *	tracebuf_engine_service() to hand out again.  NULL: the dispatch
+ *	loop sends every save request (tracebuf_engine_service()).
  */
 struct tracebuf_engine_ops {
 	void (*notify)(void *arg);
-	void (*request_save)(void *arg, const struct tracebuf_save_req *req);
+	int (*request_save)(void *arg, const struct tracebuf_save_req *req);
 	void *arg;
 };
 
@@ -221,6 +223,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags);
 int tracebuf_engine_stop(void);
 int tracebuf_engine_service(struct tracebuf_save_req *req);
 int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
+int tracebuf_engine_save_refused(const struct tracebuf_save_req *req);
 int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end);
 int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end);
 void tracebuf_engine_detach(void);

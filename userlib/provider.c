@@ -92,21 +92,28 @@ static void tb_notify(void *arg)
 	eventfd_write(p->efd, 1);
 }
 
-/*
- * The engine's save request, from the writer that filled a half: sent
- * at once, under the engine's lock, so that it goes before a STOPPED
- * (the engine's stop takes the lock first) and while p is alive (its
- * detach does too).  A refusal changes nothing, as in the dispatch loop.
- */
-static void tb_request_save(void *arg, const struct tracebuf_save_req *req)
+/* SAVE_BUFFER for @req; 0 or the kernel's refusal. */
+static int tb_send_save(struct tracebuf_provider *p, const struct tracebuf_save_req *req)
 {
-	struct tracebuf_provider *p = arg;
 	struct tracebuf_pkt pkt = {
 		.request = TRACEBUF_PKT_SAVE_BUFFER, .data32 = req->wrapped_count,
 		.data64 = req->durable_data_end,
 	};
 
-	tracebuf_sys_provider_send(p->fd, &pkt);
+	return tracebuf_sys_provider_send(p->fd, &pkt);
+}
+
+/*
+ * The engine's save request, from the writer that filled a half: sent
+ * at once, under the engine's lock, so that it goes before a STOPPED
+ * (the engine's stop takes the lock first) and while p is alive (its
+ * detach does too).  A refusal for a full manager's inbox (EAGAIN) the
+ * engine asks again (the kernel wakes us when the manager read a
+ * packet); any other changes nothing, as in the dispatch loop.
+ */
+static int tb_request_save(void *arg, const struct tracebuf_save_req *req)
+{
+	return tb_send_save(arg, req);
 }
 
 /* The enabled categories of the current configuration, into the engine. */
@@ -309,8 +316,14 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 	if (p->save_now)
 		tb_snapshot(p);
 	while (p->attached && tracebuf_engine_service(&req) == 1) {
-		tb_send(p, TRACEBUF_PKT_SAVE_BUFFER, 0, req.wrapped_count,
-			req.durable_data_end);
+		/*
+		 * The manager's inbox is full (ALERTs): asked again when the
+		 * kernel wakes us, once the manager read a packet of ours.
+		 */
+		if (tb_send_save(p, &req) == -EAGAIN) {
+			tracebuf_engine_save_refused(&req);
+			break;
+		}
 		handled++;
 	}
 	pthread_mutex_unlock(&p->lock);

@@ -63,7 +63,7 @@ static void notify(void *arg)
 }
 
 /* ops.request_save: under the engine's lock, from the writer that filled a half. */
-static void request_save(void *arg, const struct tracebuf_save_req *req)
+static int request_save(void *arg, const struct tracebuf_save_req *req)
 {
 	struct run *r = arg;
 
@@ -71,6 +71,7 @@ static void request_save(void *arg, const struct tracebuf_save_req *req)
 		r->out_of_order++;	/* a second save while one is outstanding */
 	r->req = *req;
 	atomic_store(&r->req_ready, true);
+	return 0;
 }
 
 static void out_append(struct run *r, const void *p, size_t len)
@@ -549,6 +550,87 @@ static void streaming_save_ended_by_the_stop(void)
 	T_EXPECT(zero);
 	printf("# %llu records, half %u saved after the stop\n",
 	       (unsigned long long)seq, h);
+	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	tracebuf_engine_detach();
+	munmap(buf, size);
+}
+
+/* ops.request_save of a provider whose manager's inbox is full: refused. */
+static unsigned int refused_saves;
+static struct tracebuf_save_req refused_req;
+
+static int request_save_refused(void *arg, const struct tracebuf_save_req *req)
+{
+	(void)arg;
+	refused_saves++;
+	refused_req = *req;
+	return -EAGAIN;
+}
+
+/* One record from this thread, if it is taken. */
+static bool put_record(uint64_t seq)
+{
+	struct tracebuf_thread *t = &__tracebuf_self;
+	uint64_t *p = tracebuf_record_reserve(t, REC_WORDS * 8);
+
+	if (!p)
+		return false;
+	p[0] = REC_HDR;
+	p[1] = tracebuf_ticks();
+	p[2] = 1;
+	p[3] = seq;
+	tracebuf_record_commit(t, p + REC_WORDS);
+	return true;
+}
+
+/*
+ * A SAVE_BUFFER refused with EAGAIN (the manager's inbox full of the
+ * provider's ALERTs) is not awaited: the next service asks for the same
+ * half again, whether the writer that filled it asked (ops.request_save)
+ * or the service step (tracebuf_engine_save_refused()).  Before, the
+ * engine waited for the answer to a save the manager never got, and
+ * streaming dropped every record until a clearing START.  Once saved,
+ * the writers go on.
+ */
+static void streaming_refused_save_is_asked_again(void)
+{
+	const size_t size = 64 << 10;
+	struct tracebuf_engine_ops ops = { .request_save = request_save_refused };
+	struct tracebuf_save_req req, again;
+	uint64_t seq = 0;
+	uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	T_ASSERT(buf != MAP_FAILED);
+	refused_saves = 0;
+	tracebuf_engine_format(buf, size, TRACEBUF_MODE_STREAMING);
+	T_ASSERT(!tracebuf_engine_attach(buf, size, TRACEBUF_MODE_STREAMING, &ops));
+	T_ASSERT(!tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR));
+	/* the writer that fills the first half asks for its save: refused */
+	while (!refused_saves && put_record(seq))
+		seq++;
+	T_ASSERT_EQ(refused_saves, 1);
+	T_EXPECT_EQ(refused_req.wrapped_count, 0);
+	/* the service asks for it again */
+	T_ASSERT_EQ(tracebuf_engine_service(&req), 1);
+	T_EXPECT_EQ(req.wrapped_count, 0);
+	/* the service's request refused in turn: asked once more */
+	T_EXPECT_EQ(tracebuf_engine_save_refused(&req), 0);
+	T_EXPECT_EQ(tracebuf_engine_save_refused(&req), -EINVAL);	/* not outstanding */
+	T_ASSERT_EQ(tracebuf_engine_service(&again), 1);
+	T_EXPECT_EQ(again.wrapped_count, 0);
+	T_EXPECT_EQ(tracebuf_engine_service(&req), 0);		/* one at a time */
+	/* answered: the first half is free, the writers fill the second */
+	T_EXPECT_EQ(tracebuf_engine_buffer_saved(again.wrapped_count,
+						 again.durable_data_end), 0);
+	T_EXPECT_EQ(tracebuf_engine_pending_halves(), 0);
+	while (refused_saves < 2 && put_record(seq))
+		seq++;
+	T_EXPECT_EQ(refused_saves, 2);
+	T_EXPECT_EQ(refused_req.wrapped_count, 1);
+	T_EXPECT_EQ(tracebuf_engine_service(&req), 1);
+	T_EXPECT_EQ(req.wrapped_count, 1);
+	printf("# %llu records, each save refused once\n", (unsigned long long)seq);
 	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
 	tracebuf_engine_detach();
 	munmap(buf, size);
@@ -1158,6 +1240,7 @@ static const struct t_test tests[] = {
 	T_TEST(circular_small_buffer_eight_writers),
 	T_TEST(oneshot_smallest_buffer),
 	T_TEST(streaming_save_ended_by_the_stop),
+	T_TEST(streaming_refused_save_is_asked_again),
 	T_TEST(retain_after_a_full_stop),
 	T_TEST(retain_after_a_window_past_the_fill_limit),
 	T_TEST(model_walks),

@@ -711,6 +711,73 @@ static void streaming_accounts_for_drops(void)
 	trace_free(&tr);
 }
 
+/*
+ * A provider's ALERTs fill its manager's inbox (TRACEBUF_OUTBOX_DEPTH)
+ * while the manager does not read: the SAVE_BUFFER of the first half it
+ * fills is refused (EAGAIN).  Once the manager reads, the kernel wakes
+ * the provider and it asks that save again, so streaming goes on: every
+ * event of the halves filled meanwhile is saved, and a throttled writer
+ * after it loses nothing.  Before, the save was never asked again: the
+ * throttled writer waited for it for good (the child is killed then).
+ */
+static void streaming_save_refused_for_alerts_is_sent_again(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	uint64_t n = 5000, m = 15000;
+	struct child ch;
+	struct trace tr;
+	struct shape sh;
+	int fd, k;
+	bool ok;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	/* the session does not read meanwhile */
+	for (int i = 0; i < TRACEBUF_OUTBOX_DEPTH; i++)
+		T_ASSERT_EQ(child_do(&ch, NULL, CMD_ALERT, 0, 0, false), 0);
+	T_EXPECT(child_do(&ch, NULL, CMD_ALERT, 0, 0, false) != 0);	/* full */
+	/* more than both halves: the first save refused, then drops */
+	T_ASSERT_EQ(child_do(&ch, NULL, CMD_WRITE, 0, n, false), 0);
+	/* served again: the throttled writer waits for each save */
+	ok = child_do(&ch, s, CMD_WRITE, n, m, true) == 0;
+	T_EXPECT(ok);
+	if (!ok) {
+		kill(ch.pid, SIGKILL);
+		tracebuf_session_destroy(s);
+		close(fd);
+		child_stop(&ch);
+		return;
+	}
+	T_ASSERT_EQ(tracebuf_session_stop(s, true), 0);
+	T_ASSERT(find_prov(s, "writer", &pi));
+	T_ASSERT_EQ(tracebuf_session_destroy(s), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	T_EXPECT_EQ(g_notes.alerts, TRACEBUF_OUTBOX_DEPTH);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	k = slot_of(&tr, "writer");
+	sh = seq_shape(&tr, k);
+	printf("# %" PRIu64 " dropped, %" PRIu64 " saves\n", pi.records_dropped, pi.saves);
+	/* the halves filled before the refused save came: saved */
+	T_EXPECT_EQ(sh.lo, 0);
+	T_EXPECT_EQ(sh.hi, m - 1);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT_EQ(sh.n + pi.records_dropped, m);
+	T_EXPECT(pi.records_dropped > 0);
+	/* all of what the throttled writer wrote */
+	if (k >= 0) {
+		uint64_t after = 0;
+
+		for (size_t i = 0; i < tr.nseq[k]; i++)
+			after += tr.seq[k][i] >= n;
+		T_EXPECT_EQ(after, m - n);
+	}
+	trace_free(&tr);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Start and stop again                                                   */
 
@@ -1810,6 +1877,7 @@ static const struct t_test tests[] = {
 	T_TEST(streaming_from_an_event_loop),
 	T_TEST(streaming_rotates_files),
 	T_TEST(streaming_accounts_for_drops),
+	T_TEST(streaming_save_refused_for_alerts_is_sent_again),
 	T_TEST(restart_retain),
 	T_TEST(restart_clear_nondurable),
 	T_TEST(restart_clear_entire),
