@@ -315,9 +315,11 @@ static int tracebuf_ioctl_get_config(struct tracebuf_provider *p,
 	ret = TRACEBUF_ARGS_IN(cmd, TRACEBUF_IOC_PROVIDER_GET_CONFIG, args, uarg);
 	if (ret)
 		return ret;
-	if (args.flags)
+	if (args.flags & ~TRACEBUF_CONFIG_F_WENT_ON)
 		return -EINVAL;
 
+	if (args.flags & TRACEBUF_CONFIG_F_WENT_ON)
+		tracebuf_provider_went_on(p);
 	tracebuf_provider_get_config(p, &args, &cats, &extra);
 	size = (cats ? cats->size : 0) + (extra ? extra->size : 0);
 	count = (cats ? cats->count : 0) + (extra ? extra->count : 0);

@@ -133,10 +133,15 @@ bool tracebuf_cats_have(const struct tracebuf_cats *names, const char *name)
 	return false;
 }
 
-/*
- * REGISTER's hint: does a manager that sees @p have a trace running that
- * wants @p's name?
- */
+/* Does @m, which sees @p, have a trace running that wants @p's name? */
+static bool tracebuf_manager_runs_for(struct tracebuf_manager *m,
+				      struct tracebuf_provider *p)
+{
+	return (m->active || m->tracing) && tracebuf_manager_sees(m, p) &&
+	       (!m->tracing_names || tracebuf_cats_have(m->tracing_names, p->name));
+}
+
+/* REGISTER's hint: does any manager have a trace running for @p? */
 bool tracebuf_trace_running_for(struct tracebuf_provider *p)
 {
 	struct tracebuf_manager *m;
@@ -144,10 +149,35 @@ bool tracebuf_trace_running_for(struct tracebuf_provider *p)
 	lockdep_assert_held(&tracebuf_lock);
 
 	list_for_each_entry(m, &tracebuf_managers, link)
-		if ((m->active || m->tracing) && tracebuf_manager_sees(m, p) &&
-		    (!m->tracing_names || tracebuf_cats_have(m->tracing_names, p->name)))
+		if (tracebuf_manager_runs_for(m, p))
 			return true;
 	return false;
+}
+
+/*
+ * GET_CONFIG's F_WENT_ON: @p goes on without waiting for the START of the
+ * traces that run for it now; the STARTED it sends to one of their
+ * managers says that what it recorded meanwhile is missing
+ * (TRACEBUF_STARTED_LATE), and to any other manager not.  One manager
+ * is named, more are counted as any.
+ */
+void tracebuf_provider_went_on(struct tracebuf_provider *p)
+{
+	struct tracebuf_manager *m;
+
+	mutex_lock(&tracebuf_lock);
+	p->went_on = true;
+	p->late_mgr = 0;
+	p->late_any = false;
+	list_for_each_entry(m, &tracebuf_managers, link) {
+		if (!tracebuf_manager_runs_for(m, p))
+			continue;
+		if (p->late_mgr)
+			p->late_any = true;
+		else
+			p->late_mgr = m->id;
+	}
+	mutex_unlock(&tracebuf_lock);
 }
 
 /* MGR_SET_TRACING; takes over the caller's reference to @names. */

@@ -406,7 +406,7 @@ unsigned int tracebuf_provider_unsaved(const struct tracebuf_provider *p)
 int tracebuf_provider_send(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt)
 {
-	struct tracebuf_pkt sealed;
+	struct tracebuf_pkt sealed, late;
 	struct tracebuf_msg_node *node;
 	unsigned int mask;
 	int ret;
@@ -419,6 +419,19 @@ int tracebuf_provider_send(struct tracebuf_provider *p,
 		return -ENOMEM;
 
 	mutex_lock(&tracebuf_lock);
+	/*
+	 * The first STARTED since it went on (GET_CONFIG's F_WENT_ON), sent
+	 * or refused: late exactly when it went on while its manager's trace
+	 * ran.  A START it answers after that one is no START it waited for.
+	 */
+	if (pkt->request == TRACEBUF_PKT_STARTED && p->went_on) {
+		late = *pkt;
+		late.data16 &= ~TRACEBUF_STARTED_LATE;
+		if (p->owner && (p->late_any || p->late_mgr == p->owner->id))
+			late.data16 |= TRACEBUF_STARTED_LATE;
+		pkt = &late;
+		p->went_on = false;
+	}
 	ret = tracebuf_pkt_allowed(p, pkt);
 	if (ret)
 		goto out_unlock;

@@ -234,6 +234,13 @@ struct tracebuf_provider {
 	unsigned int out_len;			/* [L] its packets waiting in
 						 * a manager's inbox
 						 */
+	/* [L] GET_CONFIG's F_WENT_ON until STARTED: STARTED_LATE's facts */
+	bool went_on;
+	u32 late_mgr;				/* a manager whose trace ran
+						 * for it then, 0: none
+						 */
+	bool late_any;				/* and another one's did */
+
 	bool out_refused;			/* [L] one was refused with
 						 * EAGAIN for out_len: woken
 						 * when the manager reads one
@@ -301,6 +308,7 @@ unsigned int tracebuf_provider_unsaved(const struct tracebuf_provider *p);
 int tracebuf_provider_send(struct tracebuf_provider *p,
 			   const struct tracebuf_pkt *pkt);
 int tracebuf_provider_release_session(struct tracebuf_provider *p);
+void tracebuf_provider_went_on(struct tracebuf_provider *p);
 int tracebuf_provider_get_config(struct tracebuf_provider *p,
 				 struct tracebuf_config_args *args,
 				 struct tracebuf_cats **cats,

@@ -701,6 +701,115 @@ TEST_F(sync, manager_gone_status_zero)
 }
 
 /* ------------------------------------------------------------------ */
+/* STARTED_LATE, set by the kernel for a provider that went on        */
+
+/* GET_CONFIG's F_WENT_ON: it no longer waits for its START. */
+static int tb_went_on(int fd)
+{
+	struct tracebuf_config_args cfg = { .flags = TRACEBUF_CONFIG_F_WENT_ON };
+	int ret = tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_GET_CONFIG, &cfg);
+
+	return ret == -ENOSPC ? 0 : ret;
+}
+
+/* @p started by its manager, its STARTED's data16 @sent: what the manager reads. */
+static __u16 tb_late_seen(struct __test_metadata *_metadata, struct tb_peer *p,
+			  __u16 sent)
+{
+	struct tracebuf_mgr_msg m = { 0 };
+
+	tb_drive(_metadata, p, TRACEBUF_STATE_STARTING);
+	EXPECT_EQ(0, provider_send(p->prov, TRACEBUF_PKT_STARTED, sent,
+				   TRACEBUF_FIFO_PROTOCOL_VERSION, 0));
+	tb_next_msg(_metadata, p->mgr, p->id, TRACEBUF_MSG_PACKET,
+		    TRACEBUF_STATE_STARTED, &m);
+	EXPECT_EQ(TRACEBUF_PKT_STARTED, m.pkt.request);
+	return m.pkt.data16;
+}
+
+/*
+ * It went on while no trace ran for it: whoever starts it later missed
+ * nothing (it said LATE: the kernel knows better); once started, its
+ * STARTED is its own again.
+ */
+TEST_F(sync, went_on_with_no_trace_not_late)
+{
+	struct tracebuf_mgr_msg m = { 0 };
+
+	ASSERT_EQ(0, tb_went_on(self->p.prov));
+	EXPECT_EQ(0, tb_late_seen(_metadata, &self->p, TRACEBUF_STARTED_LATE));
+	tb_peer_stop(_metadata, &self->p);
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_RETAIN, NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_START, NULL);
+	ASSERT_EQ(0, provider_send(self->p.prov, TRACEBUF_PKT_STARTED,
+				   TRACEBUF_STARTED_LATE, TRACEBUF_FIFO_PROTOCOL_VERSION, 0));
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_PACKET,
+		    TRACEBUF_STATE_STARTED, &m);
+	EXPECT_EQ(TRACEBUF_STARTED_LATE, m.pkt.data16);
+}
+
+/* It went on while its manager's trace ran: late, whatever it says. */
+TEST_F(sync, went_on_while_tracing_late)
+{
+	ASSERT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	ASSERT_EQ(0, tb_went_on(self->p.prov));
+	EXPECT_EQ(TRACEBUF_STARTED_LATE, tb_late_seen(_metadata, &self->p, 0));
+}
+
+/*
+ * A trace that began after it went on finds it as any provider
+ * registered before it: not late.
+ */
+TEST_F(sync, trace_begun_after_went_on_not_late)
+{
+	ASSERT_EQ(0, tb_went_on(self->p.prov));
+	ASSERT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	EXPECT_EQ(0, tb_late_seen(_metadata, &self->p, TRACEBUF_STARTED_LATE));
+}
+
+/* It went on with its START on the way (STARTING): late. */
+TEST_F(sync, went_on_while_starting_late)
+{
+	struct tracebuf_mgr_msg m = { 0 };
+
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTING);
+	ASSERT_EQ(0, tb_went_on(self->p.prov));
+	ASSERT_EQ(0, provider_started(self->p.prov));
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_PACKET,
+		    TRACEBUF_STATE_STARTED, &m);
+	EXPECT_EQ(TRACEBUF_STARTED_LATE, m.pkt.data16);
+}
+
+/*
+ * It went on while another manager's trace ran, and while its own ran
+ * for other names only: the one that starts it missed nothing.
+ */
+TEST_F(sync, trace_of_another_manager_not_late)
+{
+	__u32 id = 0;
+	int m2 = tb_open_manager(0, &id);
+	struct tb_cats names;
+
+	ASSERT_LE(0, m2);
+	ASSERT_EQ(0, tb_set_tracing(m2, 1, 0));
+	ASSERT_EQ(0, tb_cats_build(&names, "someone-else", NULL));
+	ASSERT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	ASSERT_EQ(0, tb_went_on(self->p.prov));
+	close(m2);
+	EXPECT_EQ(0, tb_late_seen(_metadata, &self->p, TRACEBUF_STARTED_LATE));
+}
+
+TEST_F(sync, get_config_refuses_unknown_flags)
+{
+	struct tracebuf_config_args cfg = { .flags = TRACEBUF_CONFIG_F_WENT_ON << 1 };
+
+	EXPECT_EQ(-EINVAL, tb_ioctl(self->p.prov, TRACEBUF_IOC_PROVIDER_GET_CONFIG, &cfg));
+	/* a manager's file is no provider */
+	EXPECT_EQ(-EINVAL, tb_went_on(self->p.mgr));
+}
+
+/* ------------------------------------------------------------------ */
 /* TRACEBUF_IOC_PROVIDER_GET_CONFIG                                   */
 
 /* 16 KiB with 4 KiB pages */

@@ -231,6 +231,9 @@ struct tracebuf_pkt {
  * LATE, the provider had stopped
  * waiting for this START (it registered while a trace ran, and gave up
  * before it came), so what it recorded meanwhile is not in its buffer.
+ * A provider that said when it gave up (GET_CONFIG's
+ * TRACEBUF_CONFIG_F_WENT_ON) has it set by the kernel instead, exactly
+ * when the manager that starts it ran a trace for it then.
  */
 #define TRACEBUF_STARTED_LATE		0x0001
 /*
@@ -576,6 +579,15 @@ struct tracebuf_eventfd_args {
  * back to back; an empty list enables every category.  If categories_size
  * is smaller than the list, nothing is copied, categories_size is set to
  * the size needed and the call fails with ENOSPC.
+ *
+ * flags TRACEBUF_CONFIG_F_WENT_ON (EINVAL on a module before it): the
+ * provider goes on without waiting for its START any longer (REGISTER's
+ * TRACEBUF_REGISTER_STARTED asked it to).  The kernel notes the managers
+ * that run a trace for it now (as that status bit says); its next
+ * STARTED's TRACEBUF_STARTED_LATE is set exactly when the manager that
+ * starts it is one of them, whatever the provider sent: a trace that was
+ * over by then, or began later, finds it as any provider registered
+ * before it.
  */
 struct tracebuf_config_args {
 	__aligned_u64 categories_ptr;	/* In */
@@ -586,10 +598,12 @@ struct tracebuf_config_args {
 	__u16 mode;			/* Out: TRACEBUF_MODE_*, 0 if none */
 	__u16 disposition;		/* Out: of the latest START, or 0 */
 	__u32 state;			/* Out: TRACEBUF_STATE_* */
-	__u32 flags;			/* In: 0 */
+	__u32 flags;			/* In: TRACEBUF_CONFIG_F_* */
 };
 
 #define TRACEBUF_CONFIG_SIZE_VER0	40
+
+#define TRACEBUF_CONFIG_F_WENT_ON	_BITUL(0)
 
 /* TRACEBUF_IOC_PROVIDER_RELEASE: TERMINATING -> REGISTERED. */
 struct tracebuf_release_args {
