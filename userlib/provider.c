@@ -493,12 +493,19 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 	/*
 	 * Given up on, the START may still come: its STARTED then says that
 	 * what was written before is missing (a module that can hear it).
+	 * The kernel knows whether the trace that starts us ran meanwhile
+	 * (the one we waited for may be over, or none may come): told that
+	 * we go on, it says so exactly; a module before it (EINVAL) takes
+	 * our word.
 	 */
-	if (status & TRACEBUF_REGISTER_STARTED)
+	if (status & TRACEBUF_REGISTER_STARTED) {
 		p->late = !tb_wait_start(p, cfg->start_timeout_ms) &&
 			  (ver.features & TRACEBUF_FEAT_STARTED_LATE);
-	else
+		if (p->late)
+			tracebuf_sys_went_on(p->fd);
+	} else {
 		tracebuf_provider_dispatch(p);
+	}
 	if (cfg->flags & TRACEBUF_LIB_PROVIDER_THREAD) {
 		ret = -pthread_create(&p->thread, NULL, tb_thread, p);
 		if (ret)

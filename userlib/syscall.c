@@ -100,6 +100,18 @@ int tracebuf_sys_get_config(int fd, struct tracebuf_config_args *cfg,
 	return tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_GET_CONFIG, cfg);
 }
 
+/*
+ * GET_CONFIG's F_WENT_ON: this provider no longer waits for its START;
+ * the categories are not asked for (ENOSPC then is no failure).
+ */
+int tracebuf_sys_went_on(int fd)
+{
+	struct tracebuf_config_args cfg = { .flags = TRACEBUF_CONFIG_F_WENT_ON };
+	int ret = tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_GET_CONFIG, &cfg);
+
+	return ret == -ENOSPC ? 0 : ret;
+}
+
 int tracebuf_sys_provider_send(int fd, const struct tracebuf_pkt *pkt)
 {
 	struct tracebuf_pkt p = *pkt;

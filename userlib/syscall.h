@@ -29,6 +29,7 @@ int tracebuf_sys_set_known(int fd, const void *blob, uint32_t size,
 /* -ENOSPC: buf too small, cfg->categories_size says how much is needed */
 int tracebuf_sys_get_config(int fd, struct tracebuf_config_args *cfg,
 			    void *buf, uint32_t size);
+int tracebuf_sys_went_on(int fd);
 int tracebuf_sys_provider_send(int fd, const struct tracebuf_pkt *pkt);
 int tracebuf_sys_provider_release(int fd);
 /* whole packets; -EAGAIN when none are waiting */
