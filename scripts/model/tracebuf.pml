@@ -94,6 +94,10 @@ bool snap_pending, upd_pending;
 byte gen;
 byte out_len;		/* its packets waiting in the manager's inbox */
 byte alerts_queued;	/* of which ALERTs */
+bool out_refused;	/* one refused for out_len: woken at the next read */
+bool went_on;		/* GET_CONFIG F_WENT_ON, until STARTED */
+byte late_mgr;		/* the manager whose trace ran for it then */
+bool p_woken;		/* its eventfd signalled without a message */
 byte prefs;		/* kref: the file's, the owner's, one per message */
 /* buffers: references (the provider's p->buf, the manager's handle,
  * the provider's mapping), sealable, sealed halves, reserved in
@@ -125,6 +129,9 @@ byte e_cur;		/* the half it writes: e_wrap & 1 */
 byte e_wrap;
 byte e_hwrap[2];
 bool e_save_out;	/* a SAVE_BUFFER it sent and awaits */
+bool e_retry;		/* its SAVE_BUFFER refused with EAGAIN: asked
+			 * again at the next dispatch */
+bool e_resend;		/* ghost: the next SAVE_BUFFER is one refused */
 byte e_save_w, e_save_d;
 bool e_switch_wait;
 bool e_unzeroed[2];
@@ -134,8 +141,8 @@ bool dur_cleared;	/* the durable buffer cleared since the last save */
 /* --- ghosts ---------------------------------------------------------------- */
 byte view_after;	/* the manager's view once it read its inbox */
 bool gone_told;		/* the module told the live manager of the death */
-byte late_for;		/* a manager whose trace ran while it went on
-			 * without waiting */
+byte late_for;		/* a manager whose trace ran when it went on
+			 * without waiting: the START it waited for */
 bool late_flag;		/* libtracebuf's p->late */
 bool gave_up;		/* it went on without the START it waited for */
 
@@ -475,6 +482,17 @@ inline k_psend(code, d16, d32, d64)
 		k_c = code; k_b = d16; k_32 = d32; k_64 = d64;
 		printf("TB provider sends %e %d %d %d\n", k_c, k_b, k_32, k_64);
 		k_s = kstate; k_ret = E_NONE;
+		/* the module's word on the first STARTED since it went on */
+		if
+		:: k_c == P_STARTED && went_on ->
+			if
+			:: k_b != 0 && !(owned && late_mgr == minc) ->
+				WIT(17)	/* W:late-not-for-this-trace@late */
+			:: else
+			fi;
+			k_b = (owned && late_mgr == minc); went_on = false; late_mgr = 0
+		:: else
+		fi;
 		/* tracebuf_pkt_allowed() */
 		if
 		:: k_c == P_STARTED -> k_ret = (kstate == STARTING -> E_NONE : EPROTO)
@@ -503,8 +521,13 @@ inline k_psend(code, d16, d32, d64)
 #ifndef PROBE
 			assert(alerts_queued > 0);	/* [model] */
 #endif
-			k_ret = EAGAIN
-		:: else
+			k_ret = EAGAIN;
+			out_refused = true
+		:: k_ret == E_NONE && out_len < OUTBOX && alerts_queued > 0 ->
+			/* full: the ALERTs it stands for are more than ALERTS */
+			k_ret = EAGAIN;
+			out_refused = true
+		:: k_ret != E_NONE || out_len < OUTBOX
 		fi;
 		if
 		:: k_ret == E_NONE ->
@@ -512,16 +535,14 @@ inline k_psend(code, d16, d32, d64)
 			:: k_c == P_STARTED ->
 				kstate = STARTED;
 				/*
-				 * STARTED_LATE, as the manager gets it, whenever
-				 * the provider went on without waiting while the
-				 * trace that starts it ran, and only after it gave
-				 * up a wait; with LATE_EXACT, only then.
+				 * STARTED_LATE, as the manager gets it, exactly
+				 * when the provider went on without waiting while
+				 * the trace that starts it ran (a trace over by
+				 * then, or begun later, missed nothing of it).
 				 */
 				assert(!(gave_up && late_for == minc) || k_b);	/* [late] */
 				assert(!k_b || gave_up);	/* [late] */
-#ifdef LATE_EXACT
 				assert(k_b == (gave_up && late_for == minc));	/* [late] */
-#endif
 				if
 				:: minc > 1 -> WIT(3)	/* W:started-by-second-manager */
 				:: else
@@ -650,7 +671,12 @@ inline e_switch()
 	fi
 }
 
-/* engine_service() and the SAVE_BUFFER it asks for; refusals ignored */
+/*
+ * engine_service() and the SAVE_BUFFER it asks for: one refused with
+ * EAGAIN (the manager's inbox full) is not awaited but asked again at the
+ * next dispatch (tracebuf_engine_save_refused()), which the module's
+ * wake-up brings once the manager read a packet; other refusals ignored.
+ */
 inline e_service()
 {
 	if
@@ -662,7 +688,25 @@ inline e_service()
 		:: else -> k_b = 1
 		fi;
 		e_save_out = true; e_save_w = e_hwrap[k_b]; e_save_d = e_dur;
-		k_psend(P_SAVE_BUFFER, 0, e_save_w, e_save_d)
+		k_psend(P_SAVE_BUFFER, 0, e_save_w, e_save_d);
+		if
+		:: k_ret == EAGAIN ->
+			e_save_out = false; e_retry = true; e_resend = true;
+			WIT(15)	/* W:save-refused-for-a-full-inbox@alerts */
+		:: k_ret == E_NONE && e_resend ->
+			e_resend = false;
+			WIT(16)	/* W:refused-save-sent-again@alerts */
+		:: else
+		fi
+	:: else
+	fi
+}
+
+/* the module wakes it: a refused packet would fit now */
+inline k_room()
+{
+	if
+	:: out_refused && !pdead -> out_refused = false; p_woken = true
 	:: else
 	fi
 }
@@ -855,8 +899,12 @@ active proctype provider()
 		atomic {
 			late_flag = true; gave_up = true;
 			printf("TB provider gives up waiting for its START\n");
-			/* tracebuf_trace_running_for(): tracing, or active */
-			late_for = (malive && (mtracing || (owned && kstate == STARTING)) -> minc : 0)
+			/* the trace it misses: the one running as it goes on */
+			late_for = (malive && (mtracing || (owned && kstate == STARTING)) -> minc : 0);
+			/* GET_CONFIG F_WENT_ON: tracebuf_manager_runs_for() */
+			went_on = true;
+			late_mgr = (malive && (mtracing || (owned && (kstate == STARTING ||
+				    kstate == STARTED))) -> minc : 0)
 		};
 		break
 	:: !hinted || e_started -> break
@@ -869,12 +917,15 @@ end_p:
 		atomic {
 			pbox?p_code, p_d16, p_d32, p_d64;
 			printf("TB provider reads %e %d %d %d\n", p_code, p_d16, p_d32, p_d64);
-			p_handle()
+			p_handle();
+			e_retry = false
 		}
+	/* woken with no message: a dispatch, which asks a refused save again */
+	:: atomic { p_woken -> p_woken = false; e_retry = false }
 	:: atomic { p_term == 1 -> p_unmap(); p_term = 2 }
 	:: atomic { p_term == 2 -> k_release(); p_term = 0 }
 	:: save_now -> atomic { p_snapshot() }
-	:: atomic { e_save_out == false && e_started && e_mode == M_STREAM &&
+	:: atomic { e_save_out == false && !e_retry && e_started && e_mode == M_STREAM &&
 	   (e_half[0] == E_FULL || e_half[1] == E_FULL) -> e_service() }
 	/* the application: a record, then maybe the half is full */
 	:: atomic { e_started && e_half[e_cur] == E_FILLING && fills < FILLS ->
@@ -926,7 +977,7 @@ inline m_die()
 		do
 		:: nempty(mbox) -> mbox?m_code, m_d16, m_d32, m_d64, m_st;
 			if
-			:: m_code != MSG_TERMINATED && m_code != MSG_GONE -> out_len--
+			:: m_code != MSG_TERMINATED && m_code != MSG_GONE -> out_len--; k_room()
 			:: else
 			fi;
 			if
@@ -985,16 +1036,11 @@ m_attach:
 		printf("TB manager %d attaches\n", minc);
 		mview = V_NOTMINE; view_after = V_NOTMINE
 	}
-	/* MGR_SET_TRACING: a session over this provider's name; one that
-	 * runs while the provider went on without waiting misses events */
+	/* MGR_SET_TRACING: a session over this provider's name */
 	if
 	:: atomic {
 		mtracing = true;
-		printf("TB manager %d: SET_TRACING 1\n", minc);
-		if
-		:: gave_up && !e_started && palive -> late_for = minc
-		:: else
-		fi
+		printf("TB manager %d: SET_TRACING 1\n", minc)
 	   }
 	:: skip
 	fi;
@@ -1053,7 +1099,7 @@ end_m:
 			mbox?m_code, m_d16, m_d32, m_d64, m_st;
 			printf("TB manager %d reads %e %d %d %d\n", minc, m_code, m_d16, m_d32, m_d64);
 			if
-			:: m_code != MSG_TERMINATED && m_code != MSG_GONE -> out_len--
+			:: m_code != MSG_TERMINATED && m_code != MSG_GONE -> out_len--; k_room()
 			:: else
 			fi;
 			if
@@ -1127,6 +1173,8 @@ active proctype final()
 	 * PROBE manager that does not read may make it refuse one) */
 #ifndef PROBE
 	assert(!(e_save_out && e_started && owned && palive) || save_pending);	/* [save-answered] */
+	/* and one refused for a full inbox was asked again */
+	assert(!(e_retry && e_started && owned && palive));	/* [save-answered] */
 #endif
 	assert(!save_pending || pdead || !malive || kstate == TERMINATING);	/* [save-answered] */
 	assert(pdead -> prefs == len(mbox) : true);	/* [death] */
