@@ -28,8 +28,13 @@ QEMU_RC='?' ELAPSED='?' WATCHDOG= BOOT_FAILURES=0
 [ ! -f "$OUT/qemu.status" ] || . "$OUT/qemu.status"
 
 # Kernel messages that fail a run (liburing's runtests.sh list, plus
-# KASAN/UBSAN/kmemleak/hung tasks).
-SPLAT_RE='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN|UBSAN|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|kmemleak|unreferenced object|Call Trace|INFO: task .* blocked for more than|Kernel panic'
+# KASAN/UBSAN/kmemleak/hung tasks, and what PREEMPT_RT shows of a sleep
+# or a CPU-local access where neither may be: "BUG: sleeping function
+# called from invalid context", "BUG: scheduling while atomic", "BUG:
+# using smp_processor_id() in preemptible" and lockdep's "BUG: Invalid
+# wait context"; "BUG:" alone would catch them, they are named in case
+# it ever goes: scripts/tests/vm_results_test.sh).
+SPLAT_RE='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN|UBSAN|possible circular locking|possible recursive locking|suspicious RCU usage|sleeping function called from invalid context|scheduling while atomic|in preemptible|Invalid wait context|kmemleak|unreferenced object|Call Trace|INFO: task .* blocked for more than|Kernel panic'
 
 problems=()	# one line per failure not tied to a subtest
 
