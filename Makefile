@@ -14,7 +14,9 @@
 #                             then Debian's 6.1 x86-64 kernel in QEMU
 #   make check TARGET=NAME    the suite on another target: x86_64-6.12 (Debian's
 #                             6.12 kernel), arm64-6.1 (Debian's arm64 kernel in
-#                             qemu-system-aarch64, arm64 and armhf programs)
+#                             qemu-system-aarch64, arm64 and armhf programs),
+#                             x86_64-6.1-rt (Debian's PREEMPT_RT kernel; not
+#                             in check-all)
 #   make check-debug          the same suite on a debug kernel, with kmemleak
 #                             (DEBUG_KERNEL= and DEBUG_KDIR=: see below)
 #   make check-all            check on every target, then check-debug (its

@@ -6,7 +6,8 @@
 #   scripts/install-deps.sh           install what is missing (needs root)
 #   scripts/install-deps.sh --target NAME
 #                                     also what target NAME needs (lib.sh's
-#                                     TB_TARGETS): its kernel, headers,
+#                                     TB_TARGETS and TB_TARGETS_MORE): its
+#                                     kernel, headers,
 #                                     compilers and QEMU
 #   scripts/install-deps.sh --list [--target NAME]
 #                                     print the package list and exit
@@ -14,7 +15,8 @@
 # A foreign target's kernel and busybox are not installed: they are
 # unpacked ("apt-get download" + "dpkg-deb -x") into .build/targets/NAME/:
 # of other architectures, the host gets only libc6 of arm64 and armhf
-# (below, for the cross-built packages).
+# (below, for the cross-built packages).  So is the PREEMPT_RT kernel
+# (x86_64-6.1-rt), with its headers.
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -66,20 +68,24 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# What each target adds.  x86-64: its kernel and headers when not 6.1's.
-# arm64: cross compilers for the module (64-bit) and the test programs
-# (64-bit and armhf, C and C++), with their C libraries,
-# qemu-system-aarch64, and qemu-aarch64 (qemu-user) for "make bench
-# TARGET=arm64-6.1"; its kernel, headers and busybox are unpacked, not
-# installed (below).  Every target: the C++ compiler of its 32-bit
-# programs.
+# What each target adds.  x86-64: its kernel and headers when not 6.1's;
+# the PREEMPT_RT one (x86_64-6.1-rt) unpacked, not installed (below: it
+# would become a kernel this machine boots).  arm64: cross compilers for
+# the module (64-bit) and the test programs (64-bit and armhf, C and
+# C++), with their C libraries, qemu-system-aarch64, and qemu-aarch64
+# (qemu-user) for "make bench TARGET=arm64-6.1"; its kernel, headers and
+# busybox are unpacked, not installed (below).  Every target: the C++
+# compiler of its 32-bit programs.
 UNPACK=()
 if [ -n "$TARGET" ]; then
 	tb_target "$TARGET"
 	case $TB_ARCH in
 	x86_64)
-		[ "$TB_SERIES" = 6.1 ] ||
-			PACKAGES+=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG") ;;
+		if [ "$TB_KROOT" != / ]; then
+			UNPACK=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG")
+		elif [ "$TB_SERIES" != 6.1 ]; then
+			PACKAGES+=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG")
+		fi ;;
 	arm64)
 		PACKAGES+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 			   libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
@@ -92,7 +98,7 @@ fi
 if [ $LIST = 1 ]; then
 	printf '%s\n' "${PACKAGES[@]}"
 	for p in "${UNPACK[@]}"; do
-		echo "$p:arm64 (unpacked into .build/targets/$TARGET)"
+		echo "$p:$TB_KARCH (unpacked into .build/targets/$TARGET)"
 	done
 	exit 0
 fi
@@ -129,29 +135,38 @@ fi
 
 # --- a foreign target's kernel and busybox, unpacked ---------------------------
 
-# depends_of PACKAGE [PATTERN]: the first dependency of arm64 PACKAGE that
-# matches PATTERN, e.g. the versioned package a metapackage stands for.
+# What is unpacked: the kernel, its headers, and (a foreign target's)
+# busybox-static, all of the target's architecture A ($TB_KARCH).
+A=$TB_KARCH
+BUSYBOX_PKG=''
+[ ${#UNPACK[@]} -lt 3 ] || BUSYBOX_PKG=${UNPACK[2]}
+
+# depends_of PACKAGE [PATTERN]: the first dependency of PACKAGE (of
+# architecture A) that matches PATTERN, e.g. the versioned package a
+# metapackage stands for.
 depends_of() {
-	apt-cache depends "$1:arm64" 2>/dev/null |
-		sed -n 's/^ *Depends: <\?\([^:<>]*\)\(:arm64\)\?>\?$/\1/p' |
+	apt-cache depends "$1:$A" 2>/dev/null |
+		sed -n "s/^ *Depends: <\\?\\([^:<>]*\\)\\(:$A\\)\\?>\\?\$/\\1/p" |
 		grep -x -- "${2:-.*}" | head -n 1
 }
 
 image_meta=${UNPACK[0]} headers_meta=${UNPACK[1]}
-if ! grep -qx arm64 <<< "$(dpkg --print-foreign-architectures)" ||
-   [ -z "$(depends_of "$image_meta")" ]; then
+if [ "$A" != "$(dpkg --print-architecture)" ] &&
+   { ! grep -qx "$A" <<< "$(dpkg --print-foreign-architectures)" ||
+     [ -z "$(depends_of "$image_meta")" ]; }; then
 	[ "$(id -u)" -eq 0 ] ||
-		tb_die "target $TARGET: apt does not know arm64 packages; as root: dpkg --add-architecture arm64 && apt-get update"
-	echo "install-deps.sh: adding arm64 to apt's architectures" >&2
-	grep -qx arm64 <<< "$(dpkg --print-foreign-architectures)" || dpkg --add-architecture arm64
+		tb_die "target $TARGET: apt does not know $A packages; as root: dpkg --add-architecture $A && apt-get update"
+	echo "install-deps.sh: adding $A to apt's architectures" >&2
+	grep -qx "$A" <<< "$(dpkg --print-foreign-architectures)" || dpkg --add-architecture "$A"
 	apt-get update -q
 fi
 
 image=$(depends_of "$image_meta")
 headers=$(depends_of "$headers_meta")
-[ -n "$image" ] && [ -n "$headers" ] || tb_die "apt knows no $image_meta/$headers_meta"
-common=$(depends_of "$headers" 'linux-headers-.*-common')
-[[ $common == linux-headers-*-common ]] || tb_die "cannot tell the common headers $headers needs (got '$common')"
+[ -n "$image" ] && [ -n "$headers" ] || tb_die "apt knows no $image_meta/$headers_meta (apt-get update?)"
+# linux-headers-<abi>-common, or -common-rt for the RT flavours
+common=$(depends_of "$headers" 'linux-headers-.*-common\(-rt\)\?')
+[[ $common == linux-headers-*-common* ]] || tb_die "cannot tell the common headers $headers needs (got '$common')"
 # The header tree's build scripts are the host's (linux-kbuild-*, amd64,
 # Multi-Arch: foreign): the same version must be installed here.
 kbuild_pkg=$(depends_of "$headers" 'linux-kbuild-.*')
@@ -164,18 +179,20 @@ if [ "$(dpkg-query -W -f='${db:Status-Status}' "$kbuild_pkg" 2>/dev/null || true
 fi
 kver=${image#linux-image-}
 kver=${kver%-unsigned}
-want="$image $headers $common busybox-static $(apt-cache policy "$image:arm64" | sed -n 's/^ *Candidate: //p')"
+pkgs=("$image:$A" "$headers:$A" "$common")
+[ -z "$BUSYBOX_PKG" ] || pkgs+=("$BUSYBOX_PKG:$A")
+want="$image $headers $common${BUSYBOX_PKG:+ $BUSYBOX_PKG} $(apt-cache policy "$image:$A" | sed -n 's/^ *Candidate: //p')"
 if [ "$(cat "$TB_KROOT/.unpacked" 2>/dev/null || true)" = "$want" ]; then
 	exit 0
 fi
 
-echo "install-deps.sh: unpacking $image, $headers, $common and busybox-static (arm64) into $TB_KROOT" >&2
+echo "install-deps.sh: unpacking ${pkgs[*]} into $TB_KROOT" >&2
 dl=$TB_BUILD/targets/.download-$TARGET
 rm -rf "$TB_KROOT" "$dl"
 mkdir -p "$TB_KROOT" "$dl"
 # apt's sandbox user must be able to write the download directory.
 chmod 777 "$dl"
-(cd "$dl" && apt-get download -q "$image:arm64" "$headers:arm64" "$common" busybox-static:arm64) >&2 ||
+(cd "$dl" && apt-get download -q "${pkgs[@]}") >&2 ||
 	tb_die "apt-get download failed"
 for deb in "$dl"/*.deb; do
 	dpkg-deb -x "$deb" "$TB_KROOT"
@@ -198,5 +215,6 @@ grep -q "^include $src/$common/" "$src/$headers/Makefile" ||
 	tb_die "$src/$headers/Makefile does not include the common headers as expected"
 ln -sfn "$src/$headers" "$TB_KROOT/lib/modules/$kver/build"
 depmod -b "$TB_KROOT" "$kver"
-[ -x "$TB_KROOT/bin/busybox" ] || tb_die "busybox-static:arm64 has no bin/busybox"
+[ -z "$BUSYBOX_PKG" ] || [ -x "$TB_KROOT/bin/busybox" ] ||
+	tb_die "$BUSYBOX_PKG:$A has no bin/busybox"
 echo "$want" > "$TB_KROOT/.unpacked"

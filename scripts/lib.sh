@@ -12,15 +12,20 @@ tb_die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 2; }
 # series (and flavour).  "make check" is the first; README's "Supported
 # targets" table says how each is tested.
 TB_TARGETS="x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12-16k"
+# Targets tb_target knows that TB_TARGETS (so "make check-all" and CI)
+# does not list: run them with "make check TARGET=NAME".
+# x86_64-6.1-rt: Debian's PREEMPT_RT kernel (linux-image-rt-amd64).
+TB_TARGETS_MORE="x86_64-6.1-rt"
 
 # tb_target NAME: describe target NAME in
 #   TB_ARCH     the guest's architecture, as scripts/vm-run.sh --arch takes it
 #   TB_SERIES   the Debian kernel series, TB_FLAVOUR its flavour (amd64,
-#               arm64, arm64-16k)
+#               rt-amd64, arm64, arm64-16k)
 #   TB_KROOT    where that kernel's packages are: / when installed, else the
 #               directory scripts/install-deps.sh --target NAME unpacked them in
 #   TB_KPKG     the suffix of its linux-image-* and linux-headers-*
-#               metapackages (e.g. 6.12-amd64, arm64)
+#               metapackages (e.g. 6.12-amd64, rt-amd64, arm64)
+#   TB_KARCH    the Debian architecture of those packages (amd64, arm64)
 #   TB_KMAKE    extra make arguments for the module build (ARCH=, CROSS_COMPILE=)
 #   TB_CC, TB_CC32    the C compilers of the 64-bit and 32-bit test programs
 #   TB_CXX, TB_CXX32  the C++ ones
@@ -32,12 +37,20 @@ tb_target() {
 	case $1 in
 	x86_64-6.1|x86_64-6.12)
 		TB_ARCH=x86_64 TB_SERIES=${1#x86_64-} TB_FLAVOUR=amd64 TB_KROOT=/
-		TB_KPKG=amd64
+		TB_KPKG=amd64 TB_KARCH=amd64
 		[ "$TB_SERIES" = 6.1 ] || TB_KPKG=$TB_SERIES-amd64
 		TB_CC=gcc TB_CC32=i686-linux-gnu-gcc
 		TB_CXX=g++ TB_CXX32=i686-linux-gnu-g++ ;;
+	x86_64-6.1-rt)
+		# PREEMPT_RT: spinlock_t sleeps, interrupt handlers run in
+		# threads.  Not installed (it would be a boot kernel of this
+		# machine): unpacked like a foreign target's.
+		TB_ARCH=x86_64 TB_SERIES=6.1 TB_FLAVOUR=rt-amd64 TB_KPKG=rt-amd64
+		TB_KARCH=amd64 TB_KROOT=$TB_BUILD/targets/$1
+		TB_CC=gcc TB_CC32=i686-linux-gnu-gcc
+		TB_CXX=g++ TB_CXX32=i686-linux-gnu-g++ ;;
 	arm64-6.1|arm64-6.12-16k)
-		TB_ARCH=arm64 TB_KROOT=$TB_BUILD/targets/$1
+		TB_ARCH=arm64 TB_KARCH=arm64 TB_KROOT=$TB_BUILD/targets/$1
 		TB_KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 		TB_CC=aarch64-linux-gnu-gcc TB_CC32=arm-linux-gnueabihf-gcc
 		TB_CXX=aarch64-linux-gnu-g++ TB_CXX32=arm-linux-gnueabihf-g++
@@ -55,7 +68,7 @@ tb_target() {
 			# 16 KiB pages: what assumed 4 KiB ones shows here
 			TB_SERIES=6.12 TB_FLAVOUR=arm64-16k TB_KPKG=6.12-arm64-16k
 		fi ;;
-	*) tb_die "unknown target '$1' (known: $TB_TARGETS)" ;;
+	*) tb_die "unknown target '$1' (known: $TB_TARGETS $TB_TARGETS_MORE)" ;;
 	esac
 	TB_TARGET=$1
 }
