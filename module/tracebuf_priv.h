@@ -29,6 +29,8 @@
  *	without tracebuf_lock and consume them afterwards.
  * tracebuf_users_lock (mutex, user.c) protects the table of per-user
  *	shares; a share's counts are [L] (providers) or atomic (memory).
+ * tracebuf_kprov_lock (mutex, ksched.c) serializes the kernel_provider
+ *	parameter with module init and exit.
  *
  * Order: file->read_lock or provider->ctl_lock, then tracebuf_lock, then
  * tracebuf_users_lock, then the wait queue and eventfd locks inside
@@ -41,6 +43,45 @@
  * inside mmap_lock (a fault on a sealable mapping), and holds the
  * provider file's i_mmap_rwsem (unmap_mapping_range()) and page table
  * locks.
+ *
+ * PREEMPT_RT (Documentation/locking/locktypes.rst).  Every lock of the
+ * module is a mutex, a sleeping lock on every kernel (an rtmutex with
+ * priority inheritance on RT), taken in task context only: ioctl, read,
+ * mmap, a page fault, release, generic netlink, the module parameter,
+ * init and exit, and the kernel providers' work items (tracebuf_kwork()).
+ * The kernel's locks taken for the module are spinlock_t, sleeping locks
+ * on RT, taken in those task contexts too: the wait queues' (wake-ups
+ * under tracebuf_lock, poll, blocking reads), the eventfds', the
+ * xarrays' and the IDA's; and the workqueue's pool lock, a
+ * raw_spinlock_t on every kernel (queue_work()).  There is no spinlock_t,
+ * raw_spinlock_t or local_lock_t of the module's own.
+ *
+ * Atomic context: what runs there takes no lock, neither the module's nor
+ * one of the kernel's (checked by review: Debian's RT kernel has no
+ * lockdep and no DEBUG_ATOMIC_SLEEP, so a sleeping lock there shows only
+ * as "scheduling while atomic" when it is contended):
+ *  - the sched probes (ksched.c): sched_switch under the runqueue lock,
+ *    sched_wakeup and sched_wakeup_new under the task's pi_lock and the
+ *    runqueue lock (raw_spinlock_t, interrupts off); sched_process_fork,
+ *    sched_process_exec, sched_process_exit and task_rename (under
+ *    task_lock(), a sleeping lock on RT) with preemption off, as every
+ *    tracepoint probe runs;
+ *  - tracebuf_kevent() (kapi.c), from any context, a hard interrupt or
+ *    a raw spinlock's section included (in an NMI it counts a drop);
+ *  - the writers' chunk path (kprovider.c: tracebuf_kreserve(),
+ *    tracebuf_kdurable(), tracebuf_ktake(), tracebuf_kfilled()), called
+ *    by the two above with interrupts off: per-CPU data, the atomic
+ *    cursor, irq_work_queue() (lock-free) and udelay() for a test knob;
+ *  - the IPI of tracebuf_kclose_all(), a hard interrupt on RT too.
+ * A CPU's chunk is guarded by local_irq_save(), not by a local_lock_t: on
+ * RT a local_lock_t is a per-CPU spinlock_t, which the probes under the
+ * runqueue lock and callers in hard interrupts must not take.  The
+ * sections are short and bounded: a record of at most
+ * TRACEBUF_KRECORD_MAX bytes, the padding of at most three chunks (4 KiB
+ * each at most), and a look at every CPU's chunk (circular mode) or last
+ * exits (a thread that exits).  The probes' way
+ * out is an irq_work (tracebuf_kirq()), which runs in a hard interrupt,
+ * or on RT in the per-CPU irq_work thread, and only queues the work item.
  */
 #ifndef _TRACEBUF_PRIV_H
 #define _TRACEBUF_PRIV_H
