@@ -71,7 +71,7 @@ until mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 tbshare /mnt 2>/
 	sleep 1
 done
 
-# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK, TB_MODULE_ARGS, TB_TIMEOUT_MULT (for
+# TB_TESTS, TB_TIMEOUT, TB_KMEMLEAK, TB_GCOV, TB_MODULE_ARGS, TB_TIMEOUT_MULT (for
 # the programs' own alarms), and what --env exports (TB_TESTS_WRITABLE,
 # for this script only)
 . /mnt/run.conf
@@ -93,6 +93,12 @@ OUT=/mnt/out
 export TB_OUT=$OUT
 KO=/mnt/tracebuf.ko
 LEAKS=/sys/kernel/debug/kmemleak
+# gcov counters of the programs (built with --coverage): each one writes
+# its .gcda files under this prefix, at its objects' host paths
+if [ "${TB_GCOV:-0}" = 1 ]; then
+	export GCOV_PREFIX=/tmp/tb-gcov
+	mkdir -p $GCOV_PREFIX
+fi
 
 if [ "$TB_KMEMLEAK" = 1 ]; then
 	if [ -e $LEAKS ]; then
@@ -141,6 +147,21 @@ if [ "$(cat $OUT/insmod.rc)" = 0 ]; then
 	mark "phase rmmod"
 	rmmod tracebuf > $OUT/rmmod.log 2>&1
 	echo $? > $OUT/rmmod.rc
+fi
+
+# The module's counters outlive rmmod (until the next load): copy them
+# and the programs' out, read through cat (debugfs sizes are 0).
+if [ "${TB_GCOV:-0}" = 1 ]; then
+	say "gcov: copying the counters"
+	mkdir -p $OUT/gcov/kernel $OUT/gcov/user
+	find /sys/kernel/debug/gcov -name '*.gcda' 2>/dev/null | while read -r f; do
+		d=$OUT/gcov/kernel${f#/sys/kernel/debug/gcov}
+		mkdir -p "${d%/*}" && cat "$f" > "$d"
+	done
+	n=$(find $OUT/gcov/kernel -name '*.gcda' | wc -l)
+	cp -a /tmp/tb-gcov/. $OUT/gcov/user/ 2>/dev/null
+	say "gcov: $n module files, $(find /tmp/tb-gcov -name '*.gcda' | wc -l) program files"
+	unset GCOV_PREFIX
 fi
 
 if [ "$TB_KMEMLEAK" = 1 ] && [ -e $LEAKS ]; then

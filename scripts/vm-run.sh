@@ -37,6 +37,11 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
   --timeout SECS       per-program timeout (default: timeout= in DIR/settings, else 45)
   --timeout-mult N     multiply every timeout, boot allowance included (default 1)
   --kmemleak           after the tests, scan with kmemleak; any report fails
+  --gcov               coverage: the programs write their gcov counters
+                       under the guest's /tmp/tb-gcov (GCOV_PREFIX), and
+                       after the tests those and the module's
+                       (/sys/kernel/debug/gcov) are copied to
+                       DIR/share/out/gcov/{user,kernel}
   --watchdog SECS      kill QEMU after SECS in total (default: boot + every
                        timeout, at most 500 + 400 * the multiplier)
   --append ARGS        extra kernel command line arguments
@@ -60,7 +65,7 @@ EOF
 
 KERNEL='' KO='' MODULE_ARGS='' TESTS='' LIST='' SCRIPTS_DIR='' MODDIR='' MEM=1G SMP=2 CPU='' TIMEOUT='' MULT=1
 ARCH=x86_64 BUSYBOX=''
-KMEMLEAK=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0 INTERACTIVE=0
+KMEMLEAK=0 GCOV=0 WATCHDOG='' APPEND='' OUT=$TB_BUILD/vm VERBOSE=0 INTERACTIVE=0
 ENVS=() FAIL_FIRST=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -82,6 +87,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift ;;
 	--timeout-mult) MULT=$2; shift ;;
 	--kmemleak) KMEMLEAK=1 ;;
+	--gcov) GCOV=1 ;;
 	--watchdog) WATCHDOG=$2; shift ;;
 	--append) APPEND=$2; shift ;;
 	--fail-first-boot) FAIL_FIRST=1 ;;
@@ -241,6 +247,7 @@ cat > "$SHARE/run.conf" <<EOF
 TB_TESTS="${run[*]}"
 TB_TIMEOUT=$TIMEOUT
 TB_KMEMLEAK=$KMEMLEAK
+TB_GCOV=$GCOV
 TB_MODULE_ARGS="$MODULE_ARGS"
 export TB_TIMEOUT_MULT=$MULT
 EOF
