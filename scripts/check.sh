@@ -23,6 +23,15 @@
 #       image (extracted once into .build/).  More memory, longer
 #       timeouts, and a kmemleak scan.
 #
+#   check.sh --coverage [--kernel IMAGE] [--kdir DIR]
+#       The coverage kernel (gcov and KCOV support; IMAGE, or else the
+#       newest *.bzImage in $COVERAGE_KERNELS, with its build tree as for
+#       --debug): the module built with GCOV_PROFILE and KCOV_INSTRUMENT,
+#       the 64-bit integration tests built with --coverage into
+#       .build/coverage/, and the counters of both copied back
+#       (vm-run.sh --gcov).  No host tests, no 32-bit or unit tests:
+#       scripts/coverage.sh runs this and makes the report.
+#
 #   check.sh ... --programs "PROG..." [--env NAME=VALUE]... [--timeout SECS]
 #                [--watchdog SECS]
 #       Only these programs (selftests or integration tests, by name), no
@@ -38,11 +47,12 @@ set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DEBUG=0 KERNEL='' KDIR='' MODDIR='' PROGRAMS='' TARGET=''
+DEBUG=0 COVERAGE=0 KERNEL='' KDIR='' MODDIR='' PROGRAMS='' TARGET=''
 VM_OPTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--debug) DEBUG=1 ;;
+	--coverage) COVERAGE=1 ;;
 	--target) TARGET=$2; shift ;;
 	--programs) PROGRAMS=$2; shift ;;
 	--env|--timeout|--watchdog) VM_OPTS+=("$1" "$2"); shift ;;
@@ -82,8 +92,10 @@ tb_die() {
 
 tb_no_space "$TB_ROOT"
 tb_no_space "$TB_BUILD"
-# The debug kernel is an x86-64 one.
+# The debug and coverage kernels are x86-64 ones.
 [ $DEBUG = 0 ] || [ -z "$TARGET" ] || tb_die "--debug and --target do not go together"
+[ $COVERAGE = 0 ] || [ -z "$TARGET" ] || tb_die "--coverage and --target do not go together"
+[ $COVERAGE = 0 ] || [ $DEBUG = 0 ] || tb_die "--coverage and --debug do not go together"
 DEFAULT_TARGET=${TB_TARGETS%% *}
 tb_target "${TARGET:-$DEFAULT_TARGET}"
 [ "${NO_DEPS:-0}" = 1 ] || "$TB_ROOT/scripts/install-deps.sh" --target "$TB_TARGET" ||
@@ -91,7 +103,8 @@ tb_target "${TARGET:-$DEFAULT_TARGET}"
 # The host tests and the runner's self-check run once, with the default
 # target.
 FIRST=0
-[ $DEBUG = 1 ] || [ -n "$PROGRAMS" ] || [ "$TB_TARGET" != "$DEFAULT_TARGET" ] || FIRST=1
+[ $DEBUG = 1 ] || [ $COVERAGE = 1 ] || [ -n "$PROGRAMS" ] || [ "$TB_TARGET" != "$DEFAULT_TARGET" ] ||
+	FIRST=1
 
 # tally LABEL: copy standard input to standard output, but print its
 # "N passed, M failed" lines as "LABEL: N passed, M failed" and keep the
@@ -121,17 +134,20 @@ fi
 SELFTESTS=$TB_ROOT/selftests/tracebuf
 [ -f "$SELFTESTS/Makefile" ] || tb_die "no $SELFTESTS/Makefile: no selftests to run"
 
-if [ $DEBUG = 1 ]; then
-	DEBUG_KERNELS=${DEBUG_KERNELS:-}
+# kernel_from_dir VAR DIR: KERNEL, else the newest *.bzImage in DIR (the
+# directory variable VAR names, for the messages); KDIR, else the
+# *-build.tar.xz beside the image, extracted once into .build/.
+kernel_from_dir() {
+	local var=$1 dir=$2 tarball cache stamp
 	if [ -z "$KERNEL" ]; then
-		[ -n "$DEBUG_KERNELS" ] ||
-			tb_die "no debug kernel: pass --kernel IMAGE --kdir DIR (make: DEBUG_KERNEL= DEBUG_KDIR=), or DEBUG_KERNELS=DIR"
-		KERNEL=$(printf '%s\n' "$DEBUG_KERNELS"/*.bzImage | sort -V | tail -n 1)
-		[ -f "$KERNEL" ] || tb_die "no *.bzImage in $DEBUG_KERNELS (set DEBUG_KERNEL= and DEBUG_KDIR=)"
+		[ -n "$dir" ] ||
+			tb_die "no kernel image: pass --kernel IMAGE --kdir DIR, or $var=DIR"
+		KERNEL=$(printf '%s\n' "$dir"/*.bzImage | sort -V | tail -n 1)
+		[ -f "$KERNEL" ] || tb_die "no *.bzImage in $dir ($var)"
 	fi
 	if [ -z "$KDIR" ]; then
 		tarball=${KERNEL%.bzImage}-build.tar.xz
-		[ -f "$tarball" ] || tb_die "no build tree for $KERNEL: expected $tarball (or set DEBUG_KDIR=)"
+		[ -f "$tarball" ] || tb_die "no build tree for $KERNEL: expected $tarball (or pass --kdir)"
 		cache=$TB_BUILD/kernels/$(basename "${tarball%.tar.xz}")
 		stamp="$(stat -c '%s %Y' "$tarball")"
 		if [ "$(cat "$cache/.extracted" 2>/dev/null || true)" != "$stamp" ]; then
@@ -143,6 +159,13 @@ if [ $DEBUG = 1 ]; then
 		fi
 		KDIR=$cache/build
 	fi
+}
+
+KMAKE=("${TB_KMAKE[@]}")
+if [ $DEBUG = 1 ]; then
+	[ -n "$KERNEL" ] || [ -n "${DEBUG_KERNELS:-}" ] ||
+		tb_die "no debug kernel: pass --kernel IMAGE --kdir DIR (make: DEBUG_KERNEL= DEBUG_KDIR=), or DEBUG_KERNELS=DIR"
+	kernel_from_dir DEBUG_KERNELS "${DEBUG_KERNELS:-}"
 	MEM=${MEM:-3G}
 	TIMEOUT_MULT=${TIMEOUT_MULT:-4}
 	# A burst of providers takes seconds a run there: 10 runs, not 50.
@@ -155,6 +178,14 @@ if [ $DEBUG = 1 ]; then
 	# a 64th of their events (a sixteenth still took 214 s of 240).
 	VM_EXTRA=(--kmemleak --env TB_BURST_RUNS=10 --env TB_START_TIMEOUT_MS=30000
 		  --env TB_ONLINE_DIV=64)
+elif [ $COVERAGE = 1 ]; then
+	[ -n "$KERNEL" ] || [ -n "${COVERAGE_KERNELS:-}" ] ||
+		tb_die "no coverage kernel: pass --kernel IMAGE --kdir DIR, or COVERAGE_KERNELS=DIR"
+	kernel_from_dir COVERAGE_KERNELS "${COVERAGE_KERNELS:-}"
+	KMAKE+=(GCOV_PROFILE=y KCOV_INSTRUMENT=y)
+	MEM=${MEM:-1G}
+	TIMEOUT_MULT=${TIMEOUT_MULT:-2}
+	VM_EXTRA=(--gcov)
 else
 	if [ -z "$KERNEL" ] && [ -z "$KDIR" ]; then
 		kinfo=$(tb_find_kernel "$TB_SERIES" "$TB_FLAVOUR" "$TB_KROOT")
@@ -178,11 +209,12 @@ KDIR=$(cd "$KDIR" && pwd)
 
 release=$(tb_kernel_release "$KDIR" || basename "$KERNEL")
 WORK=$TB_BUILD/check-$release
+[ $COVERAGE = 0 ] || WORK=$TB_BUILD/coverage/check-$release
 mkdir -p "$WORK"
 tb_log "target $TB_TARGET: kernel $KERNEL, build tree $KDIR"
 
 t0=$(date +%s)
-KO=$(tb_build_module "$KDIR" "$WORK" "${TB_KMAKE[@]}")
+KO=$(tb_build_module "$KDIR" "$WORK" "${KMAKE[@]}")
 
 # A build tree of another architecture than the compiler's (here the
 # host's gcc, given explicitly: a 6.12 tree names its own compiler) is
@@ -204,6 +236,13 @@ fi
 
 # One directory of programs per architecture.
 TESTS=$TB_BUILD/programs-$TB_ARCH
+UOUT=$TB_BUILD/out-$TB_ARCH
+UFLAGS=()
+if [ $COVERAGE = 1 ]; then
+	TESTS=$TB_BUILD/coverage/programs-$TB_ARCH
+	UOUT=$TB_BUILD/coverage/out-$TB_ARCH
+	UFLAGS=(CFLAGS="-O2 -g --coverage")
+fi
 mkdir -p "$TESTS"
 tb_log "building the selftests (static, $TB_CC and $TB_CC32) into $TESTS"
 make -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$TB_CC32" \
@@ -227,8 +266,8 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$
 # into the tree.
 for dir in userlib userlib/ctl userlib/posixtrace; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
-	make -C "$TB_ROOT/$dir" O="$TB_BUILD/out-$TB_ARCH" CC="$TB_CC" CC32="$TB_CC32" \
-		LDFLAGS="$TB_LDFLAGS" vmtests VMTEST_OUT="$TESTS" >&2 ||
+	make -C "$TB_ROOT/$dir" O="$UOUT" CC="$TB_CC" CC32="$TB_CC32" "${UFLAGS[@]}" \
+		LDFLAGS="$TB_LDFLAGS${UFLAGS[*]:+ --coverage}" vmtests VMTEST_OUT="$TESTS" >&2 ||
 		tb_die "the integration tests of $dir did not build"
 	make -s --no-print-directory -C "$TB_ROOT/$dir" list-vmtests >> "$WORK/vmtests.list" ||
 		tb_die "'make -C $dir list-vmtests' failed"
@@ -259,7 +298,7 @@ unit() {
 			>> "$WORK/unit.list" || tb_die "'make -C $dir $lists' failed"
 	done
 }
-if [ $DEBUG = 0 ]; then
+if [ $DEBUG = 0 ] && [ $COVERAGE = 0 ]; then
 	unit "$TB_CC32" "$TB_CXX32" _32
 	[ "$TB_ARCH" = "$(tb_host_arch)" ] || unit "$TB_CC" "$TB_CXX" ''
 else
