@@ -34,6 +34,14 @@
 #                             exhaustively, against the uapi header's state
 #                             table: one line per property (~2 min, host
 #                             only; scripts/model.sh)
+#   make coverage             line and branch coverage of the module (the guest
+#                             suite on a coverage kernel: COVERAGE_KERNEL= and
+#                             COVERAGE_KDIR=, or COVERAGE_KERNELS=<dir>) and
+#                             of libtracebuf, libposixtrace and tracebufctl
+#                             (host and guest tests): a table per file here,
+#                             HTML in .build/coverage/html (scripts/coverage.sh;
+#                             COVERAGE_PROGRAMS="..." runs only those; not
+#                             part of check)
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)
 #   make run CMD="./app ARGS" [FILES="data ..."] [RECORD="-m streaming ..."]
@@ -109,6 +117,10 @@ DEBUG_KERNELS ?=
 DEBUG_KERNEL ?=
 DEBUG_KDIR ?=
 DEBUG_MODDIR ?=
+COVERAGE_KERNELS ?=
+COVERAGE_KERNEL ?=
+COVERAGE_KDIR ?=
+COVERAGE_PROGRAMS ?=
 VM_ARGS ?=
 TARGET ?=
 # the targets' one home is scripts/lib.sh
@@ -236,6 +248,16 @@ soak:
 		--timeout $$(( $(SOAK_CYCLES) + 300 )) \
 		--watchdog $$(( 4 * ($(SOAK_CYCLES) + 300) + 1200 ))
 
+# Like the debug kernel, the coverage kernel is the caller's to give.
+coverage:
+	@$(if $(COVERAGE_KERNEL)$(COVERAGE_KERNELS),,$(error no coverage kernel: pass \
+	COVERAGE_KERNEL=<bzImage> COVERAGE_KDIR=<its build tree>, or COVERAGE_KERNELS=<dir \
+	of *.bzImage, each with its *-build.tar.xz> (README, "make coverage")))\
+	COVERAGE_KERNELS="$(COVERAGE_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/coverage.sh \
+	$(if $(COVERAGE_KERNEL),--kernel $(COVERAGE_KERNEL)) \
+	$(if $(COVERAGE_KDIR),--kdir $(COVERAGE_KDIR)) \
+	$(if $(COVERAGE_PROGRAMS),--programs "$(COVERAGE_PROGRAMS)")
+
 lint:
 	@scripts/lint.sh $(CHECK_KDIR)
 
@@ -337,6 +359,6 @@ uninstall-module:
 	rm -f $(DESTDIR)$(MODULE_DIR)/tracebuf.ko
 	$(if $(DESTDIR),@echo "  (DESTDIR set: depmod not run)",depmod -a $(KVER))
 
-.PHONY: all userlib libposixtrace tracebufctl module selftests check check-all check-debug fault \
+.PHONY: all userlib libposixtrace tracebufctl module selftests check check-all check-debug coverage fault \
 	fuzz soak lint model bench bench-sched bench-stream demo run shell clean install install-user install-module uninstall \
 	uninstall-user uninstall-module install-dkms-src install-dkms uninstall-dkms deb

@@ -43,7 +43,8 @@ set -euo pipefail
 # python3: scripts/fxt-check.py, the second FXT reader that checks the
 # traces the guest leaves (vm-results.sh).  valgrind: "make bench" counts
 # instructions per event with callgrind (scripts/bench.sh).  spin: the
-# model of the provider protocol (make model, scripts/model.sh).  The
+# model of the provider protocol (make model, scripts/model.sh).  lcov:
+# the coverage reports (make coverage, scripts/coverage.sh).  The
 # packages cross-built for arm64 and armhf ("make deb DEB_HOST_ARCH=...",
 # deb-test.sh --arch): their cross compilers and C libraries, libc6 of
 # each (dpkg-shlibdeps reads its symbols from dpkg's database: arm64 and
@@ -55,7 +56,7 @@ PACKAGES=(make gcc g++ clang libc6-dev perl xz-utils cpio busybox-static
 	  linux-source-6.1 gcc-i686-linux-gnu libc6-dev-i386-cross sparse pkgconf binutils
 	  groff-base man-db bash-completion udev kmod
 	  build-essential dpkg-dev debhelper dh-dkms dkms lintian zstd python3 valgrind
-	  spin gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
+	  spin lcov gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross
 	  libc6-dev-armhf-cross qemu-user libc6:arm64 libc6:armhf)
 
 LIST=0 TARGET=''
