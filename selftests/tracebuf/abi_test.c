@@ -1900,18 +1900,25 @@ TEST_F(ctl, send_unknown_provider_esrch)
 /* ------------------------------------------------------------------ */
 /* TRACEBUF_IOC_PROVIDER_GET_CONFIG arguments                         */
 
-TEST_F(ctl, get_config_flag_bit0_einval)
+/* every flag but TRACEBUF_CONFIG_F_WENT_ON is refused, alone or with it */
+TEST_F(ctl, get_config_unknown_flags_einval)
 {
+	static const __u32 bad[] = { 1u << 1, 1u << 31,
+				     ~(__u32)TRACEBUF_CONFIG_F_WENT_ON,
+				     TRACEBUF_CONFIG_F_WENT_ON | 1u << 1 };
 	struct tracebuf_config_args cfg;
 	char buf[64];
+	unsigned int i;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.categories_ptr = tb_ptr(buf);
-	cfg.categories_size = sizeof(buf);
-	cfg.flags = 1;
-	EXPECT_EQ(-1, ioctl(self->p.prov, TRACEBUF_IOC_PROVIDER_GET_CONFIG,
-			    &cfg));
-	EXPECT_EQ(EINVAL, errno);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.categories_ptr = tb_ptr(buf);
+		cfg.categories_size = sizeof(buf);
+		cfg.flags = bad[i];
+		EXPECT_EQ(-1, ioctl(self->p.prov, TRACEBUF_IOC_PROVIDER_GET_CONFIG,
+				    &cfg));
+		EXPECT_EQ(EINVAL, errno);
+	}
 }
 
 TEST_F(ctl, get_config_categories_bad_pointer_efault)
