@@ -98,6 +98,7 @@ LEAKS=/sys/kernel/debug/kmemleak
 if [ "${TB_GCOV:-0}" = 1 ]; then
 	export GCOV_PREFIX=/tmp/tb-gcov
 	mkdir -p $GCOV_PREFIX
+	chmod 1777 $GCOV_PREFIX
 fi
 
 if [ "$TB_KMEMLEAK" = 1 ]; then
@@ -133,6 +134,8 @@ if [ "$(cat $OUT/insmod.rc)" = 0 ]; then
 		mark "test $t end rc=$rc"
 		# Reap whatever the test left behind (forked children).
 		kill -9 -1 2>/dev/null
+		# counters that a later test's unprivileged process adds to
+		[ "${TB_GCOV:-0}" != 1 ] || chmod -R a+rwX /tmp/tb-gcov
 		echo "$rc $elapsed" > "$OUT/$t.rc"
 		say "$t: exit $rc after ${elapsed}s"
 		if [ ! -d /sys/module/tracebuf ]; then
