@@ -92,12 +92,15 @@ static void tb_notify(void *arg)
 	eventfd_write(p->efd, 1);
 }
 
-/* SAVE_BUFFER for @req; 0 or the kernel's refusal. */
-static int tb_send_save(struct tracebuf_provider *p, const struct tracebuf_save_req *req)
+/*
+ * 0 or the kernel's refusal.  Most refusals (the manager moved on)
+ * change nothing, and most callers have nothing to do on one.
+ */
+static int tb_send(struct tracebuf_provider *p, uint16_t request, uint16_t data16,
+		   uint32_t data32, uint64_t data64)
 {
 	struct tracebuf_pkt pkt = {
-		.request = TRACEBUF_PKT_SAVE_BUFFER, .data32 = req->wrapped_count,
-		.data64 = req->durable_data_end,
+		.request = request, .data16 = data16, .data32 = data32, .data64 = data64,
 	};
 
 	return tracebuf_sys_provider_send(p->fd, &pkt);
@@ -113,7 +116,8 @@ static int tb_send_save(struct tracebuf_provider *p, const struct tracebuf_save_
  */
 static int tb_request_save(void *arg, const struct tracebuf_save_req *req)
 {
-	return tb_send_save(arg, req);
+	return tb_send(arg, TRACEBUF_PKT_SAVE_BUFFER, 0, req->wrapped_count,
+		       req->durable_data_end);
 }
 
 /* The enabled categories of the current configuration, into the engine. */
@@ -177,17 +181,6 @@ static void tb_on_initialize(struct tracebuf_provider *p,
 		tb_unmap(p);
 	else
 		p->attached = true;
-}
-
-static void tb_send(struct tracebuf_provider *p, uint16_t request, uint16_t data16,
-		    uint32_t data32, uint64_t data64)
-{
-	struct tracebuf_pkt pkt = {
-		.request = request, .data16 = data16, .data32 = data32, .data64 = data64,
-	};
-
-	/* refusals (the manager moved on) change nothing: nothing to do */
-	tracebuf_sys_provider_send(p->fd, &pkt);
 }
 
 static void tb_on_start(struct tracebuf_provider *p, const struct tracebuf_pkt *pkt)
@@ -320,7 +313,7 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 		 * The manager's inbox is full (ALERTs): asked again when the
 		 * kernel wakes us, once the manager read a packet of ours.
 		 */
-		if (tb_send_save(p, &req) == -EAGAIN) {
+		if (tb_request_save(p, &req) == -EAGAIN) {
 			tracebuf_engine_save_refused(&req);
 			break;
 		}
