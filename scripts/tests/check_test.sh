@@ -85,19 +85,13 @@ check() {
 		--kernel "$TMP/vmlinuz" --kdir "$TMP/kdir" > "$TMP/$name.out" 2> "$TMP/$name.err"
 	rc=$?
 }
-# has NAME REGEX...: every REGEX matches a line of NAME's output; the
-# missing ones, the output and the end of its standard error as
-# diagnostics otherwise
+# has NAME REGEX...: every REGEX matches a line of NAME's output
+# (ktap_has); the end of its standard error too as diagnostics otherwise
 has() {
-	local name=$1 re missing=()
+	local name=$1
 	shift
-	for re in "$@"; do
-		grep -qE -- "$re" "$TMP/$name.out" || missing+=("$re")
-	done
-	[ ${#missing[@]} = 0 ] && return 0
-	{ printf 'no line matches: %s\n' "${missing[@]}"
-	  echo "standard output:"; cat "$TMP/$name.out"
-	  echo "standard error (end):"; tail -n 5 "$TMP/$name.err"; } | say
+	ktap_has "$TMP/$name.out" "$@" && return 0
+	{ echo "standard error (end):"; tail -n 5 "$TMP/$name.err"; } | say
 	return 1
 }
 # last NAME LINE: NAME's last line of output is LINE

@@ -71,17 +71,11 @@ run() {
 	"$ROOT/scripts/vm-results.sh" "$out" > "$TMP/$1.out" 2>&1
 	rc=$?
 }
-# has NAME REGEX...: every REGEX matches a line of NAME's output, else
-# the missing ones and the output as diagnostics
+# has NAME REGEX...: every REGEX matches a line of NAME's output (ktap_has)
 has() {
-	local name=$1 re missing=()
+	local name=$1
 	shift
-	for re in "$@"; do
-		grep -qE -- "$re" "$TMP/$name.out" || missing+=("$re")
-	done
-	[ ${#missing[@]} = 0 ] && return 0
-	{ printf 'no line matches: %s\n' "${missing[@]}"; cat "$TMP/$name.out"; } | say
-	return 1
+	ktap_has "$TMP/$name.out" "$@"
 }
 
 run clean test

@@ -23,6 +23,20 @@ result() {
 # say < LINES: KTAP diagnostics.
 say() { sed 's/^/# /'; }
 
+# ktap_has FILE REGEX...: whether every REGEX (extended) matches a line of
+# FILE; if not, the ones that do not and FILE as diagnostics, status 1.
+ktap_has() {
+	local file=$1 re missing=()
+	shift
+	for re in "$@"; do
+		grep -qE -- "$re" "$file" || missing+=("$re")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	{ printf 'no line matches: %s\n' "${missing[@]}"
+	  echo "$file:"; cat "$file"; } | say
+	return 1
+}
+
 # ktap_totals: the totals line; the exit status is 0 only if all passed.
 ktap_totals() {
 	echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:0 error:0"
