@@ -237,11 +237,11 @@ fi
 # One directory of programs per architecture.
 TESTS=$TB_BUILD/programs-$TB_ARCH
 UOUT=$TB_BUILD/out-$TB_ARCH
-UFLAGS=()
+UFLAGS=(LDFLAGS="$TB_LDFLAGS")
 if [ $COVERAGE = 1 ]; then
 	TESTS=$TB_BUILD/coverage/programs-$TB_ARCH
 	UOUT=$TB_BUILD/coverage/out-$TB_ARCH
-	UFLAGS=(CFLAGS="-O2 -g --coverage")
+	UFLAGS=(CFLAGS="-O2 -g --coverage" LDFLAGS="$TB_LDFLAGS --coverage")
 fi
 mkdir -p "$TESTS"
 tb_log "building the selftests (static, $TB_CC and $TB_CC32) into $TESTS"
@@ -267,7 +267,7 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$
 for dir in userlib userlib/ctl userlib/posixtrace; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
 	make -C "$TB_ROOT/$dir" O="$UOUT" CC="$TB_CC" CC32="$TB_CC32" "${UFLAGS[@]}" \
-		LDFLAGS="$TB_LDFLAGS${UFLAGS[*]:+ --coverage}" vmtests VMTEST_OUT="$TESTS" >&2 ||
+		vmtests VMTEST_OUT="$TESTS" >&2 ||
 		tb_die "the integration tests of $dir did not build"
 	make -s --no-print-directory -C "$TB_ROOT/$dir" list-vmtests >> "$WORK/vmtests.list" ||
 		tb_die "'make -C $dir list-vmtests' failed"

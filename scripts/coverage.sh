@@ -102,7 +102,8 @@ if [ $HOST_ONLY = 0 ]; then
 		${PROGRAMS:+--programs "$PROGRAMS"} | tee "$COV/check.log"; then
 		step_failed "the guest suite on the coverage kernel (see $COV/check.log)"
 	fi
-	GUEST_OUT=$(ls -d "$COV"/check-*/vm/share/out 2>/dev/null | head -n 1)
+	# the newest, should two coverage kernels have been used
+	GUEST_OUT=$(ls -dt "$COV"/check-*/vm/share/out 2>/dev/null | head -n 1)
 	[ -n "$GUEST_OUT" ] && [ -d "$GUEST_OUT/gcov" ] ||
 		tb_die "the guest brought back no counters (no $COV/check-*/vm/share/out/gcov)"
 	# The counters come back under their objects' paths on this
@@ -132,7 +133,7 @@ capture() {
 }
 
 if [ $HOST_ONLY = 0 ]; then
-	moddir=$(ls -d "$COV"/check-*/src/module | head -n 1)
+	moddir=${GUEST_OUT%/vm/share/out}/src/module
 	if capture "$COV/module-all.info" "$moddir" &&
 	   "${LCOV[@]}" --extract "$COV/module-all.info" "$moddir/*" \
 		--output-file "$COV/module.info" 2>> "$COV/module-all.info.log"; then
