@@ -532,12 +532,17 @@ TEST_F(close_in, provider_exit_tells_owner)
 {
 	bool registered = variant->state == TRACEBUF_STATE_REGISTERED;
 	struct tracebuf_mgr_msg msg;
+	int go[2];
 	pid_t pid;
+	char c;
 
 	/*
 	 * Hand the only provider file to a child that maps the buffer (if
-	 * there is one) and exits without unmapping or closing anything.
+	 * there is one) and, once this process has closed its copy, exits
+	 * without unmapping or closing anything: the child's exit is the
+	 * last close, whichever of the two runs first.
 	 */
+	ASSERT_EQ(0, pipe(go));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -545,9 +550,14 @@ TEST_F(close_in, provider_exit_tells_owner)
 			  tb_map(self->p.prov, self->p.size,
 				 PROT_READ | PROT_WRITE, 0);
 
+		close(go[1]);
+		if (read(go[0], &c, 1) != 0)
+			_exit(2);
 		_exit(m == MAP_FAILED ? 1 : 0);
 	}
+	close(go[0]);
 	tb_close(&self->p.prov);
+	close(go[1]);
 	EXPECT_EQ(0, tb_wait_child(pid)) TH_LOG("the child could not map");
 	if (registered) {
 		/* nobody owned it: nobody told, but it is gone */
