@@ -5,7 +5,7 @@
 #
 #   make [KDIR=<build tree>]  build libtracebuf, libposixtrace, tracebufctl,
 #                             module/tracebuf.ko and the selftests
-#   make userlib              libtracebuf only (userlib/; needs no KDIR)
+#   make userlib              libtracebuf only (userlib/lib; needs no KDIR)
 #   make libposixtrace        the POSIX Trace API (userlib/posixtrace)
 #   make tracebufctl          the command-line manager (userlib/ctl)
 #   make module               the module only
@@ -185,7 +185,7 @@ endif
 all: userlib libposixtrace tracebufctl module selftests
 
 userlib:
-	$(MAKE) -C userlib
+	$(MAKE) -C userlib/lib
 
 libposixtrace: userlib
 	$(MAKE) -C userlib/posixtrace
@@ -300,7 +300,7 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c module/.*.cmd \
 		module/modules.order Module.symvers modules.order .*.cmd .module-common.o
 	@if [ -f $(SELFTESTS)/Makefile ]; then $(MAKE) -C $(SELFTESTS) clean; fi
-	$(MAKE) -C userlib clean
+	$(MAKE) -C userlib/lib clean
 	$(MAKE) -C userlib/posixtrace clean
 	$(MAKE) -C userlib/ctl clean
 	$(MAKE) -C userlib/examples clean
@@ -309,7 +309,7 @@ clean:
 install: install-user install-module
 
 install-user: userlib libposixtrace tracebufctl
-	$(MAKE) -C userlib install $(TB_LIB_VARS)
+	$(MAKE) -C userlib/lib install $(TB_LIB_VARS)
 	$(MAKE) -C userlib/posixtrace install $(TB_LIB_VARS)
 	@set -e; for f in $(TB_USER_FILES); do \
 		src=$${f%%:*}; rest=$${f#*:}; dst=$${rest%:*}; mode=$${rest##*:}; \
@@ -347,7 +347,7 @@ deb:
 uninstall: uninstall-user uninstall-module
 
 uninstall-user:
-	$(MAKE) -C userlib uninstall $(TB_LIB_VARS)
+	$(MAKE) -C userlib/lib uninstall $(TB_LIB_VARS)
 	$(MAKE) -C userlib/posixtrace uninstall $(TB_LIB_VARS)
 	@for f in $(TB_USER_FILES); do \
 		rest=$${f#*:}; dst=$${rest%:*}; \

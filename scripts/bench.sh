@@ -144,7 +144,7 @@ lttng_build=0
 # Build
 
 tb_log "building libtracebuf and the benchmark (LTTng: $lttng_build)"
-make -C "$TB_ROOT/userlib" libtracebuf.a >&2 || tb_die "libtracebuf did not build"
+make -C "$TB_ROOT/userlib/lib" libtracebuf.a >&2 || tb_die "libtracebuf did not build"
 make -C "$TB_ROOT/userlib/bench" O="$OUT" LTTNG=$lttng_build >&2 ||
 	tb_die "the benchmark did not build"
 

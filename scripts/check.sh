@@ -264,7 +264,7 @@ make -s --no-print-directory -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$
 : > "$WORK/vmtests.list"
 # Their objects and libraries go to one directory per architecture, never
 # into the tree.
-for dir in userlib userlib/ctl userlib/posixtrace; do
+for dir in userlib/lib userlib/ctl userlib/posixtrace; do
 	tb_log "building the integration tests of $dir (static) into $TESTS"
 	make -C "$TB_ROOT/$dir" O="$UOUT" CC="$TB_CC" CC32="$TB_CC32" "${UFLAGS[@]}" \
 		vmtests VMTEST_OUT="$TESTS" >&2 ||
@@ -283,9 +283,9 @@ done
 # unit CC CXX SUFFIX: build them with CC and CXX, as NAMESUFFIX.
 unit() {
 	local dir goals lists
-	for dir in userlib userlib/ctl; do
+	for dir in userlib/lib userlib/ctl; do
 		goals=unit-tests lists=list-unit-tests
-		if [ "$dir$3" = userlib_32 ]; then
+		if [ "$dir$3" = userlib/lib_32 ]; then
 			goals="unit-tests vmtests" lists="list-unit-tests list-vmtests"
 		fi
 		tb_log "building the $goals of $dir ($1) into $TESTS"

@@ -66,14 +66,14 @@ CFL="-O2 -g --coverage"
 BUILD=(O="$HOST" CFLAGS="$CFL" CXXFLAGS="$CFL" LDFLAGS=--coverage)
 tb_log "building the host tests with --coverage into $HOST (log: $COV/build.log)"
 : > "$COV/build.log"
-for dir in userlib userlib/ctl userlib/posixtrace; do
+for dir in userlib/lib userlib/ctl userlib/posixtrace; do
 	make -C "$TB_ROOT/$dir" "${BUILD[@]}" tests >> "$COV/build.log" 2>&1 ||
 		tb_die "the host tests of $dir did not build with --coverage (see $COV/build.log)"
 done
 # tracebufctl's tests, its scripts included, through its own runner; the
 # others program by program (their scripts check headers and pages).
 host_ok=0 host_bad=0
-for dir in userlib userlib/posixtrace; do
+for dir in userlib/lib userlib/posixtrace; do
 	while read -r p; do
 		case $p in *.sh) continue ;; esac
 		if timeout -k 10 300 "$p" > "$COV/$(basename "$p").log" 2>&1 < /dev/null; then
@@ -192,7 +192,7 @@ echo "==== coverage (lines and branches hit, per file) ===="
 if [ $HOST_ONLY = 0 ]; then
 	table "$COV/module.info" "module (guest suite)" "$moddir/" 90 80
 fi
-table "$COV/user.info" "libtracebuf" "$USERLIB/" 90 0
+table "$COV/user.info" "libtracebuf" "$USERLIB/lib/" 90 0
 table "$COV/user.info" "libposixtrace" "$USERLIB/posixtrace/" 90 0
 table "$COV/user.info" "tracebufctl" "$USERLIB/ctl/" 90 0
 echo "html: $COV/html/*/index.html"

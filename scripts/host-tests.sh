@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The host part of "make check" (and all of "make -C userlib test"): build
+# The host part of "make check" (and all of "make -C userlib/lib test"): build
 # libtracebuf, tracebufctl and libposixtrace and their unit tests
-# (userlib/tests/, userlib/ctl/tests/, userlib/posixtrace/tests/), once
+# (userlib/lib/tests/, userlib/ctl/tests/, userlib/posixtrace/tests/), once
 # plainly and once
 # with ASan and UBSan (NAME-san), run every test program on this machine
 # (no module, no VM), and the tests of the scripts (scripts/tests/), and
@@ -33,21 +33,22 @@ reported=0
 trap '[ $reported = 1 ] || echo "0 passed, 1 failed"' EXIT
 
 USERLIB=$TB_ROOT/userlib
+TBLIB=$USERLIB/lib
 RES=$OUT/out
 rm -rf "$RES"
 mkdir -p "$RES"
 
 t0=$(date +%s)
 tb_log "building libtracebuf and its unit tests"
-make -C "$USERLIB" tests >&2 || tb_die "userlib or its tests did not build"
-mapfile -t progs < <(make -s --no-print-directory -C "$USERLIB" list-tests)
+make -C "$TBLIB" tests >&2 || tb_die "libtracebuf or its tests did not build"
+mapfile -t progs < <(make -s --no-print-directory -C "$TBLIB" list-tests)
 TBCTL=$TB_ROOT/userlib/ctl
 make -C "$TBCTL" tests >&2 || tb_die "tracebufctl or its tests did not build"
 mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$TBCTL" list-tests)
 PTRACE=$TB_ROOT/userlib/posixtrace
 make -C "$PTRACE" tests >&2 || tb_die "libposixtrace or its tests did not build"
 mapfile -t -O ${#progs[@]} progs < <(make -s --no-print-directory -C "$PTRACE" list-tests)
-[ ${#progs[@]} -gt 0 ] || tb_die "'make -C userlib list-tests' printed no programs"
+[ ${#progs[@]} -gt 0 ] || tb_die "'make -C userlib/lib list-tests' printed no programs"
 # the tests of the scripts themselves (scripts/tests/*_test.sh: no build)
 mapfile -t -O ${#progs[@]} progs < <(printf '%s\n' "$TB_ROOT"/scripts/tests/*_test.sh)
 # The benchmark and the example are built too (not run: "make bench" and
@@ -76,7 +77,7 @@ for p in "${progs[@]}"; do
 done
 
 echo
-echo "==== host tests (userlib/tests, $(($(date +%s) - t0))s) ===="
+echo "==== host tests (userlib/lib/tests, $(($(date +%s) - t0))s) ===="
 for t in "${names[@]}"; do
 	tb_report_program "$RES" "$t" "$TIMEOUT" "did not run" 0
 done

@@ -29,7 +29,7 @@ set -euo pipefail
 # linux-source-6.1 (checkpatch.pl, kselftest headers): lint and selftests;
 # xz-utils: the source and debug-kernel tarballs; pkgconf: the libtracebuf
 # install test; g++ and clang: the public headers are checked as C++ and
-# with clang (userlib/tests/headers_test.sh, cxx_test.cpp).  gcc's ASan and
+# with clang (userlib/lib/tests/headers_test.sh, cxx_test.cpp).  gcc's ASan and
 # UBSan runtimes (libasan8, libubsan1) come with gcc.  binutils' readelf:
 # the VM runner refuses dynamic programs of a foreign architecture.
 # groff-base, man-db: the man pages are rendered (man_test.sh,

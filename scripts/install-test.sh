@@ -43,7 +43,7 @@ trap tb_checks_end EXIT
 
 tb_copy_tree "$SRC"
 # the libraries' versions: their Makefiles'
-tbver=$(sed -n 's/^VERSION := //p' "$SRC/userlib/Makefile")
+tbver=$(sed -n 's/^VERSION := //p' "$SRC/userlib/lib/Makefile")
 ptver=$(sed -n 's/^VERSION := //p' "$SRC/userlib/posixtrace/Makefile")
 
 # 1. make install

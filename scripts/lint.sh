@@ -10,7 +10,7 @@
 #   3. checkpatch.pl --strict over every source file (.c, .h, Kbuild) in
 #      module/ and uapi/; any ERROR, WARNING or CHECK fails,
 #   4. libtracebuf's exported symbols: what libtracebuf.so exports (nm -D
-#      --defined-only) must be exactly what userlib/libtracebuf.map lists,
+#      --defined-only) must be exactly what userlib/lib/libtracebuf.map lists,
 #      each in its version node, and exactly what the sources mark for
 #      export (TRACEBUF_API, TRACEBUF_HOT_API: the default-visibility
 #      globals of libtracebuf.a); any difference fails.  The same for
@@ -154,7 +154,6 @@ check_abi() {
 	local lib=$1 dir=$2 mark=$3
 	local sodir=$LINT/$lib out=$LINT/$lib rel=userlib/$dir/$lib.map map
 
-	[ "$dir" != . ] || rel=userlib/$lib.map
 	map=$TB_ROOT/$rel
 	echo "lint: $lib's exported symbols against $rel"
 	if ! make -s -C "$TB_ROOT/userlib/$dir" O="$sodir" "$lib.so" "$lib.a" \
@@ -185,7 +184,7 @@ check_abi() {
 		echo "lint: $lib: $(wc -l < "$out.map.syms") symbols, as the map lists them"
 	fi
 }
-check_abi libtracebuf . "TRACEBUF_API"
+check_abi libtracebuf lib "TRACEBUF_API"
 # libposixtrace (userlib/posixtrace): also its -Werror build
 check_abi libposixtrace posixtrace "POSIXTRACE_API"
 

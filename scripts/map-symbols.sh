@@ -4,7 +4,7 @@
 # map-symbols.sh MAP: the symbols a linker version script exports, one
 # "name@@NODE" line each, sorted (comments dropped; "local:" ignored).
 # Used by "make lint" (against the built library) and by debian/rules
-# (libtracebuf1's symbols file), so that userlib/libtracebuf.map stays
+# (libtracebuf1's symbols file), so that userlib/lib/libtracebuf.map stays
 # the one list of the library's ABI.
 set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 MAP" >&2; exit 2; }

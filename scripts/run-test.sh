@@ -94,8 +94,8 @@ tb_check refuses_a_bad_record_option_before_the_boot $? "exit $rc: $(tail -n 3 <
 
 # the example, linked with a libtracebuf.so.1 under /tmp, and tracebufctl
 # here (to read the traces)
-{ make -C "$TB_ROOT/userlib" O="$LIBDIR" libtracebuf.so &&
-  ${CC:-cc} -O2 -I"$TB_ROOT/userlib/include" -I"$TB_ROOT/uapi" \
+{ make -C "$TB_ROOT/userlib/lib" O="$LIBDIR" libtracebuf.so &&
+  ${CC:-cc} -O2 -I"$TB_ROOT/userlib/lib/include" -I"$TB_ROOT/uapi" \
 	"$TB_ROOT/userlib/examples/tracebuf-example.c" -L"$LIBDIR" -ltracebuf -lpthread \
 	-o "$WORK/app/dyn-example" &&
   make -C "$TB_ROOT/userlib/ctl"; } > "$WORK/build.log" 2>&1 ||

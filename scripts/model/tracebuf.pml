@@ -3,7 +3,7 @@
  * A model of the tracebuf provider protocol, for spin (scripts/model.sh,
  * "make model").  Three processes: the module (its operations are atomic
  * steps, as they run under tracebuf_lock; module/provider.c, manager.c),
- * one provider (libtracebuf's dispatcher and engine, userlib/provider.c,
+ * one provider (libtracebuf's dispatcher and engine, userlib/lib/provider.c,
  * engine.c, abstracted to its rolling halves and durable end) and a
  * manager (libtracebuf's session: it asks only what its own view of the
  * provider allows, unless PROBE is defined, when it asks anything).
@@ -146,7 +146,7 @@ byte late_for;		/* a manager whose trace ran when it went on
 bool late_flag;		/* libtracebuf's p->late */
 bool gave_up;		/* it went on without the START it waited for */
 
-/* the view the session takes on a message (userlib/session.c) */
+/* the view the session takes on a message (userlib/lib/session.c) */
 inline view_apply(v, code, st)
 {
 	if

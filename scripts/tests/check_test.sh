@@ -30,7 +30,7 @@ echo "TAP version 13"
 echo "1..5"
 
 # --- the tree of stubs --------------------------------------------------------
-mkdir -p "$TREE/scripts" "$TREE/selftests/tracebuf" "$TREE/userlib/ctl" \
+mkdir -p "$TREE/scripts" "$TREE/selftests/tracebuf" "$TREE/userlib/lib" "$TREE/userlib/ctl" \
 	"$TREE/userlib/posixtrace" "$TMP/kdir/include/generated"
 cp "$CHECK_SH" "$TREE/scripts/check.sh"
 cp "$ROOT/scripts/lib.sh" "$TREE/scripts/lib.sh"
@@ -43,7 +43,7 @@ printf '%s\n' 'modules:' '	@mkdir -p $(M)/module && touch $(M)/module/tracebuf.k
 printf '%s\n' 'all:' \
 	'	@[ "$(FAKE_SELFTESTS)" != fail ] && mkdir -p $(OUTPUT) && touch $(OUTPUT)/abi_test_32 && chmod +x $(OUTPUT)/abi_test_32' \
 	'list list-debug:' '	@echo abi_test' > "$TREE/selftests/tracebuf/Makefile"
-for d in userlib userlib/ctl userlib/posixtrace; do
+for d in userlib/lib userlib/ctl userlib/posixtrace; do
 	printf '%s\n' 'vmtests list-vmtests unit-tests list-unit-tests:' '	@:' \
 		> "$TREE/$d/Makefile"
 done

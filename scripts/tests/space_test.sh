@@ -23,12 +23,12 @@ GOALS=("" all module selftests libposixtrace deb run demo check lint install ins
 echo "TAP version 13"
 echo "1..$((${#GOALS[@]} + 5))"
 
-mkdir -p "$TREE/scripts" "$TREE/debian" "$TREE/userlib/ctl"
+mkdir -p "$TREE/scripts" "$TREE/debian" "$TREE/userlib/lib" "$TREE/userlib/ctl"
 cp "$ROOT/Makefile" "$TREE/"
 cp "$ROOT/debian/changelog" "$ROOT/debian/control" "$TREE/debian/"
 cp "$ROOT/scripts/lib.sh" "$ROOT/scripts/check.sh" "$ROOT/scripts/deb.sh" "$ROOT/scripts/run.sh" \
 	"$TREE/scripts/"
-printf '%s\n' 'all:' '	@echo built userlib' > "$TREE/userlib/Makefile"
+printf '%s\n' 'all:' '	@echo built userlib' > "$TREE/userlib/lib/Makefile"
 printf '%s\n' 'all:' '	@echo built tracebufctl' > "$TREE/userlib/ctl/Makefile"
 
 # refused NAME COMMAND...: COMMAND, in the tree, fails and says only one

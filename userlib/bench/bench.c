@@ -125,7 +125,7 @@
 #include "event_priv.h"
 #include "internal.h"
 #include "session.h"
-#include "tests/savepath.h"	/* t_save_run() */
+#include "savepath.h"	/* t_save_run() */
 #include "bench.h"
 
 #define NOINL			__attribute__((noinline))

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "helpers.h"		/* t_turns_chunked() */
-#include "../engine_priv.h"	/* TRACEBUF_CHUNK_SIZE */
-#include "../session.h"		/* tracebuf_readout_keep() */
+#include "engine_priv.h"	/* TRACEBUF_CHUNK_SIZE */
+#include "session.h"		/* tracebuf_readout_keep() */
 
 /* The bytes of a half of @half bytes that whole chunks fill. */
 static inline size_t t_save_len(size_t half)

@@ -5,7 +5,7 @@
  * plain build for convert_test, the ASan/UBSan one for convert_test-san).
  * The JSON is parsed with the strict parser of json.h.
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <dirent.h>
 #include <errno.h>

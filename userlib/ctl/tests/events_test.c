@@ -4,7 +4,7 @@
  * fed directly: the line, with and without a buffer, each kind of event,
  * names a hostile provider could pick; and the JSON object per line.
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include "../tracebufctl.h"
 #include "json.h"

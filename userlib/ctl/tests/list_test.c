@@ -4,7 +4,7 @@
  * directly, as a netlink transport will feed it: the table and the JSON,
  * with names a hostile provider could pick.
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include "../tracebufctl.h"
 #include "json.h"

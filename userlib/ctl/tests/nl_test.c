@@ -7,7 +7,7 @@
  * extended ack, and whole replies (dumps over several datagrams, acks,
  * errors, foreign messages).
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

@@ -9,7 +9,7 @@
  * whole, the group can be joined, and a family that does not exist is
  * -ENOENT.
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

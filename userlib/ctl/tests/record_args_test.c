@@ -14,7 +14,7 @@
  * a table cannot: files at and over the size limits, many categories,
  * values no file can hold, a write error.
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  * (TBCTL_PATH: the plain build for report_test, the ASan/UBSan one for
  * report_test-san).
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <fcntl.h>

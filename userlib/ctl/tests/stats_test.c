@@ -4,7 +4,7 @@
  * arguments select (tbctl_stats_select(): ids, names, both, unknown ones)
  * and what it prints (tbctl_stats_print(): the table and the JSON).
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 

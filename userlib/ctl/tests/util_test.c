@@ -3,7 +3,7 @@
  * tracebufctl's helpers (util.c): sizes, durations, keyword lookup, the
  * option iterator, JSON strings and numbers, temporary files.
  */
-#include "../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <fcntl.h>

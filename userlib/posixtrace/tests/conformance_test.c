@@ -17,7 +17,7 @@
  * implementation are checked against posix_trace(7) (posixtrace_priv.h).
  * Outputs are poisoned before each call: an error must leave them alone.
  */
-#include "../../tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -63,7 +63,7 @@ result every_file_is_on_one_layer $st
 # What each file defines and needs: "def FILE.c SYMBOL", "use FILE.c SYMBOL"
 while read -r f; do
 	o=$TMP/${f%.c}.o
-	if ! (cd "$PT" && "$CC" -std=c11 -O0 -Iinclude -I../include -I../../uapi \
+	if ! (cd "$PT" && "$CC" -std=c11 -O0 -Iinclude -I../lib/include -I../../uapi \
 		-D_FILE_OFFSET_BITS=64 -fvisibility=hidden -c "$f" -o "$o") > "$TMP/cc.log" 2>&1; then
 		echo "Bail out! $f does not compile"
 		say < "$TMP/cc.log"

@@ -6,7 +6,7 @@
 # of its LIMITS table, VALUE as the header expands it; the defaults,
 # bounds and sizes it states are those of posixtrace_priv.h; its STATUS
 # section lists exactly the functions trace.h declares.  (That it renders
-# without a warning is checked by userlib/tests/man_test.sh.)  KTAP output.
+# without a warning is checked by userlib/lib/tests/man_test.sh.)  KTAP output.
 set -u
 
 PT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,7 +38,7 @@ expand() {
 		done
 		echo 'return 0; }'
 	} > "$TMP/v.c"
-	cc -std=c11 -I"$PT/include" -I"$PT" -I"$PT/../include" -I"$PT/../../uapi" \
+	cc -std=c11 -I"$PT/include" -I"$PT" -I"$PT/../lib/include" -I"$PT/../../uapi" \
 		"$TMP/v.c" -o "$TMP/v" 2> "$TMP/cc.log" && "$TMP/v"
 }
 

@@ -13,7 +13,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "../../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

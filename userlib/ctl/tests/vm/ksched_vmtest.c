@@ -33,7 +33,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "../../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <fcntl.h>
 #include <grp.h>

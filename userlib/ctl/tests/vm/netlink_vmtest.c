@@ -15,7 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "../../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -54,7 +54,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "../../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,8 +71,8 @@
 
 #include "vmtest.h"
 #include "seqcheck.h"
-#include "../../../engine_priv.h"	/* TB_SAVE_SAMPLES */
-#include "../../../tests/savepath.h"
+#include "engine_priv.h"	/* TB_SAVE_SAMPLES */
+#include "savepath.h"
 
 #define MAX_PROCS	4
 #define MAX_US		(MAX_PROCS * TB_SAVE_SAMPLES)	/* as many as tb-seqprov -v prints */

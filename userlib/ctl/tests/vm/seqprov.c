@@ -54,7 +54,7 @@
 
 #include <tracebuf.h>
 
-#include "../../../engine_priv.h"	/* tracebuf_engine_stats() */
+#include "engine_priv.h"	/* tracebuf_engine_stats() */
 
 #define TB_BATCH	64
 

@@ -19,7 +19,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "../../../../userlib/tests/ktap.h"
+#include "ktap.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -21,7 +21,7 @@
 
 #include <tracebuf_provider.h>
 
-#include "../../../tests/padcheck.h"	/* t_trace_open_file() */
+#include "padcheck.h"	/* t_trace_open_file() */
 
 #define NOBODY		65534
 

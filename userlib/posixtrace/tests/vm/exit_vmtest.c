@@ -10,7 +10,7 @@
  * what it was, and still opens.
  */
 #define _GNU_SOURCE
-#include "../../../tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <stdint.h>

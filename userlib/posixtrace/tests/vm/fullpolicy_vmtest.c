@@ -21,7 +21,7 @@
  *    stream that lost events.
  */
 #define _GNU_SOURCE
-#include "../../../tests/ktap.h"
+#include "ktap.h"
 
 #include <stdint.h>
 #include <string.h>

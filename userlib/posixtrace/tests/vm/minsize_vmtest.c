@@ -15,7 +15,7 @@
  * default max-data-size).
  */
 #define _GNU_SOURCE
-#include "../../../tests/ktap.h"
+#include "ktap.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * event.
  */
 #define _GNU_SOURCE
-#include "../../../tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <fcntl.h>

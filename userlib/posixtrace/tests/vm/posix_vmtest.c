@@ -10,7 +10,7 @@
  * in a process of its own (ktap.h), so each is a fresh target.
  */
 #define _GNU_SOURCE
-#include "../../../tests/ktap.h"
+#include "ktap.h"
 
 #include <errno.h>
 #include <fcntl.h>

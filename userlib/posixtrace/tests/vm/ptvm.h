@@ -19,7 +19,7 @@
 
 #include <trace.h>
 
-#include "../../../tests/padcheck.h"
+#include "padcheck.h"
 
 /*
  * Every log a test makes is read by scripts/fxt-check.py too: log_fd()

@@ -11,7 +11,7 @@
  * figure (default 200).
  */
 #define _GNU_SOURCE
-#include "../../../tests/ktap.h"
+#include "ktap.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

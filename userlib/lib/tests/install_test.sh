@@ -11,18 +11,19 @@
 # KTAP output; run after "make -C userlib".
 set -u
 
-USERLIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# the library's folder (userlib/lib)
+LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 DEST=$TMP/dest
 PREFIX=/usr
 
-# shellcheck source=ktap.sh
-. "$USERLIB/tests/ktap.sh"
+# shellcheck source=../../tests/ktap.sh
+. "$LIB/../tests/ktap.sh"
 echo "TAP version 13"
 echo "1..7"
 
-so=$USERLIB/libtracebuf.so.1
+so=$LIB/libtracebuf.so.1
 # 1. soname
 soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = libtracebuf.so.1 ]
@@ -42,9 +43,9 @@ st=$?
 [ $st = 0 ] || { echo "exports:"; printf '%s\n' "$exports"; } | say
 result exported_symbols $st "unexpected: ${bad//$'\n'/ }"
 
-# 3. make install (of the version userlib/Makefile names)
-version=$(sed -n 's/^VERSION := //p' "$USERLIB/Makefile")
-make -s -C "$USERLIB" install DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/install.log" 2>&1
+# 3. make install (of the version userlib/lib/Makefile names)
+version=$(sed -n 's/^VERSION := //p' "$LIB/Makefile")
+make -s -C "$LIB" install DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/install.log" 2>&1
 st=$?
 for f in include/tracebuf/tracebuf.h include/tracebuf/tracebuf_fxt.h \
 	 include/tracebuf/tracebuf_reader.h include/tracebuf/linux/tracebuf.h \
@@ -107,7 +108,7 @@ st=$?
 result consumer_static $st
 
 # 7. make uninstall leaves nothing of ours
-make -s -C "$USERLIB" uninstall DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/uninstall.log" 2>&1
+make -s -C "$LIB" uninstall DESTDIR="$DEST" PREFIX=$PREFIX > "$TMP/uninstall.log" 2>&1
 st=$?
 left=$(find "$DEST" -name '*tracebuf*' | sed "s|^$DEST||")
 [ -z "$left" ] || { echo "left: $left" | say; st=1; }

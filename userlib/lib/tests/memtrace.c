@@ -9,8 +9,8 @@
 #include <tracebuf_fxt.h>
 #include <tracebuf_reader.h>
 
-#include "../engine_priv.h"
-#include "../event_priv.h"
+#include "engine_priv.h"
+#include "event_priv.h"
 #include "memtrace.h"
 
 const size_t mt_c_layout[MT_LAYOUT_N] = MT_LAYOUT;

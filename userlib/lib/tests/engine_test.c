@@ -17,7 +17,7 @@
 #include <tracebuf_fxt.h>
 #include <tracebuf_manager.h>
 
-#include "../engine_priv.h"
+#include "engine_priv.h"
 
 #define MAX_WRITERS 8
 

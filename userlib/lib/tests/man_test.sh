@@ -25,12 +25,12 @@
 # TB_INCLUDE_DIR may name other pages and sources (to try a drift).
 set -u
 
-USERLIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+USERLIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ROOT=$(cd "$USERLIB/.." && pwd)
 MAN=${TB_MAN_DIR:-$USERLIB/man}
 UAPI=${TB_UAPI_H:-$ROOT/uapi/linux/tracebuf.h}
 MODDIR=${TB_MODULE_DIR:-$ROOT/module}
-INCDIR=${TB_INCLUDE_DIR:-$USERLIB/include}
+INCDIR=${TB_INCLUDE_DIR:-$USERLIB/lib/include}
 TBCTL=${TBCTL:-$USERLIB/ctl/tracebufctl}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -42,7 +42,7 @@ LIMITS=(TRACEBUF_NAME_MAX TRACEBUF_CATEGORY_MAX TRACEBUF_CATEGORIES_MAX
 	TRACEBUF_BUFFER_MIN TRACEBUF_BUFFER_ALIGN TRACEBUF_INBOX_DEPTH
 	TRACEBUF_OUTBOX_DEPTH)
 
-# shellcheck source=ktap.sh
+# shellcheck source=../../tests/ktap.sh
 . "$USERLIB/tests/ktap.sh"
 echo "TAP version 13"
 echo "1..$((${#PAGES[@]} + 7))"

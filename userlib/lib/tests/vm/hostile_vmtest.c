@@ -11,8 +11,8 @@
  * same session must lose nothing.
  */
 #define _GNU_SOURCE
-#include "../ktap.h"
-#include "../padcheck.h"
+#include "ktap.h"
+#include "padcheck.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  * its children do.
  */
 #define _GNU_SOURCE
-#include "../ktap.h"
+#include "ktap.h"
 
 #include <signal.h>
 #include <stdint.h>

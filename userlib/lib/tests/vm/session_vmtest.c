@@ -22,8 +22,8 @@
  */
 #define _GNU_SOURCE
 #define TRACEBUF_LIB_SHORT_NAMES	/* TRACE_*, TA_* */
-#include "../ktap.h"
-#include "../padcheck.h"
+#include "ktap.h"
+#include "padcheck.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -38,7 +38,7 @@
 #include <tracebuf_provider.h>
 #include <tracebuf_reader.h>
 
-#include "../../engine_priv.h"
+#include "engine_priv.h"
 
 #define KIB 1024u
 #define BURST 200

@@ -11,18 +11,20 @@
 # if.  KTAP output.
 set -u
 
-USERLIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# the library's folder (userlib/lib) and the shared test helpers
+LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TESTLIB=$(cd "$LIB/../tests" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-INC=(-I"$USERLIB/include" -I"$USERLIB/../uapi")
+INC=(-I"$LIB/include" -I"$LIB/../../uapi")
 WARN=(-Wall -Wextra -Werror)
 
 C_COMPILERS=(gcc clang)
 CXX_COMPILERS=(g++ clang++)
-HEADERS=$(cd "$USERLIB/include" && ls tracebuf*.h)
+HEADERS=$(cd "$LIB/include" && ls tracebuf*.h)
 
-# shellcheck source=ktap.sh
-. "$USERLIB/tests/ktap.sh"
+# shellcheck source=../../tests/ktap.sh
+. "$TESTLIB/ktap.sh"
 nheaders=$(echo "$HEADERS" | wc -w)
 echo "TAP version 13"
 echo "1..$((nheaders + 6))"
@@ -68,7 +70,8 @@ for h in $HEADERS; do
 done
 
 # the programs that use every macro, in every mode
-every_mode "$USERLIB/tests/event_test.c" "$USERLIB/tests/cxx_test.cpp" -D_GNU_SOURCE
+every_mode "$LIB/tests/event_test.c" "$LIB/tests/cxx_test.cpp" -D_GNU_SOURCE \
+	-I"$LIB" -I"$TESTLIB"
 result every_macro_every_compiler $?
 
 # fails_with NAME MESSAGE LANG STD CC SNIPPET: SNIPPET must not compile, and

@@ -20,8 +20,8 @@
 #include <tracebuf_fxt.h>
 #include <tracebuf_reader.h>
 
-#include "../engine_priv.h"
-#include "../event_priv.h"
+#include "engine_priv.h"
+#include "event_priv.h"
 #include "memtrace.h"
 
 /* mt_collect(), failing the test on a reader error. */
