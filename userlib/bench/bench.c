@@ -123,8 +123,8 @@
 
 #include "engine_priv.h"
 #include "event_priv.h"
-#include "internal.h"
-#include "session.h"
+#include "lib_priv.h"
+#include "session_priv.h"
 #include "savepath.h"	/* t_save_run() */
 #include "bench.h"
 

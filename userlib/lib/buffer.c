@@ -5,7 +5,7 @@
  * programs such as tracebufctl (which check an option, and say why a size
  * was refused), and the size a buffer needs to hold a given amount of a
  * provider's records, from the engine's own rules (engine_priv.h,
- * layout.h).  Only the manager's public accessors are used here.
+ * layout_priv.h).  Only the manager's public accessors are used here.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,8 +14,8 @@
 #include <tracebuf_manager.h>
 
 #include "engine_priv.h"
-#include "internal.h"
-#include "layout.h"
+#include "lib_priv.h"
+#include "layout_priv.h"
 
 TRACEBUF_API uint64_t tracebuf_manager_buffer_align(const struct tracebuf_manager *m)
 {

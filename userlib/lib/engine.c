@@ -78,8 +78,8 @@
 #include <tracebuf_fxt.h>
 
 #include "engine_priv.h"
-#include "internal.h"
-#include "layout.h"
+#include "lib_priv.h"
+#include "layout_priv.h"
 
 struct tracebuf_engine_hot __tracebuf_hot;
 __thread struct tracebuf_thread __tracebuf_self

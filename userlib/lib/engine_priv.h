@@ -13,7 +13,7 @@
 
 #include <linux/tracebuf.h>
 
-#include "layout.h"		/* tb_oneshot_durable() */
+#include "layout_priv.h"		/* tb_oneshot_durable() */
 #include "tracebuf_engine.h"
 
 /* Default chunk of a rolling buffer a thread takes at a time. */

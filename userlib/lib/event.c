@@ -25,7 +25,7 @@
 
 #include "engine_priv.h"
 #include "event_priv.h"
-#include "internal.h"
+#include "lib_priv.h"
 
 /* [engine lock] every call site ever looked up */
 static struct tracebuf_site *tb_sites;

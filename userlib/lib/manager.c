@@ -14,8 +14,8 @@
 
 #include <tracebuf_manager.h>
 
-#include "internal.h"
-#include "syscall.h"
+#include "lib_priv.h"
+#include "syscall_priv.h"
 
 struct tracebuf_manager {
 	int fd;

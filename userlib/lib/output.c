@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "session_priv.h"
 
 void tracebuf_note(struct tracebuf_session *s, uint32_t type,
 		    const struct tb_tracee *t, int error, const char *what,

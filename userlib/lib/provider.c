@@ -27,8 +27,8 @@
 
 #include "engine_priv.h"
 #include "event_priv.h"
-#include "internal.h"
-#include "syscall.h"
+#include "lib_priv.h"
+#include "syscall_priv.h"
 
 struct tracebuf_provider {
 	int fd;				/* /dev/tracebuf, a provider */

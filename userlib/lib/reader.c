@@ -24,7 +24,7 @@
 
 #include <tracebuf_reader.h>
 
-#include "internal.h"
+#include "lib_priv.h"
 
 #define NS_PER_SEC	1000000000ULL
 

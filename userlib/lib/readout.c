@@ -11,7 +11,7 @@
  * (the earlier rolling buffer is not written twice, and a provider's name
  * goes in its provider info record).
  *
- *  - The layout is computed (layout.h), never read from the buffer.
+ *  - The layout is computed (layout_priv.h), never read from the buffer.
  *  - The header is read once per read-out into a local copy, stop_mark
  *    first, and checked against that layout
  *    (tracebuf_readout_snapshot()); a header that does not check out is
@@ -36,8 +36,8 @@
 #include <tracebuf_manager.h>
 #include <tracebuf_reader.h>
 
-#include "internal.h"
-#include "session.h"
+#include "lib_priv.h"
+#include "session_priv.h"
 
 /*
  * A local copy of the header, and whether its fields agree with what the

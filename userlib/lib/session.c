@@ -21,9 +21,9 @@
 #include <tracebuf_reader.h>
 
 #include "engine_priv.h"
-#include "internal.h"
-#include "session.h"
-#include "syscall.h"
+#include "lib_priv.h"
+#include "session_priv.h"
+#include "syscall_priv.h"
 
 /* ------------------------------------------------------------------------ */
 /* Session state                                                            */

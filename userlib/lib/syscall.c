@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libtracebuf: the /dev/tracebuf ioctls, one function each (syscall.h).
+ * libtracebuf: the /dev/tracebuf ioctls, one function each (syscall_priv.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "syscall.h"
+#include "syscall_priv.h"
 
 static int tb_ioctl(int fd, unsigned long cmd, void *arg)
 {

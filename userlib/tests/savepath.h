@@ -18,7 +18,7 @@
 
 #include "helpers.h"		/* t_turns_chunked() */
 #include "engine_priv.h"	/* TRACEBUF_CHUNK_SIZE */
-#include "session.h"		/* tracebuf_readout_keep() */
+#include "session_priv.h"		/* tracebuf_readout_keep() */
 
 /* The bytes of a half of @half bytes that whole chunks fill. */
 static inline size_t t_save_len(size_t half)

@@ -20,8 +20,8 @@
 
 #include <unistd.h>
 
-#include "internal.h"
-#include "session.h"
+#include "lib_priv.h"
+#include "session_priv.h"
 
 #define HDR(type, words)	((uint64_t)(type) | (uint64_t)(words) << 4)
 

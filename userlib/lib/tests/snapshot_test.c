@@ -16,9 +16,9 @@
 
 #include <unistd.h>
 
-#include "internal.h"
-#include "layout.h"
-#include "session.h"
+#include "lib_priv.h"
+#include "layout_priv.h"
+#include "session_priv.h"
 
 #define BUF_SIZE	(64u << 10)
 #define CUR_TURNS	40	/* in the current rolling buffer */

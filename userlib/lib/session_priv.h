@@ -17,7 +17,7 @@
 
 #include <tracebuf_manager.h>
 
-#include "layout.h"
+#include "layout_priv.h"
 
 enum tb_session_state {
 	TB_S_READY, TB_S_STARTING, TB_S_STARTED, TB_S_STOPPING, TB_S_STOPPED,

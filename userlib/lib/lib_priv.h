@@ -3,8 +3,8 @@
  * Private to libtracebuf: never installed, never included by a public
  * header.
  */
-#ifndef TRACEBUF_INTERNAL_H
-#define TRACEBUF_INTERNAL_H
+#ifndef TRACEBUF_LIB_PRIV_H
+#define TRACEBUF_LIB_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,4 +57,4 @@ struct tracebuf_reader_record;
 int tracebuf_reader_next_at(struct tracebuf_reader *r, size_t off,
 			    struct tracebuf_reader_record *rec);
 
-#endif /* TRACEBUF_INTERNAL_H */
+#endif /* TRACEBUF_LIB_PRIV_H */

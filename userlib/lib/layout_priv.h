@@ -8,8 +8,8 @@
  * rolling buffer.  Computed from the size and the mode, never read from a
  * buffer.
  */
-#ifndef TRACEBUF_LAYOUT_H
-#define TRACEBUF_LAYOUT_H
+#ifndef TRACEBUF_LAYOUT_PRIV_H
+#define TRACEBUF_LAYOUT_PRIV_H
 
 #include <stdint.h>
 #include <string.h>
@@ -49,4 +49,4 @@ static inline uint64_t tb_oneshot_durable(uint64_t rolling)
 	return d & ~7ull;
 }
 
-#endif /* TRACEBUF_LAYOUT_H */
+#endif /* TRACEBUF_LAYOUT_PRIV_H */

@@ -5,8 +5,8 @@
  * argument struct (zeroing every reserved field), retries on EINTR, and
  * returns 0 (or a count) or -errno.
  */
-#ifndef TRACEBUF_SYSCALL_H
-#define TRACEBUF_SYSCALL_H
+#ifndef TRACEBUF_SYSCALL_PRIV_H
+#define TRACEBUF_SYSCALL_PRIV_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -58,4 +58,4 @@ int tracebuf_sys_set_tracing(int fd, uint32_t tracing, const char *names,
 			     uint32_t size, uint32_t count);
 ssize_t tracebuf_sys_read_msgs(int fd, struct tracebuf_mgr_msg *msgs, size_t n);
 
-#endif /* TRACEBUF_SYSCALL_H */
+#endif /* TRACEBUF_SYSCALL_PRIV_H */
