@@ -8,8 +8,8 @@
  * MAP_SHARED (what the module's buffer is to a provider), zeroed once so
  * every page is present, with category "bench" enabled and started.  Each
  * run writes hundreds of MiB, so the rolling buffers wrap many times:
- * what is measured is the steady state, chunk refills and half switches
- * included.  Ticks are the CPU counter when the module would vouch for
+ * what is measured is the steady state, chunk refills and rolling buffer
+ * switches included.  Ticks are the CPU counter when the module would vouch for
  * it, else CLOCK_MONOTONIC, like tracebuf_engine_set_timebase() is told
  * by a real provider: on x86 the TSC (constant_tsc, nonstop_tsc,
  * clocksource tsc), on Arm the generic timer's virtual count at CNTFRQ
@@ -75,9 +75,9 @@
  *
  * The manager's save path, without the module: 32 MiB of the begin,
  * instant (u32) and end records tb-seqprov writes by turns, in 512 KiB
- * halves (a 1 MiB streaming buffer's), checked and written to a memfd by
- * tracebuf_readout_keep() as a streaming save is, next to a plain
- * write() of the same halves to a memfd, by turns, SAVE_PAIRS pairs of
+ * rolling buffers (a 1 MiB streaming buffer's), checked and written to a memfd
+ * by tracebuf_readout_keep() as a streaming save is, next to a plain
+ * write() of the same rolling buffers to a memfd, by turns, SAVE_PAIRS pairs of
  * runs a round; thread CPU time per MiB, the ratio a median of the
  * ratios of each pair.  Left out: what the module
  * adds to a save (its packets, the wake-up, BUFFER_SAVED), which only
@@ -443,9 +443,9 @@ static uint64_t engine_bytes(void)
 	struct tracebuf_engine *e = tracebuf_engine_get();
 	uint64_t cur = atomic_load(&e->cursor), off = cur & 0xffffffffu;
 
-	if (off > e->half_size)
-		off = e->half_size;
-	return (cur >> 32) * e->half_size + off;
+	if (off > e->rolling_size)
+		off = e->rolling_size;
+	return (cur >> 32) * e->rolling_size + off;
 }
 
 static uint64_t engine_dropped(void)
@@ -1020,7 +1020,7 @@ static void measure_scaling(void)
 /* The manager's save path                                              */
 
 #define SAVE_DATA	(32u << 20)	/* the records saved, per run */
-#define SAVE_HALF	(512u << 10)	/* a 1 MiB streaming buffer's */
+#define SAVE_ROLLING	(512u << 10)	/* a 1 MiB streaming buffer's */
 /*
  * Pairs of runs a round: a run takes some 10 ms, and on a shared machine
  * one in a few is slowed by what else runs (its caches, its CPU time),
@@ -1036,11 +1036,11 @@ static double save_run(const uint8_t *data, bool walk)
 
 	if (fd < 0)
 		die("save run: %s", strerror(errno));
-	t = t_save_run(fd, data, SAVE_DATA, SAVE_HALF, walk);
+	t = t_save_run(fd, data, SAVE_DATA, SAVE_ROLLING, walk);
 	if (t < 0)
 		die("save run: %s", strerror((int)-t));
 	close(fd);
-	return t * 1e9 / (SAVE_DATA / SAVE_HALF * t_save_len(SAVE_HALF) / 1048576.0);
+	return t * 1e9 / (SAVE_DATA / SAVE_ROLLING * t_save_len(SAVE_ROLLING) / 1048576.0);
 }
 
 static void measure_save(void)
@@ -1049,7 +1049,7 @@ static void measure_save(void)
 	unsigned int runs = SAVE_PAIRS * opt_rounds < 2 * MAX_ROUNDS ?
 			    SAVE_PAIRS * opt_rounds : 2 * MAX_ROUNDS;
 	double walk[2 * MAX_ROUNDS], plain[2 * MAX_ROUNDS], ratio[2 * MAX_ROUNDS];
-	uint8_t *data = t_save_records(SAVE_DATA, SAVE_HALF);
+	uint8_t *data = t_save_records(SAVE_DATA, SAVE_ROLLING);
 
 	if (!data)
 		die("out of memory");
@@ -1065,7 +1065,7 @@ static void measure_save(void)
 	       "records in %u KiB chunks, each padded at its end as the engine pads it, %u KiB\n"
 	       "at a time, checked and written by tracebuf_readout_keep(), next to a plain\n"
 	       "write() of them, to a memfd, by turns; ms of CPU time per MiB, %u runs each:\n",
-	       SAVE_DATA >> 20, TRACEBUF_CHUNK_SIZE >> 10, SAVE_HALF >> 10, runs);
+	       SAVE_DATA >> 20, TRACEBUF_CHUNK_SIZE >> 10, SAVE_ROLLING >> 10, runs);
 	show("save path (walk and write)", "fig.save_walk", walk, runs, "ms");
 	show("plain write()", "fig.save_plain", plain, runs, "ms");
 	show("save path / plain write()", "ratio.save_plain", ratio, runs, "x");

@@ -51,11 +51,12 @@ TRACEBUF_API int tracebuf_buffer_size_check(const struct tracebuf_manager *m, ui
  *    in a chunk of at least the chunk size, so when that is under half a
  *    chunk, at most one such pad comes with every chunk - pad bytes of
  *    records;
- *  - the end of a half is a chunk shorter than the rest: one pad more;
+ *  - the end of a rolling buffer is a chunk shorter than the rest: one pad
+ *    more;
  *  - each writer holds a chunk of at most chunk_max, maybe unused;
  *  - the stop reserve, and in oneshot mode the durable records, come out
  *    of the rolling buffer;
- *  - the engine takes no record over a quarter of what a half fills.
+ *  - the engine takes no record over a quarter of what a rolling buffer fills.
  */
 static bool tb_size_holds(uint64_t size, uint32_t mode, uint64_t bytes, uint64_t max_record,
 			  uint32_t writers, uint64_t durable)

@@ -3,7 +3,7 @@
  * libtracebuf: the record engine.  Layout, chunk allocation, switching
  * rolling buffers per mode, closing chunks, saves, stop.  The hot path is
  * inline in tracebuf_engine.h; everything here is a slow path, taken once
- * per chunk, per half or per control message.
+ * per chunk, per rolling buffer or per control message.
  *
  * Layout (Documentation/trace-format.md §1.2).  Circular and streaming:
  * [header][durable][rolling 0][rolling 1].  Oneshot has one rolling buffer
@@ -12,13 +12,14 @@
  * every definition before its use.
  *
  * The cursor is one 64-bit word, wrapped count << 32 | offset in the
- * current half.  Chunks are taken with a compare-and-swap, so the offset
- * never runs past the half; the thread that finds no room swaps in
- * TRACEBUF_CURSOR_FULL, pads what is left of the half and switches.
+ * current rolling buffer.  Chunks are taken with a compare-and-swap, so the
+ * offset never runs past the rolling buffer; the thread that finds no room
+ * swaps in TRACEBUF_CURSOR_FULL, pads what is left of the rolling buffer and
+ * switches.
  *
- * Every byte of a half is accounted exactly once in done[half] when the
- * chunk holding it is finished (padded); a half is complete, and may be
- * saved or reused, when done reaches its target.  Writers never take
+ * Every byte of a rolling buffer is accounted exactly once in done[rb] when the
+ * chunk holding it is finished (padded); a rolling buffer is complete, and may
+ * be saved or reused, when done reaches its target.  Writers never take
  * e->lock while they hold a chunk (writing == 1), so a closer holding it
  * can wait for them.
  *
@@ -30,19 +31,20 @@
  *    (acquire).  The owner's "writing = 1, load closed" and the closer's
  *    "closed = 1, load writing" are ordered by membarrier() (the owner's
  *    barrier) or by full fences on both sides; so a closer pads only a
- *    chunk it marked before its barrier (tb_close_half()).
+ *    chunk it marked before its barrier (tb_close_rolling()).
  *  - a chunk: closed = 0, pos, end and chunk_len are stored before its tag
  *    (release); a closer loads the tag (seq_cst, so acquire) before them.
  *    The tag's compare-and-swap to CLOSING gives the chunk to one padder;
  *    DONE (release) hands pos and end back to an owner waiting for it
  *    (acquire).
- *  - a half: every byte is added to done[] by an acq_rel read-modify-write
- *    after it was written or padded; whoever closes the half loads done
- *    (acquire) up to its target, so all of its records and padding come
- *    before what it does next (reuse, data ends, SAVE_BUFFER, STOPPED).
- *  - the cursor: tb_enter_half() zeroes done[] and the data end, then
+ *  - a rolling buffer: every byte is added to done[] by an acq_rel
+ *    read-modify-write after it was written or padded; whoever closes the
+ *    rolling buffer loads done (acquire) up to its target, so all of its
+ *    records and padding come before what it does next (reuse, data ends,
+ *    SAVE_BUFFER, STOPPED).
+ *  - the cursor: tb_enter_rolling() zeroes done[] and the data end, then
  *    stores the cursor (release); writers load it (acquire), CAS it.
- *  - the layout (half_size, rolling, mode, fill_limit) is written under
+ *  - the layout (rolling_size, rolling, mode, fill_limit) is written under
  *    e->lock before the state becomes STARTED (seq_cst); a writer reads it
  *    only after it loaded the state.
  *  - a call site: __tracebuf_site_lookup() fills it under e->lock, then
@@ -54,11 +56,12 @@
  *    before the manager's loads (uapi header, "Memory ordering").
  *    stop_mark is stored last, with release, for a manager reading the
  *    header with no packet; it loads stop_mark first, with acquire.
- *  - manager to provider: the manager is done with a saved half (written
- *    out, or copied) before its BUFFER_SAVED ioctl; the provider zeroes
- *    the half after its read() of that packet, then clears the data end
- *    (release) and refills it.  A sealed half (TRACEBUF_INIT_F_SEAL_SAVES)
- *    is not touched in between: that would be SIGBUS.
+ *  - manager to provider: the manager is done with a saved rolling buffer
+ *    (written out, or copied) before its BUFFER_SAVED ioctl; the provider
+ *    zeroes the rolling buffer after its read() of that packet, then clears the
+ *    data end (release) and refills it.  A sealed rolling buffer
+ *    (TRACEBUF_INIT_F_SEAL_SAVES) is not touched in between: that would be
+ *    SIGBUS.
  *  - hints are relaxed: bytes_recorded, num_records_dropped (read while
  *    written: a stale value is only a less accurate hint), the hot epoch
  *    (pairs begins with ends on one thread), use_counter and strong_fence
@@ -150,7 +153,7 @@ static void tb_account(struct tracebuf_engine *e, uint32_t wrap, uint64_t bytes)
 				  memory_order_acq_rel);
 }
 
-static uint64_t *tb_half(struct tracebuf_engine *e, uint32_t wrap)
+static uint64_t *tb_rolling(struct tracebuf_engine *e, uint32_t wrap)
 {
 	return (uint64_t *)e->rolling[wrap & 1];
 }
@@ -201,12 +204,12 @@ static void tb_chunk_release(struct tracebuf_engine *e, struct tracebuf_thread *
 
 /*
  * Take a chunk of *@len bytes from the cursor, or of what is left of the
- * half if that is less but holds the @bytes the caller writes first (*@len
- * then says how much): the end of a half is padded only when the record
- * that comes to it does not fit.  Returns 0 and the chunk, -ENOSPC when
- * the calling thread found the half full and must switch (it owns
- * [*off, half) and *wrap), -EAGAIN when the half is already full (someone
- * else switches, or a save is awaited).
+ * rolling buffer if that is less but holds the @bytes the caller writes first
+ * (*@len then says how much): the end of a rolling buffer is padded only when
+ * the record that comes to it does not fit.  Returns 0 and the chunk, -ENOSPC
+ * when the calling thread found the rolling buffer full and must switch (it
+ * owns [*off, rolling_size) and *wrap), -EAGAIN when the rolling buffer is
+ * already full (someone else switches, or a save is awaited).
  */
 static int tb_cursor_take(struct tracebuf_engine *e, uint64_t *len, uint64_t bytes,
 			  uint32_t *wrap, uint64_t *off)
@@ -219,7 +222,7 @@ static int tb_cursor_take(struct tracebuf_engine *e, uint64_t *len, uint64_t byt
 
 		*wrap = (uint32_t)(cur >> 32);
 		*off = o;
-		if (o > e->half_size)
+		if (o > e->rolling_size)
 			return -EAGAIN;
 		if (o + n > e->fill_limit && o + bytes <= e->fill_limit)
 			n = e->fill_limit - o;
@@ -271,7 +274,7 @@ void tracebuf_engine_drop(void)
 }
 
 /* -------------------------------------------------------------------- */
-/* Switching halves                                                     */
+/* Switching rolling buffers                                            */
 
 static int tb_membarrier(int cmd)
 {
@@ -279,12 +282,13 @@ static int tb_membarrier(int cmd)
 }
 
 /*
- * Make every chunk of @wrap in its half finished, until the half's done
- * count reaches @target.  Called with e->lock held; writers holding a
- * chunk never wait for e->lock, so waiting for them here cannot deadlock.
+ * Make every chunk of @wrap in its rolling buffer finished, until the rolling
+ * buffer's done count reaches @target.  Called with e->lock held; writers
+ * holding a chunk never wait for e->lock, so waiting for them here cannot
+ * deadlock.
  */
-static void tb_close_half(struct tracebuf_engine *e, uint32_t wrap,
-			  uint64_t target)
+static void tb_close_rolling(struct tracebuf_engine *e, uint32_t wrap,
+			     uint64_t target)
 {
 	struct tracebuf_thread *t;
 	unsigned int spins = 0;
@@ -311,9 +315,9 @@ static void tb_close_half(struct tracebuf_engine *e, uint32_t wrap,
 			/*
 			 * Only a chunk marked above, before the barrier: one
 			 * published since (taken from the cursor before the
-			 * half closed) has closed == 0, and its owner would
-			 * go on writing in it after we padded it.  The next
-			 * round marks it.
+			 * rolling buffer closed) has closed == 0, and its owner
+			 * would go on writing in it after we padded it.  The
+			 * next round marks it.
 			 */
 			if (atomic_load(&t->tag) != open ||
 			    !atomic_load_explicit(&t->closed, memory_order_relaxed))
@@ -337,13 +341,13 @@ static void tb_close_half(struct tracebuf_engine *e, uint32_t wrap,
 	}
 }
 
-/* Start filling the half of @wrap. */
-static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
+/* Start filling the rolling buffer of @wrap. */
+static void tb_enter_rolling(struct tracebuf_engine *e, uint32_t wrap)
 {
 	uint32_t h = wrap & 1;
 
-	e->half[h] = TB_HALF_FILLING;
-	e->half_wrap[h] = wrap;
+	e->rolling_state[h] = TB_ROLLING_FILLING;
+	e->rolling_wrap[h] = wrap;
 	e->enter_ns[h] = __tracebuf_ticks_slow();
 	e->reserve_at[h] = e->fill_limit;
 	atomic_store(&e->done[h], 0);
@@ -356,10 +360,10 @@ static void tb_enter_half(struct tracebuf_engine *e, uint32_t wrap)
 }
 
 /*
- * The half of @wrap is done with (full, or closed at a stop): go on in
- * the next one, if the mode has one.  Called with e->lock held.  Circular
- * mode reuses the other half at once, closing what is left in it first;
- * streaming waits for it to be saved.
+ * The rolling buffer of @wrap is done with (full, or closed at a stop): go on
+ * in the next one, if the mode has one.  Called with e->lock held.  Circular
+ * mode reuses the other rolling buffer at once, closing what is left in it
+ * first; streaming waits for it to be saved.
  */
 static void tb_switch_next(struct tracebuf_engine *e, uint32_t wrap)
 {
@@ -368,15 +372,15 @@ static void tb_switch_next(struct tracebuf_engine *e, uint32_t wrap)
 	if (e->mode == TRACEBUF_MODE_ONESHOT)
 		return;
 	tb_notify(e);
-	switch (e->half[n]) {
-	case TB_HALF_FULL:
+	switch (e->rolling_state[n]) {
+	case TB_ROLLING_FULL:
 		if (e->mode == TRACEBUF_MODE_STREAMING)
 			break;
-		tb_close_half(e, e->half_wrap[n], e->half_size);
-		e->half[n] = TB_HALF_FREE;
+		tb_close_rolling(e, e->rolling_wrap[n], e->rolling_size);
+		e->rolling_state[n] = TB_ROLLING_FREE;
 		/* fall through */
-	case TB_HALF_FREE:
-		tb_enter_half(e, wrap + 1);
+	case TB_ROLLING_FREE:
+		tb_enter_rolling(e, wrap + 1);
 		return;
 	default:
 		break;
@@ -386,13 +390,13 @@ static void tb_switch_next(struct tracebuf_engine *e, uint32_t wrap)
 	atomic_store(&e->waiting_save, 1);
 }
 
-/* The half of @wrap is full (the caller padded its tail); e->lock held. */
+/* The rolling buffer of @wrap is full (the caller padded its tail); e->lock held. */
 static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
 {
 	if ((uint32_t)(atomic_load(&e->cursor) >> 32) != wrap ||
-	    e->half[wrap & 1] != TB_HALF_FILLING)
+	    e->rolling_state[wrap & 1] != TB_ROLLING_FILLING)
 		return;
-	e->half[wrap & 1] = TB_HALF_FULL;
+	e->rolling_state[wrap & 1] = TB_ROLLING_FULL;
 	e->fill_us[e->fills++ % TB_SAVE_SAMPLES] =
 		(uint32_t)((__tracebuf_ticks_slow() - e->enter_ns[wrap & 1]) / 1000);
 	tb_switch_next(e, wrap);
@@ -402,7 +406,7 @@ static void tb_switch(struct tracebuf_engine *e, uint32_t wrap)
 /* The slow path of tracebuf_record_reserve()                            */
 
 /*
- * The half of @wrap is full and another thread is switching, or a
+ * The rolling buffer of @wrap is full and another thread is switching, or a
  * snapshot's seal holds the cursor: wait for it, unless the switch waits
  * for a save (streaming) or there is none to come (oneshot, stopping).
  * Returns true to retry.
@@ -412,7 +416,7 @@ static bool tb_wait_switch(struct tracebuf_engine *e, uint32_t wrap)
 	for (unsigned int i = 0; i < 100000; i++) {
 		uint64_t cur = atomic_load(&e->cursor);
 
-		if ((uint32_t)(cur >> 32) != wrap || (cur & 0xffffffffull) <= e->half_size)
+		if ((uint32_t)(cur >> 32) != wrap || (cur & 0xffffffffull) <= e->rolling_size)
 			return true;
 		if (atomic_load(&e->sealing)) {
 			sched_yield();
@@ -484,7 +488,7 @@ int tracebuf_engine_register_thread(struct tracebuf_thread *t)
  * chunk within TRACEBUF_CHUNK_FAST_NS gets one twice as large, up to
  * e->chunk_max: a fast writer then comes to the shared cursor (and its
  * cache line) rarely; a slow one keeps small chunks, so little is padded
- * when a half closes.
+ * when a rolling buffer closes.
  */
 static uint64_t tb_chunk_len(struct tracebuf_engine *e, struct tracebuf_thread *t)
 {
@@ -535,12 +539,12 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 		if (!ret)
 			break;
 		if (ret == -ENOSPC) {
-			uint64_t *half = tb_half(e, wrap);
+			uint64_t *rb = tb_rolling(e, wrap);
 
 			/* the stop reserve gets a pad of its own: stop may reuse it */
-			tb_pad(half + off / 8, e->fill_limit - off);
-			tb_pad(half + e->fill_limit / 8, TRACEBUF_STOP_RESERVE);
-			tb_account(e, wrap, e->half_size - off);
+			tb_pad(rb + off / 8, e->fill_limit - off);
+			tb_pad(rb + e->fill_limit / 8, TRACEBUF_STOP_RESERVE);
+			tb_account(e, wrap, e->rolling_size - off);
 			pthread_mutex_lock(&e->lock);
 			tb_switch(e, wrap);
 			tb_request_save_locked(e);
@@ -553,15 +557,15 @@ uint64_t *__tracebuf_reserve_slow(struct tracebuf_thread *t, size_t bytes)
 	}
 
 	/* a hint for managers; the chunk is not accounted yet: hdr stays */
-	__atomic_store_n(&e->hdr->bytes_recorded, (uint64_t)wrap * e->half_size + off + len,
+	__atomic_store_n(&e->hdr->bytes_recorded, (uint64_t)wrap * e->rolling_size + off + len,
 			 __ATOMIC_RELAXED);
 	atomic_store_explicit(&t->writing, 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_seq_cst);
 	atomic_store_explicit(&t->closed, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->chunk_len, len, memory_order_relaxed);
-	atomic_store_explicit(&t->pos, tb_half(e, wrap) + off / 8,
+	atomic_store_explicit(&t->pos, tb_rolling(e, wrap) + off / 8,
 			      memory_order_relaxed);
-	atomic_store_explicit(&t->end, tb_half(e, wrap) + (off + len) / 8,
+	atomic_store_explicit(&t->end, tb_rolling(e, wrap) + (off + len) / 8,
 			      memory_order_relaxed);
 	atomic_store_explicit(&t->tag, TRACEBUF_CHUNK_TAG(wrap, TRACEBUF_CHUNK_OPEN),
 			      memory_order_release);
@@ -702,22 +706,22 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 	e->hdr = h;
 	e->ops = ops ? *ops : (struct tracebuf_engine_ops){ 0 };
 	tb_layout_compute(&l, size, mode);
-	e->half_size = l.rolling_size;
-	e->fill_limit = e->half_size - TRACEBUF_STOP_RESERVE;
+	e->rolling_size = l.rolling_size;
+	e->fill_limit = e->rolling_size - TRACEBUF_STOP_RESERVE;
 	e->reserve_at[0] = e->reserve_at[1] = e->fill_limit;
 	e->rolling[0] = (uint8_t *)buf + l.rolling_off[0];
-	/* oneshot: the second half is never reached */
-	e->rolling[1] = e->rolling[0] + e->half_size;
+	/* oneshot: the second rolling buffer is never reached */
+	e->rolling[1] = e->rolling[0] + e->rolling_size;
 	if (mode == TRACEBUF_MODE_ONESHOT) {
 		e->durable = (uint64_t *)e->rolling[0];
-		e->durable_size = tb_oneshot_durable(e->half_size);
+		e->durable_size = tb_oneshot_durable(e->rolling_size);
 	} else {
 		e->durable = (uint64_t *)((uint8_t *)buf + l.durable_off);
 		e->durable_size = l.durable_size;
 	}
-	tb_chunk_rule(e->half_size, &e->chunk_size, &e->chunk_max);
+	tb_chunk_rule(e->rolling_size, &e->chunk_size, &e->chunk_max);
 	e->chunk_fast_ticks = e->ticks_per_second / (1000000000u / TRACEBUF_CHUNK_FAST_NS);
-	e->half[0] = e->half[1] = TB_HALF_FREE;
+	e->rolling_state[0] = e->rolling_state[1] = TB_ROLLING_FREE;
 	e->durable_pos = 0;
 	e->never_started = true;
 	atomic_store(&e->service_needed, 0);
@@ -729,9 +733,9 @@ int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
 
 /*
  * RETAIN: continue where the stop froze the cursor; e->lock held, no
- * writer yet.  A half the stop found full (closed already), or filled
+ * writer yet.  A rolling buffer the stop found full (closed already), or filled
  * past its fill limit (its stop window took the rest), is gone on from
- * as a writer that filled it would: to the next half, or in oneshot
+ * as a writer that filled it would: to the next rolling buffer, or in oneshot
  * mode nowhere (what is written now is dropped).  Taking room from past
  * the fill limit would pad a negative length.
  */
@@ -743,18 +747,18 @@ static void tb_start_retain(struct tracebuf_engine *e)
 	/* a switch that waited for a save at the stop is decided again here */
 	e->switch_waiting = false;
 	atomic_store(&e->waiting_save, 0);
-	if (e->half[h] == TB_HALF_STOPPED && off <= e->fill_limit) {
-		e->half[h] = TB_HALF_FILLING;
+	if (e->rolling_state[h] == TB_ROLLING_STOPPED && off <= e->fill_limit) {
+		e->rolling_state[h] = TB_ROLLING_FILLING;
 		atomic_store(&e->done[h], off);
 		atomic_store(&e->cursor, (uint64_t)wrap << 32 | off);
 		return;
 	}
 	atomic_store(&e->cursor, (uint64_t)wrap << 32 | TRACEBUF_CURSOR_FULL(e));
-	if (e->half[h] == TB_HALF_STOPPED) {
+	if (e->rolling_state[h] == TB_ROLLING_STOPPED) {
 		/* full now: closed by the next service, as a switch leaves it */
-		tb_pad(tb_half(e, wrap) + off / 8, e->half_size - off);
-		atomic_store(&e->done[h], e->half_size);
-		e->half[h] = TB_HALF_FULL;
+		tb_pad(tb_rolling(e, wrap) + off / 8, e->rolling_size - off);
+		atomic_store(&e->done[h], e->rolling_size);
+		e->rolling_state[h] = TB_ROLLING_FULL;
 	}
 	tb_switch_next(e, wrap);
 }
@@ -789,9 +793,9 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		disposition = TRACEBUF_START_CLEAR_ENTIRE;
 	e->never_started = false;
 
-	rolling_bytes = 2 * e->half_size;
+	rolling_bytes = 2 * e->rolling_size;
 	if (e->mode == TRACEBUF_MODE_ONESHOT)
-		rolling_bytes = e->half_size;
+		rolling_bytes = e->rolling_size;
 	switch (disposition) {
 	case TRACEBUF_START_CLEAR_ENTIRE:
 		if (flags & TRACEBUF_ENGINE_F_CLEAR) {
@@ -807,7 +811,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		    TRACEBUF_START_CLEAR_ENTIRE) {
 			if (e->mode == TRACEBUF_MODE_ONESHOT)
 				memset(e->rolling[0] + e->durable_size, 0,
-				       e->half_size - e->durable_size);
+				       e->rolling_size - e->durable_size);
 			else
 				memset(e->rolling[0], 0, rolling_bytes);
 		}
@@ -816,11 +820,11 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		h->num_records_dropped = 0;
 		h->bytes_recorded = 0;
 		atomic_store(&e->dropped, 0);
-		e->half[0] = e->half[1] = TB_HALF_FREE;
+		e->rolling_state[0] = e->rolling_state[1] = TB_ROLLING_FREE;
 		e->save_outstanding = false;
 		e->switch_waiting = false;
 		atomic_store(&e->waiting_save, 0);
-		tb_enter_half(e, 0);
+		tb_enter_rolling(e, 0);
 		if (e->mode == TRACEBUF_MODE_ONESHOT) {
 			/* the durable region is accounted as one chunk */
 			atomic_store(&e->cursor, e->durable_size);
@@ -831,7 +835,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 		/* the kernel unsealed them before we heard of the START */
 		for (uint32_t i = 0; i < 2; i++)
 			if (e->unzeroed & (1u << i))
-				memset(e->rolling[i], 0, e->half_size);
+				memset(e->rolling[i], 0, e->rolling_size);
 		tb_start_retain(e);
 		break;
 	default:
@@ -861,41 +865,41 @@ out_unlock:
 	return ret;
 }
 
-/* Close every chunk of every half that needs it; e->lock held. */
-static void tb_close_full_halves(struct tracebuf_engine *e)
+/* Close every chunk of every rolling buffer that needs it; e->lock held. */
+static void tb_close_full_rolling_buffers(struct tracebuf_engine *e)
 {
 	for (uint32_t h = 0; h < 2; h++) {
-		if (e->half[h] != TB_HALF_FULL)
+		if (e->rolling_state[h] != TB_ROLLING_FULL)
 			continue;
-		tb_close_half(e, e->half_wrap[h], e->half_size);
-		e->hdr->rolling_data_end[h] = e->half_size;
-		e->half[h] = e->mode == TRACEBUF_MODE_STREAMING ? TB_HALF_UNSAVED :
-			     e->mode == TRACEBUF_MODE_CIRCULAR ? TB_HALF_FREE :
-			     TB_HALF_CLOSED;
+		tb_close_rolling(e, e->rolling_wrap[h], e->rolling_size);
+		e->hdr->rolling_data_end[h] = e->rolling_size;
+		e->rolling_state[h] = e->mode == TRACEBUF_MODE_STREAMING ? TB_ROLLING_UNSAVED :
+			     e->mode == TRACEBUF_MODE_CIRCULAR ? TB_ROLLING_FREE :
+			     TB_ROLLING_CLOSED;
 	}
 }
 
 /*
  * A drop window still open at stop (a full oneshot buffer, or streaming
- * waiting for a save) is closed in the half of @wrap, where the cursor
- * stopped at @off: after its data if the half was not full, else in its
- * stop reserve, which no writer used and which holds a pad (after the
- * window an earlier stop wrote there, if tracing went on in the half:
- * e->reserve_at).  Not in a half whose save was requested: the manager
- * may have copied it already.  Returns the half's new data end.  e->lock
- * held, no writer left.
+ * waiting for a save) is closed in the rolling buffer of @wrap, where the
+ * cursor stopped at @off: after its data if the rolling buffer was not full,
+ * else in its stop reserve, which no writer used and which holds a pad (after
+ * the window an earlier stop wrote there, if tracing went on in the rolling
+ * buffer: e->reserve_at).  Not in a rolling buffer whose save was requested:
+ * the manager may have copied it already.  Returns the rolling buffer's new
+ * data end.  e->lock held, no writer left.
  */
 static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_t off)
 {
 	const struct tracebuf_engine_hooks *h = tb_hooks(e);
-	uint64_t *half = tb_half(e, wrap);
+	uint64_t *rb = tb_rolling(e, wrap);
 	uint64_t at = off <= e->reserve_at[wrap & 1] ? off : e->reserve_at[wrap & 1];
 	size_t n;
 
 	if (!atomic_load(&e->window_start) || !h || !h->drop_window_at ||
 	    (e->save_outstanding && e->save_wrap == wrap))
 		return off;
-	n = h->drop_window_at(e, half + at / 8, e->half_size - at);
+	n = h->drop_window_at(e, rb + at / 8, e->rolling_size - at);
 	if (!n)
 		return off;
 	if (at + n > e->fill_limit)
@@ -904,7 +908,7 @@ static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_
 		off += n;
 		e->hdr->rolling_data_end[wrap & 1] = off;
 	} else {
-		tb_pad(half + (at + n) / 8, e->half_size - at - n);
+		tb_pad(rb + (at + n) / 8, e->rolling_size - at - n);
 	}
 	return off;
 }
@@ -936,30 +940,31 @@ int tracebuf_engine_stop(void)
 	wrap = (uint32_t)(cur >> 32);
 	off = cur & 0xffffffffull;
 	cw = wrap & 1;
-	tb_close_full_halves(e);
-	if (e->half[cw] == TB_HALF_FILLING) {
-		if (off > e->half_size)
-			off = e->half_size;
-		tb_close_half(e, wrap, off);
+	tb_close_full_rolling_buffers(e);
+	if (e->rolling_state[cw] == TB_ROLLING_FILLING) {
+		if (off > e->rolling_size)
+			off = e->rolling_size;
+		tb_close_rolling(e, wrap, off);
 		h->rolling_data_end[cw] = off;
-		e->half[cw] = TB_HALF_STOPPED;
-	} else if ((e->half[cw] == TB_HALF_FREE || (e->save_outstanding && e->save_wrap == wrap)) &&
-		   e->half[cw ^ 1] == TB_HALF_FREE && atomic_load(&e->window_start)) {
+		e->rolling_state[cw] = TB_ROLLING_STOPPED;
+	} else if ((e->rolling_state[cw] == TB_ROLLING_FREE || (e->save_outstanding && e->save_wrap == wrap)) &&
+		   e->rolling_state[cw ^ 1] == TB_ROLLING_FREE && atomic_load(&e->window_start)) {
 		/*
-		 * Streaming, its half saved or being saved, the other free
-		 * (a switch waited for a save that came as it stopped): the
-		 * window goes into the next half, empty, so that it is not
-		 * lost where the manager copied already (tb_stop_window()).
+		 * Streaming, its rolling buffer saved or being saved, the other
+		 * free (a switch waited for a save that came as it stopped):
+		 * the window goes into the next rolling buffer, empty, so that
+		 * it is not lost where the manager copied already
+		 * (tb_stop_window()).
 		 */
 		wrap++;
 		cw ^= 1;
 		off = 0;
 		h->rolling_data_end[cw] = 0;
-		e->half_wrap[cw] = wrap;
+		e->rolling_wrap[cw] = wrap;
 		e->reserve_at[cw] = e->fill_limit;
-		e->half[cw] = TB_HALF_STOPPED;
+		e->rolling_state[cw] = TB_ROLLING_STOPPED;
 	} else {
-		off = e->half_size;
+		off = e->rolling_size;
 	}
 	off = tb_stop_window(e, wrap, off);
 	e->stop_wrap = wrap;
@@ -967,7 +972,7 @@ int tracebuf_engine_stop(void)
 	h->wrapped_count = wrap;
 	h->durable_data_end = e->mode == TRACEBUF_MODE_ONESHOT ? 0 : e->durable_pos;
 	h->num_records_dropped = atomic_load(&e->dropped);
-	h->bytes_recorded = (uint64_t)wrap * e->half_size + off + h->durable_data_end;
+	h->bytes_recorded = (uint64_t)wrap * e->rolling_size + off + h->durable_data_end;
 	if (e->mode == TRACEBUF_MODE_ONESHOT && e->durable_pos < e->durable_size)
 		tb_pad(e->durable + e->durable_pos / 8,
 		       e->durable_size - e->durable_pos);
@@ -982,7 +987,8 @@ int tracebuf_engine_stop(void)
 /*
  * e->lock held: when @mode_ok and the engine records (started since it
  * attached, and not stopped), start sealing: writers that want a chunk
- * wait, and the halves that filled are closed.  Returns whether it did.
+ * wait, and the rolling buffers that filled are closed.  Returns whether it
+ * did.
  */
 static bool tb_seal_begin(struct tracebuf_engine *e, bool mode_ok)
 {
@@ -992,20 +998,20 @@ static bool tb_seal_begin(struct tracebuf_engine *e, bool mode_ok)
 	    (state != TRACEBUF_ENGINE_STARTED && state != TRACEBUF_ENGINE_FULL))
 		return false;
 	atomic_store(&e->sealing, 1);
-	tb_close_full_halves(e);
+	tb_close_full_rolling_buffers(e);
 	return true;
 }
 
 /*
  * A snapshot (circular and oneshot; Documentation/trace-format.md §1.7):
  * make every record written so far whole, and say where the records of
- * the half being written end (*wrap, *end), while writers go on.  The
+ * the rolling buffer being written end (*wrap, *end), while writers go on.  The
  * cursor is held while the chunks below it are closed: a writer that
  * wants a chunk meanwhile waits in tb_wait_switch(), then goes on after
- * the sealed end.  A half that filled is closed too, so in circular mode
- * the earlier half is whole, and stays so until the current one fills,
- * which the header's wrapped_count (tb_enter_half()) shows the manager.
- * The header's durable_data_end is brought up to date.
+ * the sealed end.  A rolling buffer that filled is closed too, so in circular
+ * mode the earlier rolling buffer is whole, and stays so until the current one
+ * fills, which the header's wrapped_count (tb_enter_rolling()) shows the
+ * manager.  The header's durable_data_end is brought up to date.
  */
 int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
 {
@@ -1018,16 +1024,16 @@ int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
 		pthread_mutex_unlock(&e->lock);
 		return -EINVAL;
 	}
-	/* hold the cursor, unless the half is full: then it is all ours */
+	/* hold the cursor, unless the rolling buffer is full: then it is all ours */
 	cur = atomic_load(&e->cursor);
-	while ((cur & 0xffffffffull) <= e->half_size && !held)
+	while ((cur & 0xffffffffull) <= e->rolling_size && !held)
 		held = atomic_compare_exchange_weak(&e->cursor, &cur,
 						    (cur & ~0xffffffffull) |
 						    TRACEBUF_CURSOR_FULL(e));
 	*wrap = (uint32_t)(cur >> 32);
-	off = held ? cur & 0xffffffffull : e->half_size;
-	if (e->half[*wrap & 1] == TB_HALF_FILLING)
-		tb_close_half(e, *wrap, off);
+	off = held ? cur & 0xffffffffull : e->rolling_size;
+	if (e->rolling_state[*wrap & 1] == TB_ROLLING_FILLING)
+		tb_close_rolling(e, *wrap, off);
 	if (e->mode != TRACEBUF_MODE_ONESHOT)
 		e->hdr->durable_data_end = e->durable_pos;
 	e->hdr->num_records_dropped = atomic_load(&e->dropped);
@@ -1040,14 +1046,14 @@ int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
 }
 
 /*
- * Close the halves that filled and, in streaming mode with no save
+ * Close the rolling buffers that filled and, in streaming mode with no save
  * outstanding, make the next save request: the older of the unsaved
- * halves.  Returns 1 with *@req filled, 0 when nothing is to be sent.
+ * rolling buffers.  Returns 1 with *@req filled, 0 when nothing is to be sent.
  * e->lock held.
  */
 static int tb_next_save_locked(struct tracebuf_engine *e, struct tracebuf_save_req *req)
 {
-	tb_close_full_halves(e);
+	tb_close_full_rolling_buffers(e);
 	e->hdr->num_records_dropped = atomic_load(&e->dropped);
 	/*
 	 * Stopped: the manager reads what is unsaved at our STOPPED, and
@@ -1060,16 +1066,16 @@ static int tb_next_save_locked(struct tracebuf_engine *e, struct tracebuf_save_r
 	for (uint32_t h = 0; h < 2; h++) {
 		uint32_t other = h ^ 1;
 
-		if (e->half[h] != TB_HALF_UNSAVED)
+		if (e->rolling_state[h] != TB_ROLLING_UNSAVED)
 			continue;
-		/* the older of two unsaved halves goes first */
-		if (e->half[other] == TB_HALF_UNSAVED &&
-		    e->half_wrap[other] < e->half_wrap[h])
+		/* the older of two unsaved rolling buffers goes first */
+		if (e->rolling_state[other] == TB_ROLLING_UNSAVED &&
+		    e->rolling_wrap[other] < e->rolling_wrap[h])
 			continue;
 		e->save_outstanding = true;
-		e->save_wrap = e->half_wrap[h];
+		e->save_wrap = e->rolling_wrap[h];
 		e->save_durable_end = e->durable_pos;
-		e->hdr->wrapped_count = e->half_wrap[h] + 1;
+		e->hdr->wrapped_count = e->rolling_wrap[h] + 1;
 		e->hdr->durable_data_end = e->durable_pos;
 		req->wrapped_count = e->save_wrap;
 		req->durable_data_end = e->save_durable_end;
@@ -1080,11 +1086,12 @@ static int tb_next_save_locked(struct tracebuf_engine *e, struct tracebuf_save_r
 }
 
 /*
- * The writer whose chunk filled a half of a streaming buffer asks for
+ * The writer whose chunk filled a rolling buffer of a streaming buffer asks for
  * its save itself (ops.request_save), rather than leave it to the
  * dispatch loop, which must first be woken and scheduled: the sooner
- * the manager hears of it, the sooner the half is free again.  The
- * slow path, once per half; the hot path stays as it is.  e->lock held.
+ * the manager hears of it, the sooner the rolling buffer is free again.  The
+ * slow path, once per rolling buffer; the hot path stays as it is.  e->lock
+ * held.
  */
 static void tb_request_save_locked(struct tracebuf_engine *e)
 {
@@ -1099,14 +1106,14 @@ static void tb_request_save_locked(struct tracebuf_engine *e)
 
 /*
  * Streaming: a save now (uapi TRACEBUF_FEAT_SAVE_NOW), for a flush.  End
- * the half being written where its records end, go on in the other one,
- * and let tracebuf_engine_service() ask for the ended half's save as for
- * a full one.  *wrap and *end say which half holds the last record
- * written before the call and where the records end in it (*end 0: it
- * holds none, they are all in the halves before it, saved or to be).
- * The cursor is held while the half's chunks are closed, as by
- * tracebuf_engine_seal().  Returns 0; -EAGAIN when the other half is not
- * saved yet, so this one cannot end: call again after its BUFFER_SAVED;
+ * the rolling buffer being written where its records end, go on in the other
+ * one, and let tracebuf_engine_service() ask for the ended rolling buffer's
+ * save as for a full one.  *wrap and *end say which rolling buffer holds the
+ * last record written before the call and where the records end in it (*end 0:
+ * it holds none, they are all in the rolling buffers before it, saved or to
+ * be).  The cursor is held while the rolling buffer's chunks are closed, as by
+ * tracebuf_engine_seal().  Returns 0; -EAGAIN when the other rolling buffer is
+ * not saved yet, so this one cannot end: call again after its BUFFER_SAVED;
  * -EINVAL when not tracing in streaming mode.
  */
 int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end)
@@ -1122,29 +1129,29 @@ int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end)
 		pthread_mutex_unlock(&e->lock);
 		return -EINVAL;
 	}
-	/* the cursor's wrap changes only under e->lock (tb_enter_half()) */
+	/* the cursor's wrap changes only under e->lock (tb_enter_rolling()) */
 	cur = atomic_load(&e->cursor);
 	w = (uint32_t)(cur >> 32);
 	h = w & 1;
 	*wrap = w;
-	if (e->half[h] != TB_HALF_FILLING) {
+	if (e->rolling_state[h] != TB_ROLLING_FILLING) {
 		/* it filled, and waits for the other's save: its own comes */
-		*end = e->half_size;
+		*end = e->rolling_size;
 		goto out;
 	}
-	if (e->half[h ^ 1] != TB_HALF_FREE) {
+	if (e->rolling_state[h ^ 1] != TB_ROLLING_FREE) {
 		ret = -EAGAIN;
 		goto out;
 	}
-	while (!held && (off = cur & 0xffffffffull) <= e->half_size)
+	while (!held && (off = cur & 0xffffffffull) <= e->rolling_size)
 		held = atomic_compare_exchange_weak(&e->cursor, &cur,
 						    (cur & ~0xffffffffull) |
 						    TRACEBUF_CURSOR_FULL(e));
 	if (!held) {
 		/* it just filled: the switch its writer was to make */
 		tb_switch(e, w);
-		tb_close_full_halves(e);
-		*end = e->half_size;
+		tb_close_full_rolling_buffers(e);
+		*end = e->rolling_size;
 		goto out;
 	}
 	*end = off;
@@ -1152,10 +1159,10 @@ int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end)
 		atomic_store_explicit(&e->cursor, cur, memory_order_release);
 		goto out;
 	}
-	tb_close_half(e, w, off);
+	tb_close_rolling(e, w, off);
 	e->hdr->rolling_data_end[h] = off;
-	e->half[h] = TB_HALF_UNSAVED;
-	tb_enter_half(e, w + 1);	/* the cursor, held, moves on */
+	e->rolling_state[h] = TB_ROLLING_UNSAVED;
+	tb_enter_rolling(e, w + 1);	/* the cursor, held, moves on */
 	tb_notify(e);
 out:
 	atomic_store(&e->sealing, 0);
@@ -1165,7 +1172,7 @@ out:
 
 /*
  * The service step, from the provider's dispatch loop when a writer asked
- * for it: close the halves that filled, and in streaming mode hand out
+ * for it: close the rolling buffers that filled, and in streaming mode hand out
  * the next save request.  Returns 1 with *req filled, 0 when nothing is to
  * be sent.
  */
@@ -1206,7 +1213,7 @@ int tracebuf_engine_save_refused(const struct tracebuf_save_req *req)
 	return ret;
 }
 
-/* BUFFER_SAVED: the half is free again; a waiting switch happens now. */
+/* BUFFER_SAVED: the rolling buffer is free again; a waiting switch happens now. */
 int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 {
 	struct tracebuf_engine *e = &tb_engine;
@@ -1222,28 +1229,28 @@ int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 	e->save_outstanding = false;
 	e->save_us[e->saves++ % TB_SAVE_SAMPLES] =
 		(uint32_t)((__tracebuf_ticks_slow() - e->save_sent_ns) / 1000);
-	e->half[h] = TB_HALF_FREE;
+	e->rolling_state[h] = TB_ROLLING_FREE;
 	/*
 	 * Zero it (here, off the writers' path), then say so: if this
-	 * process dies, the manager walks a half whose data end is 0 record
-	 * by record, and must not find the records it saved already.  Not
-	 * once stopped: the save may have ended before our STOPPED reached
-	 * the kernel, which then sealed this half too, until START (uapi
-	 * TRACEBUF_INIT_F_SEAL_SAVES); START zeroes it.  Meanwhile the
+	 * process dies, the manager walks a rolling buffer whose data end is 0
+	 * record by record, and must not find the records it saved already.
+	 * Not once stopped: the save may have ended before our STOPPED reached
+	 * the kernel, which then sealed this rolling buffer too, until START
+	 * (uapi TRACEBUF_INIT_F_SEAL_SAVES); START zeroes it.  Meanwhile the
 	 * header is final, so nobody walks it.
 	 */
 	if (atomic_load(&e->state) == TRACEBUF_ENGINE_STOPPED)
 		e->unzeroed |= 1u << h;
 	else
-		memset(e->rolling[h], 0, e->half_size);
+		memset(e->rolling[h], 0, e->rolling_size);
 	__atomic_store_n(&e->hdr->rolling_data_end[h], 0, __ATOMIC_RELEASE);
 	if (e->switch_waiting && atomic_load(&e->state) == TRACEBUF_ENGINE_STARTED) {
 		e->switch_waiting = false;
 		e->waited_ns += __tracebuf_ticks_slow() - e->wait_since_ns;
 		atomic_store(&e->waiting_save, 0);
-		tb_enter_half(e, wrapped_count + 2);
+		tb_enter_rolling(e, wrapped_count + 2);
 	}
-	/* another half may be waiting for its save */
+	/* another rolling buffer may be waiting for its save */
 	tb_notify(e);
 out_unlock:
 	pthread_mutex_unlock(&e->lock);
@@ -1337,15 +1344,15 @@ void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second)
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Halves that filled and are not free again yet (tests, the dispatch loop). */
-unsigned int tracebuf_engine_pending_halves(void)
+/* Rolling buffers that filled and are not free again yet (tests, the dispatch loop). */
+unsigned int tracebuf_engine_pending_rolling_buffers(void)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	unsigned int n = 0;
 
 	pthread_mutex_lock(&e->lock);
 	for (uint32_t h = 0; h < 2; h++)
-		n += e->half[h] == TB_HALF_FULL || e->half[h] == TB_HALF_UNSAVED;
+		n += e->rolling_state[h] == TB_ROLLING_FULL || e->rolling_state[h] == TB_ROLLING_UNSAVED;
 	pthread_mutex_unlock(&e->lock);
 	return n;
 }

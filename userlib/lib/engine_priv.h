@@ -18,32 +18,32 @@
 
 /* Default chunk of a rolling buffer a thread takes at a time. */
 #define TRACEBUF_CHUNK_SIZE		4096u
-/* A fast writer's chunks grow up to this (and 1/16 of a half)... */
+/* A fast writer's chunks grow up to this (and 1/16 of a rolling buffer)... */
 #define TRACEBUF_CHUNK_MAX		(64u * 1024)
 /* ...when it filled the last one within this. */
 #define TRACEBUF_CHUNK_FAST_NS		10000u
-/* Cursor offset meaning "this half is full". */
-#define TRACEBUF_CURSOR_FULL(e)		((e)->half_size + 8)
+/* Cursor offset meaning "this rolling buffer is full". */
+#define TRACEBUF_CURSOR_FULL(e)		((e)->rolling_size + 8)
 /*
- * The end of each half writers never get: room for the record of a drop
- * window still open when tracing stops (hooks->drop_window_at),
+ * The end of each rolling buffer writers never get: room for the record of a
+ * drop window still open when tracing stops (hooks->drop_window_at),
  * which no writer could write in a full oneshot buffer.
  */
 #define TRACEBUF_STOP_RESERVE		128u
 
 /*
- * The chunks of a rolling buffer of @half bytes: *@chunk, what a thread
- * takes at a time, TRACEBUF_CHUNK_SIZE but at least 16 to a half (and
+ * The chunks of a rolling buffer of @rb_size bytes: *@chunk, what a thread
+ * takes at a time, TRACEBUF_CHUNK_SIZE but at least 16 to a rolling buffer (and
  * 256 bytes at least); *@chunk_max, what a fast writer's grow to.
  */
-static inline void tb_chunk_rule(uint64_t half, uint32_t *chunk, uint32_t *chunk_max)
+static inline void tb_chunk_rule(uint64_t rb_size, uint32_t *chunk, uint32_t *chunk_max)
 {
 	uint32_t c = TRACEBUF_CHUNK_SIZE, m;
 
-	while (c > 256 && (uint64_t)c * 16 > half)
+	while (c > 256 && (uint64_t)c * 16 > rb_size)
 		c /= 2;
 	m = c;
-	while (m < TRACEBUF_CHUNK_MAX && (uint64_t)m * 32 <= half)
+	while (m < TRACEBUF_CHUNK_MAX && (uint64_t)m * 32 <= rb_size)
 		m *= 2;
 	*chunk = c;
 	*chunk_max = m;
@@ -61,14 +61,14 @@ static inline void tb_chunk_rule(uint64_t half, uint32_t *chunk, uint32_t *chunk
 							 * (no kernel did)
 							 */
 
-/* Rolling buffer (half) states, under e->lock. */
-enum tb_half_state {
-	TB_HALF_FREE,		/* may be filled */
-	TB_HALF_FILLING,	/* the cursor is in it */
-	TB_HALF_FULL,		/* switched away from; chunks still open */
-	TB_HALF_UNSAVED,	/* streaming: closed, waiting to be saved */
-	TB_HALF_CLOSED,		/* oneshot: closed for good */
-	TB_HALF_STOPPED,	/* the cursor stopped in it */
+/* Rolling buffer states, under e->lock. */
+enum tb_rolling_state {
+	TB_ROLLING_FREE,	/* may be filled */
+	TB_ROLLING_FILLING,	/* the cursor is in it */
+	TB_ROLLING_FULL,	/* switched away from; chunks still open */
+	TB_ROLLING_UNSAVED,	/* streaming: closed, waiting to be saved */
+	TB_ROLLING_CLOSED,	/* oneshot: closed for good */
+	TB_ROLLING_STOPPED,	/* the cursor stopped in it */
 };
 
 struct tracebuf_save_req {
@@ -89,10 +89,10 @@ struct tracebuf_engine_stats {
 	uint32_t state;
 	uint32_t saves;			/* answered since the engine loaded */
 	uint32_t save_us[TB_SAVE_SAMPLES];	/* the newest min(saves, TB_SAVE_SAMPLES) */
-	/* halves filled by writers, each from when it was entered to full, in us */
+	/* rolling buffers filled by writers, each from when it was entered to full, in us */
 	uint32_t fills;
 	uint32_t fill_us[TB_SAVE_SAMPLES];	/* the newest min(fills, TB_SAVE_SAMPLES) */
-	uint64_t waited_us;		/* streaming: both halves taken, a switch waiting */
+	uint64_t waited_us;		/* streaming: both rolling buffers taken, a switch waiting */
 };
 
 /*
@@ -127,11 +127,11 @@ struct tracebuf_engine_hooks {
  *	writer's slow path, at most once per service, under e->lock: do
  *	nothing but wake the dispatch loop).
  * request_save: streaming: send SAVE_BUFFER for @req now.  Called under
- *	e->lock by the writer whose chunk filled a half, once per half (the
- *	slow path's one syscall but the notify's): the save does not wait
- *	for the dispatch loop to wake, which under load is most of a save's
- *	round trip.  Returns 0 or the refusal: -EAGAIN (the manager's inbox
- *	is full) leaves the save unasked, for the next
+ *	e->lock by the writer whose chunk filled a rolling buffer, once per
+ *	rolling buffer (the slow path's one syscall but the notify's): the save
+ *	does not wait for the dispatch loop to wake, which under load is most of
+ *	a save's round trip.  Returns 0 or the refusal: -EAGAIN (the manager's
+ *	inbox is full) leaves the save unasked, for the next
  *	tracebuf_engine_service() to hand out again.  NULL: the dispatch
  *	loop sends every save request (tracebuf_engine_service()).
  */
@@ -153,8 +153,8 @@ struct tracebuf_engine {
 	uint64_t *durable;
 	uint64_t durable_size;
 	uint8_t *rolling[2];
-	uint64_t half_size;
-	uint64_t fill_limit;		/* half_size - TRACEBUF_STOP_RESERVE */
+	uint64_t rolling_size;
+	uint64_t fill_limit;		/* rolling_size - TRACEBUF_STOP_RESERVE */
 	uint32_t chunk_size;
 	uint32_t chunk_max;
 	uint64_t chunk_fast_ticks;	/* TRACEBUF_CHUNK_FAST_NS in ticks */
@@ -167,11 +167,11 @@ struct tracebuf_engine {
 	atomic_uint thread_epoch;	/* bumped when the durable is cleared */
 	/* written by every chunk refill: each on a cache line of its own */
 	_Alignas(64) _Atomic(uint64_t) cursor;	/* wrapped count << 32 | offset */
-	_Alignas(64) atomic_ullong done[2];	/* bytes of each half finished */
+	_Alignas(64) atomic_ullong done[2];	/* bytes of each rolling buffer finished */
 
 	/* [lock] */
-	_Alignas(64) enum tb_half_state half[2];
-	uint32_t half_wrap[2];
+	_Alignas(64) enum tb_rolling_state rolling_state[2];
+	uint32_t rolling_wrap[2];
 	uint64_t durable_pos;
 	bool durable_full;
 	bool never_started;
@@ -182,24 +182,24 @@ struct tracebuf_engine {
 	uint64_t save_sent_ns;		/* CLOCK_MONOTONIC */
 	uint32_t saves;
 	uint32_t save_us[TB_SAVE_SAMPLES];
-	uint64_t enter_ns[2];		/* CLOCK_MONOTONIC: each half entered */
+	uint64_t enter_ns[2];		/* CLOCK_MONOTONIC: each rolling buffer entered */
 	uint32_t fills;
 	uint32_t fill_us[TB_SAVE_SAMPLES];
 	uint64_t wait_since_ns;		/* switch_waiting set */
 	uint64_t waited_ns;
 	uint32_t stop_wrap;
 	uint64_t stop_off;
-	uint64_t reserve_at[2];		/* each half's stop reserve is free
+	uint64_t reserve_at[2];		/* each rolling buffer's stop reserve is free
 					 * from here: fill_limit, or after a
 					 * drop window a stop wrote in it
 					 */
-	uint32_t unzeroed;		/* halves saved after the stop (bit
+	uint32_t unzeroed;		/* rolling buffers saved after the stop (bit
 					 * h): zeroed at the next START
 					 */
 	struct tracebuf_thread *threads;
 
 	atomic_uint service_needed;
-	atomic_uint waiting_save;	/* streaming: both halves full */
+	atomic_uint waiting_save;	/* streaming: both rolling buffers full */
 	atomic_uint sealing;		/* tracebuf_engine_seal() holds the
 					 * cursor
 					 */
@@ -230,7 +230,7 @@ void tracebuf_engine_detach(void);
 void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
 /* A record the caller could not encode (too large for FXT): counted as dropped while tracing. */
 void tracebuf_engine_drop(void);
-unsigned int tracebuf_engine_pending_halves(void);
+unsigned int tracebuf_engine_pending_rolling_buffers(void);
 uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
 void tb_pad(uint64_t *p, size_t bytes);
 int tracebuf_engine_register_thread(struct tracebuf_thread *t);

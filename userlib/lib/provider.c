@@ -107,7 +107,7 @@ static int tb_send(struct tracebuf_provider *p, uint16_t request, uint16_t data1
 }
 
 /*
- * The engine's save request, from the writer that filled a half: sent
+ * The engine's save request, from the writer that filled a rolling buffer: sent
  * at once, under the engine's lock, so that it goes before a STOPPED
  * (the engine's stop takes the lock first) and while p is alive (its
  * detach does too).  A refusal for a full manager's inbox (EAGAIN) the
@@ -226,9 +226,9 @@ static void tb_on_categories(struct tracebuf_provider *p, const struct tracebuf_
 
 /*
  * SNAPSHOT: the records so far made whole, and where they end; in
- * streaming mode, a save now (uapi TRACEBUF_FEAT_SAVE_NOW): the half
+ * streaming mode, a save now (uapi TRACEBUF_FEAT_SAVE_NOW): the rolling buffer
  * being written ends, and its save is asked for, at once or, when the
- * other half is not saved yet, at the dispatch after its BUFFER_SAVED
+ * other rolling buffer is not saved yet, at the dispatch after its BUFFER_SAVED
  * (p->save_now).  Always answered, so the manager does not wait; an
  * engine that is not tracing has nothing new to show: its end is 0.
  */
@@ -305,7 +305,7 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 			tb_handle(p, &pkts[i]);
 		handled += (int)n;
 	}
-	/* a BUFFER_SAVED above freed the half a save now waited for */
+	/* a BUFFER_SAVED above freed the rolling buffer a save now waited for */
 	if (p->save_now)
 		tb_snapshot(p);
 	while (p->attached && tracebuf_engine_service(&req) == 1) {

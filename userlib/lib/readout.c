@@ -818,7 +818,7 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 /*
  * A save the kernel sealed (TRACEBUF_SAVE_SEALED), or a rolling buffer
  * its stop did (TRACEBUF_STOPPED_SEALED0, 1): the first @len bytes of
- * rolling buffer @half, checked and written in place.  Its pages that lie
+ * rolling buffer @rb, checked and written in place.  Its pages that lie
  * wholly inside the rolling buffer do not change until our BUFFER_SAVED,
  * or the next START (uapi header, TRACEBUF_INIT_F_SEAL_SAVES); the bytes
  * before the first of them and after the last share a page with the
@@ -828,17 +828,17 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
  * of a page or two copied.
  */
 int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
-			    unsigned int half, uint64_t len)
+			    unsigned int rb, uint64_t len)
 {
-	struct tb_seal_view *v = &t->view[half];
+	struct tb_seal_view *v = &t->view[rb];
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t off = t->lay.rolling_off[half], end = off + len;
+	uint64_t off = t->lay.rolling_off[rb], end = off + len;
 	__u64 first, last;
 	uint8_t *p;
 
 	if (len > t->lay.rolling_size)
 		return -EINVAL;		/* a bug here, not the provider's */
-	tracebuf_layout_sealed(t->info.buffer_size, t->info.mode, half, page, &first, &last);
+	tracebuf_layout_sealed(t->info.buffer_size, t->info.mode, rb, page, &first, &last);
 	if (last == first || end <= first)
 		return tracebuf_readout_range(s, t, off, len);	/* nothing sealed */
 	if (!v->base) {
@@ -989,13 +989,13 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 
 	if (mode == TRACEBUF_MODE_CIRCULAR) {
 		if (!final && !t->mark_set) {
-			/* no telling which half is older: both, 0 first */
+			/* no telling which rolling buffer is older: both, 0 first */
 			tracebuf_readout_range(s, t, l->rolling_off[0], l->rolling_size);
 			tracebuf_readout_range(s, t, l->rolling_off[1], l->rolling_size);
 			goto out;
 		}
 		if (!final) {
-			/* after the mark: its half's rest, then the other one */
+			/* after the mark: its rolling buffer's rest, then the other one */
 			uint32_t m = t->mark_wrap & 1;
 
 			tracebuf_readout_range(s, t, l->rolling_off[m] + t->mark_end,
@@ -1012,18 +1012,19 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 	}
 
 	/*
-	 * Streaming: the halves after the last one saved.  A half is zeroed
-	 * by the provider when its save is acknowledged, so walking one
-	 * never finds records already written.
+	 * Streaming: the rolling buffers after the last one saved.  A rolling
+	 * buffer is zeroed by the provider when its save is acknowledged, so
+	 * walking one never finds records already written.
 	 */
 	{
 		uint32_t next = t->saved_any ? t->last_saved_wrap + 1 : 0;
 
 		if (!final) {
 			/*
-			 * The half after the last one saved, then the one
-			 * saved last, but only if the provider took the save's
-			 * acknowledgement (zeroed it, then cleared its end).
+			 * The rolling buffer after the last one saved, then the
+			 * one saved last, but only if the provider took the
+			 * save's acknowledgement (zeroed it, then cleared its
+			 * end).
 			 */
 			tracebuf_readout_range(s, t, l->rolling_off[next & 1], l->rolling_size);
 			if (!t->saved_any || h.rolling_data_end[(next + 1) & 1] == 0)
@@ -1032,8 +1033,9 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 			goto out;
 		}
 		/*
-		 * It may have stopped in the half it asked to save last (its
-		 * save came first): nothing of it is left to write then.
+		 * It may have stopped in the rolling buffer it asked to save
+		 * last (its save came first): nothing of it is left to write
+		 * then.
 		 */
 		if (t->saved_any && h.wrapped_count == t->last_saved_wrap)
 			goto out;

@@ -361,12 +361,12 @@ static void tb_refuse(struct tracebuf_session *s, struct tb_tracee *t,
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
 }
 
-/* SAVE_BUFFER: write the half and the new durable records, then ack. */
+/* SAVE_BUFFER: write the rolling buffer and the new durable records, then ack. */
 static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		    const struct tracebuf_pkt *pkt)
 {
 	struct tracebuf_buffer_header h;
-	uint32_t wrap = pkt->data32, half = wrap & 1;
+	uint32_t wrap = pkt->data32, rb = wrap & 1;
 	uint64_t dend = pkt->data64;
 	struct tracebuf_pkt ack = {
 		.request = TRACEBUF_PKT_BUFFER_SAVED, .data32 = wrap, .data64 = dend,
@@ -380,7 +380,7 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 	}
 	if (!ok || wrap != (t->saved_any ? t->last_saved_wrap + 1 : 0) ||
 	    dend % 8 || dend > t->lay.durable_size || dend < t->durable_written ||
-	    h.rolling_data_end[half] == 0) {
+	    h.rolling_data_end[rb] == 0) {
 		tb_refuse(s, t, "a save request that does not check out");
 		return;
 	}
@@ -390,9 +390,9 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		ret = tracebuf_readout_range(s, t, t->lay.durable_off + t->durable_written,
 			      dend - t->durable_written);
 	if (!ret && pkt->data16 & TRACEBUF_SAVE_SEALED)
-		ret = tracebuf_readout_sealed(s, t, half, h.rolling_data_end[half]);
+		ret = tracebuf_readout_sealed(s, t, rb, h.rolling_data_end[rb]);
 	else if (!ret)
-		ret = tracebuf_readout_range(s, t, t->lay.rolling_off[half], h.rolling_data_end[half]);
+		ret = tracebuf_readout_range(s, t, t->lay.rolling_off[rb], h.rolling_data_end[rb]);
 	t->durable_written = dend;
 	t->saved_any = true;
 	t->last_saved_wrap = wrap;
@@ -402,8 +402,8 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		return;
 	}
 	/*
-	 * The data is out: the provider may reuse the half, and one gone
-	 * meanwhile (ESRCH) lost nothing.
+	 * The data is out: the provider may reuse the rolling buffer, and one
+	 * gone meanwhile (ESRCH) lost nothing.
 	 */
 	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
 	if (ret)
@@ -413,9 +413,9 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 }
 
 /*
- * A provider that writes a half of its buffer faster than we answer
- * reuses the half we copy: asked again this many times in all, it gets
- * its partial snapshot (and an error) only when every copy was torn.
+ * A provider that writes a rolling buffer faster than we answer
+ * reuses the rolling buffer we copy: asked again this many times in all, it
+ * gets its partial snapshot (and an error) only when every copy was torn.
  */
 #define TB_SNAP_TRIES	4
 
@@ -593,7 +593,7 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 
 /*
  * At most this many reads of messages per dispatch: a provider that saves
- * halves as fast as they are handled must not keep the caller here for
+ * rolling buffers as fast as they are handled must not keep the caller here for
  * ever (its deadlines, signals and child would wait); poll says when more
  * is waiting.
  */
@@ -1180,7 +1180,7 @@ TRACEBUF_API int tracebuf_session_write(struct tracebuf_session *s, const void *
  * tb_save(), a flush's, or the last one, tracebuf_readout()) writes its
  * provider info record and its durable records again, from the start of
  * its durable buffer.  Its rolling buffers are not affected: those
- * written stay in the file they went to (the halves after
+ * written stay in the file they went to (the rolling buffers after
  * last_saved_wrap, or what came after a flush's mark, come next, as
  * before).
  */

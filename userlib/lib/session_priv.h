@@ -143,7 +143,7 @@ void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
 			   uint64_t off, uint64_t len);
 int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
-			    unsigned int half, uint64_t len);
+			    unsigned int rb, uint64_t len);
 void tracebuf_readout_views_free(struct tb_tracee *t);
 void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
 void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len);

@@ -2,16 +2,16 @@
 /*
  * libtracebuf: the record engine's hot path.
  *
- * Each writing thread owns a chunk of the current rolling buffer (half)
+ * Each writing thread owns a chunk of the current rolling buffer
  * and bump-allocates records in it: no atomic read-modify-write, no
  * system call, no allocation per record.  Chunks come from one shared
  * cursor, once per chunk.
  *
- * Giving a chunk up early (a half is switched, tracing stops) is an
+ * Giving a chunk up early (a rolling buffer is switched, tracing stops) is an
  * asymmetric handshake between the owner and a closer:
  *
- *   owner, per record                 closer, per half
- *   writing = 1                       closed = 1 (each owner in the half)
+ *   owner, per record                 closer, per rolling buffer
+ *   writing = 1                       closed = 1 (each owner in the rolling buffer)
  *   [signal fence]                    membarrier(PRIVATE_EXPEDITED)
  *   if (closed) -> slow path          wait until writing == 0
  *   ... write the record ...          pad the chunk's unused tail
@@ -134,7 +134,7 @@ struct tracebuf_thread {
 
 /*
  * The hot-path view of the engine; engine.c owns the rest.  Read-mostly:
- * written only when tracing starts, stops or switches halves.
+ * written only when tracing starts, stops or switches rolling buffers.
  */
 struct tracebuf_engine_hot {
 	TRACEBUF_LIB_ATOMIC(uint32_t) epoch;	/* bumped by every start and stop */

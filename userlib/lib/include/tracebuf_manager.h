@@ -465,7 +465,7 @@ int tracebuf_session_write(struct tracebuf_session *s, const void *records, size
  * info record and all its durable records again (its initialization
  * record, the strings and threads it refers to), so that each file reads
  * alone.  Any mode, in any state (since 1.4: before, streaming only):
- * streaming writes a half as it fills, the other modes at each
+ * streaming writes a rolling buffer as it fills, the other modes at each
  * tracebuf_session_flush() and at the end.  @fd may be the output itself,
  * so that what comes next reads alone in it.  Not from the notify
  * callback.  tracebuf_session_bytes() goes on counting: its value before

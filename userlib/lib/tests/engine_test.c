@@ -44,7 +44,7 @@ struct run {
 	atomic_ullong committed[MAX_WRITERS];
 	uint64_t saved_upto[MAX_WRITERS];
 	uint64_t flushes, flush_misses, flush_retries;
-	/* the writer that fills a half asks for its save (ops.request_save) */
+	/* the writer that fills a rolling buffer asks for its save (ops.request_save) */
 	bool writer_requests;
 	atomic_bool req_ready;		/* one save is outstanding at a time */
 	struct tracebuf_save_req req;
@@ -62,7 +62,7 @@ static void notify(void *arg)
 	atomic_store(&r->notified, 1);
 }
 
-/* ops.request_save: under the engine's lock, from the writer that filled a half. */
+/* ops.request_save: under the engine's lock, from the writer that filled a rolling buffer. */
 static int request_save(void *arg, const struct tracebuf_save_req *req)
 {
 	struct run *r = arg;
@@ -104,7 +104,7 @@ static void *writer(void *arg)
 		atomic_store_explicit(&g_run->committed[id], seq + 1, memory_order_release);
 		/* a manager that keeps up: no save is left pending long */
 		if (g_run->expect_all && !(seq % 64))
-			while (tracebuf_engine_pending_halves())
+			while (tracebuf_engine_pending_rolling_buffers())
 				usleep(20);
 	}
 	atomic_fetch_add(&g_run->writers_done, 1);
@@ -416,8 +416,8 @@ static void streaming_manager_keeping_up_loses_nothing(void)
 }
 
 /*
- * Saves now while four writers go on (a flush): once the half each named
- * is saved, every record committed before it was asked is saved, and
+ * Saves now while four writers go on (a flush): once the rolling buffer each
+ * named is saved, every record committed before it was asked is saved, and
  * none is lost or doubled.
  */
 static void streaming_save_now_loses_nothing(void)
@@ -436,10 +436,10 @@ static void streaming_slow_manager_drops_and_counts(void)
 }
 
 /*
- * The writer that fills a half asks for its save itself (ops.request_save,
- * as the provider sends SAVE_BUFFER from it): the saves come in wrap
- * order, one at a time, most of them from writers, the rest (a half that
- * filled while a save was outstanding) from the service step; every
+ * The writer that fills a rolling buffer asks for its save itself
+ * (ops.request_save, as the provider sends SAVE_BUFFER from it): the saves come
+ * in wrap order, one at a time, most of them from writers, the rest (a rolling
+ * buffer that filled while a save was outstanding) from the service step; every
  * record is saved or counted, none twice, and with a manager that keeps
  * up, every one is saved.
  */
@@ -475,12 +475,12 @@ static void oneshot_smallest_buffer(void)
 	run_one("oneshot_smallest_buffer", &r);
 }
 
-/* The pages wholly inside half @h, as the kernel seals them (maybe none). */
-static void seal_half(struct tracebuf_engine *e, uint32_t h, int prot)
+/* The pages wholly inside rolling buffer @h, as the kernel seals them (maybe none). */
+static void seal_rolling(struct tracebuf_engine *e, uint32_t h, int prot)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t first = ((uintptr_t)e->rolling[h] + page - 1) & ~(page - 1);
-	uintptr_t end = ((uintptr_t)e->rolling[h] + e->half_size) & ~(page - 1);
+	uintptr_t end = ((uintptr_t)e->rolling[h] + e->rolling_size) & ~(page - 1);
 
 	if (end > first && mprotect((void *)first, end - first, prot))
 		T_FAIL("mprotect: %s", strerror(errno));
@@ -506,8 +506,8 @@ static uint8_t *engine_up(size_t size, uint32_t mode)
 
 /*
  * A save the manager ends just before our STOPPED reaches the kernel:
- * the kernel seals that half too at the stop (no save holds it), so the
- * BUFFER_SAVED we read after the stop must leave it alone (it was SIGBUS
+ * the kernel seals that rolling buffer too at the stop (no save holds it), so
+ * the BUFFER_SAVED we read after the stop must leave it alone (it was SIGBUS
  * in the VM), and the START after it zero it.  The seal is a read-only
  * mapping here.
  */
@@ -523,7 +523,7 @@ static void streaming_save_ended_by_the_stop(void)
 	bool zero = true;
 
 	T_ASSERT(buf);
-	/* fill the first half, and a little of the second */
+	/* fill the first rolling buffer, and a little of the second */
 	do {
 		uint64_t *p = tracebuf_record_reserve(t, REC_WORDS * 8);
 
@@ -536,16 +536,16 @@ static void streaming_save_ended_by_the_stop(void)
 	} while (tracebuf_engine_service(&req) != 1);
 	h = req.wrapped_count & 1;
 	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
-	seal_half(e, h, PROT_READ);
+	seal_rolling(e, h, PROT_READ);
 	T_EXPECT_EQ(tracebuf_engine_buffer_saved(req.wrapped_count,
 						 req.durable_data_end), 0);
 	T_EXPECT_EQ(e->hdr->rolling_data_end[h], 0);
-	T_EXPECT_EQ(tracebuf_engine_pending_halves(), 0);
+	T_EXPECT_EQ(tracebuf_engine_pending_rolling_buffers(), 0);
 	T_EXPECT_EQ(((uint64_t *)e->rolling[h])[0], REC_HDR);	/* untouched */
-	seal_half(e, h, PROT_READ | PROT_WRITE);
+	seal_rolling(e, h, PROT_READ | PROT_WRITE);
 	/* the START after it: the kernel unsealed first, and the engine zeroes */
 	T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
-	for (uint64_t i = 0; i < e->half_size; i++)
+	for (uint64_t i = 0; i < e->rolling_size; i++)
 		zero &= !e->rolling[h][i];
 	T_EXPECT(zero);
 	printf("# %llu records, half %u saved after the stop\n",
@@ -586,9 +586,9 @@ static bool put_record(uint64_t seq)
 /*
  * A SAVE_BUFFER refused with EAGAIN (the manager's inbox full of the
  * provider's ALERTs) is not awaited: the next service asks for the same
- * half again, whether the writer that filled it asked (ops.request_save)
- * or the service step (tracebuf_engine_save_refused()).  Before, the
- * engine waited for the answer to a save the manager never got, and
+ * rolling buffer again, whether the writer that filled it asked
+ * (ops.request_save) or the service step (tracebuf_engine_save_refused()).
+ * Before, the engine waited for the answer to a save the manager never got, and
  * streaming dropped every record until a clearing START.  Once saved,
  * the writers go on.
  */
@@ -606,7 +606,7 @@ static void streaming_refused_save_is_asked_again(void)
 	tracebuf_engine_format(buf, size, TRACEBUF_MODE_STREAMING);
 	T_ASSERT(!tracebuf_engine_attach(buf, size, TRACEBUF_MODE_STREAMING, &ops));
 	T_ASSERT(!tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR));
-	/* the writer that fills the first half asks for its save: refused */
+	/* the writer that fills the first rolling buffer asks for its save: refused */
 	while (!refused_saves && put_record(seq))
 		seq++;
 	T_ASSERT_EQ(refused_saves, 1);
@@ -620,10 +620,10 @@ static void streaming_refused_save_is_asked_again(void)
 	T_ASSERT_EQ(tracebuf_engine_service(&again), 1);
 	T_EXPECT_EQ(again.wrapped_count, 0);
 	T_EXPECT_EQ(tracebuf_engine_service(&req), 0);		/* one at a time */
-	/* answered: the first half is free, the writers fill the second */
+	/* answered: the first rolling buffer is free, the writers fill the second */
 	T_EXPECT_EQ(tracebuf_engine_buffer_saved(again.wrapped_count,
 						 again.durable_data_end), 0);
-	T_EXPECT_EQ(tracebuf_engine_pending_halves(), 0);
+	T_EXPECT_EQ(tracebuf_engine_pending_rolling_buffers(), 0);
 	while (refused_saves < 2 && put_record(seq))
 		seq++;
 	T_EXPECT_EQ(refused_saves, 2);
@@ -653,7 +653,7 @@ static unsigned int put(size_t bytes, unsigned int n)
 	return got;
 }
 
-/* Whether the first @end bytes of half @h are whole records, end to end. */
+/* Whether the first @end bytes of rolling buffer @h are whole records, end to end. */
 static bool whole(struct tracebuf_engine *e, uint32_t h, uint64_t end)
 {
 	const uint64_t *w = (const uint64_t *)e->rolling[h];
@@ -671,8 +671,8 @@ static bool whole(struct tracebuf_engine *e, uint32_t h, uint64_t end)
 
 /*
  * START with RETAIN after a stop that found the buffer full (a oneshot
- * buffer that filled, streaming with both halves waiting for saves): the
- * cursor was past the fill limit, and the next write padded a negative
+ * buffer that filled, streaming with both rolling buffers waiting for saves):
+ * the cursor was past the fill limit, and the next write padded a negative
  * length over the process's memory.  Now a oneshot buffer stays full,
  * circular goes on, and streaming goes on once the saves come.
  */
@@ -728,7 +728,7 @@ static size_t window_at(struct tracebuf_engine *e, uint64_t *p, size_t room)
 
 /*
  * A stop that closes a drop window just below the fill limit ends the
- * data past it; START with RETAIN goes on from a full half (not from
+ * data past it; START with RETAIN goes on from a full rolling buffer (not from
  * past the limit), and the next stop's window goes after the first in
  * the stop reserve, not over it.
  */
@@ -757,8 +757,8 @@ static void retain_after_a_window_past_the_fill_limit(void)
 	T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
 	T_EXPECT_EQ(put(32, 10), 0);	/* full: dropped, a window */
 	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
-	T_EXPECT_EQ(e->hdr->rolling_data_end[0], e->half_size);
-	T_EXPECT(whole(e, 0, e->half_size));
+	T_EXPECT_EQ(e->hdr->rolling_data_end[0], e->rolling_size);
+	T_EXPECT(whole(e, 0, e->rolling_size));
 	w = (const uint64_t *)e->rolling[0];
 	T_EXPECT_EQ((w[at / 8] >> 4) & 0xfff, 6);		/* the first window */
 	T_EXPECT_EQ((w[(at + 48) / 8] >> 4) & 0xfff, 6);	/* the second */
@@ -817,7 +817,7 @@ static void model_tell(const char *what)
 
 	MT("%s: cursor %llu:%llu, halves %d/%u %d/%u, done %llu %llu, stopped at %u:%llu\n",
 	   what, (unsigned long long)(c >> 32), (unsigned long long)(c & 0xffffffff),
-	   e->half[0], e->half_wrap[0], e->half[1], e->half_wrap[1],
+	   e->rolling_state[0], e->rolling_wrap[0], e->rolling_state[1], e->rolling_wrap[1],
 	   (unsigned long long)atomic_load(&e->done[0]),
 	   (unsigned long long)atomic_load(&e->done[1]), e->stop_wrap,
 	   (unsigned long long)e->stop_off);
@@ -836,7 +836,7 @@ static void model_seal(struct model *m, uint32_t h, bool on)
 	if (m->mode != TRACEBUF_MODE_STREAMING || m->sealed[h] == on)
 		return;
 	m->sealed[h] = on;
-	seal_half(tracebuf_engine_get(), h, on ? PROT_READ : PROT_READ | PROT_WRITE);
+	seal_rolling(tracebuf_engine_get(), h, on ? PROT_READ : PROT_READ | PROT_WRITE);
 }
 
 /* Out: the records of [p, p + len), which must be whole. */
@@ -895,7 +895,7 @@ static void model_service(struct model *m)
 	}
 }
 
-/* The session saves the half, its BUFFER_SAVED reaches the kernel. */
+/* The session saves the rolling buffer, its BUFFER_SAVED reaches the kernel. */
 static void model_ack(struct model *m)
 {
 	struct tracebuf_engine *e = tracebuf_engine_get();
@@ -1136,7 +1136,8 @@ static void oneshot_fills_to_its_end(void)
  * sizes fall against the chunks: records of random sizes up to the
  * largest, and runs of small ones that leave a chunk just short of a
  * largest one, from several writers (whose chunks grow as they write
- * fast).  Nothing is dropped, and the cursor never leaves the first half.
+ * fast).  Nothing is dropped, and the cursor never leaves the first rolling
+ * buffer.
  */
 struct size_for_writer {
 	uint64_t bytes, max_record, seed;

@@ -373,8 +373,8 @@ static void arguments_unlike_the_lookup(void)
 }
 
 /*
- * Drops while both halves wait for a save end with a tracebuf:meta record,
- * in the chunk of the next record when it fits beside it: not in the
+ * Drops while both rolling buffers wait for a save end with a tracebuf:meta
+ * record, in the chunk of the next record when it fits beside it: not in the
  * chunk of exactly its size a record larger than a chunk gets.
  */
 static void drop_window_is_recorded(void)
@@ -390,7 +390,7 @@ static void drop_window_is_recorded(void)
 		TRACE_INSTANT("cat", "fill", TA_I32("i", i));
 	tracebuf_engine_stats(&st);
 	T_ASSERT(st.dropped > 0);
-	/* save both halves, then write again */
+	/* save both rolling buffers, then write again */
 	while (tracebuf_engine_service(&req) == 1)
 		T_ASSERT_EQ(0, tracebuf_engine_buffer_saved(req.wrapped_count,
 							    req.durable_data_end));

@@ -79,7 +79,7 @@ static void child_dispatch(void)
 /* Until no rolling buffer waits for a save (the manager kept up). */
 static void child_wait_saved(void)
 {
-	while (tracebuf_engine_pending_halves()) {
+	while (tracebuf_engine_pending_rolling_buffers()) {
 		child_dispatch();
 		usleep(200);
 	}
@@ -713,11 +713,11 @@ static void streaming_accounts_for_drops(void)
 
 /*
  * A provider's ALERTs fill its manager's inbox (TRACEBUF_OUTBOX_DEPTH)
- * while the manager does not read: the SAVE_BUFFER of the first half it
- * fills is refused (EAGAIN).  Once the manager reads, the kernel wakes
+ * while the manager does not read: the SAVE_BUFFER of the first rolling buffer
+ * it fills is refused (EAGAIN).  Once the manager reads, the kernel wakes
  * the provider and it asks that save again, so streaming goes on: every
- * event of the halves filled meanwhile is saved, and a throttled writer
- * after it loses nothing.  Before, the save was never asked again: the
+ * event of the rolling buffers filled meanwhile is saved, and a throttled
+ * writer after it loses nothing.  Before, the save was never asked again: the
  * throttled writer waited for it for good (the child is killed then).
  */
 static void streaming_save_refused_for_alerts_is_sent_again(void)
@@ -740,7 +740,7 @@ static void streaming_save_refused_for_alerts_is_sent_again(void)
 	for (int i = 0; i < TRACEBUF_OUTBOX_DEPTH; i++)
 		T_ASSERT_EQ(child_do(&ch, NULL, CMD_ALERT, 0, 0, false), 0);
 	T_EXPECT(child_do(&ch, NULL, CMD_ALERT, 0, 0, false) != 0);	/* full */
-	/* more than both halves: the first save refused, then drops */
+	/* more than both rolling buffers: the first save refused, then drops */
 	T_ASSERT_EQ(child_do(&ch, NULL, CMD_WRITE, 0, n, false), 0);
 	/* served again: the throttled writer waits for each save */
 	ok = child_do(&ch, s, CMD_WRITE, n, m, true) == 0;
@@ -761,7 +761,7 @@ static void streaming_save_refused_for_alerts_is_sent_again(void)
 	k = slot_of(&tr, "writer");
 	sh = seq_shape(&tr, k);
 	printf("# %" PRIu64 " dropped, %" PRIu64 " saves\n", pi.records_dropped, pi.saves);
-	/* the halves filled before the refused save came: saved */
+	/* the rolling buffers filled before the refused save came: saved */
 	T_EXPECT_EQ(sh.lo, 0);
 	T_EXPECT_EQ(sh.hi, m - 1);
 	T_EXPECT_EQ(sh.dups, 0);
@@ -1053,7 +1053,7 @@ static void manager_killed_mid_save(void)
 		_exit(0);
 	}
 	T_ASSERT_EQ(read(sync[0], &c, 1), 1);
-	/* fills both halves: a save is outstanding, the rest is dropped */
+	/* fills both rolling buffers: a save is outstanding, the rest is dropped */
 	T_ASSERT_EQ(child_do(&ch, NULL, CMD_WRITE, 0, 10000, false), 0);
 	kill(mgr, SIGKILL);
 	T_ASSERT_EQ(waitpid(mgr, &status, 0), mgr);
@@ -1494,7 +1494,7 @@ static void circular_snapshot_then_stop(void)
  * Snapshots while the provider writes without pause: each one decodes,
  * holds each event once and a run without holes, and none makes the
  * provider drop an event.  A rolling buffer reused while it was copied
- * (2 MiB halves: rare on x86-64 here, less so in arm64's emulation) is
+ * (2 MiB rolling buffers: rare on x86-64 here, less so in arm64's emulation) is
  * asked for again; after four torn copies it is left out with a note:
  * the earlier one, or both, and then the snapshot holds nothing of the
  * provider.
@@ -1520,7 +1520,7 @@ static void circular_snapshots_while_writing(void)
 		struct shape sh;
 		int ret = snap(s, &tr);
 
-		/* none: it wrote both halves while copied, and says so */
+		/* none: it wrote both rolling buffers while copied, and says so */
 		T_EXPECT(ret == 1 || (ret == 0 && g_notes.errors > notes));
 		if (ret != 1)
 			continue;
