@@ -874,8 +874,8 @@ static void tb_close_full_rolling_buffers(struct tracebuf_engine *e)
 		tb_close_rolling(e, e->rolling_wrap[h], e->rolling_size);
 		e->hdr->rolling_data_end[h] = e->rolling_size;
 		e->rolling_state[h] = e->mode == TRACEBUF_MODE_STREAMING ? TB_ROLLING_UNSAVED :
-			     e->mode == TRACEBUF_MODE_CIRCULAR ? TB_ROLLING_FREE :
-			     TB_ROLLING_CLOSED;
+				      e->mode == TRACEBUF_MODE_CIRCULAR ? TB_ROLLING_FREE :
+				      TB_ROLLING_CLOSED;
 	}
 }
 
@@ -947,7 +947,8 @@ int tracebuf_engine_stop(void)
 		tb_close_rolling(e, wrap, off);
 		h->rolling_data_end[cw] = off;
 		e->rolling_state[cw] = TB_ROLLING_STOPPED;
-	} else if ((e->rolling_state[cw] == TB_ROLLING_FREE || (e->save_outstanding && e->save_wrap == wrap)) &&
+	} else if ((e->rolling_state[cw] == TB_ROLLING_FREE ||
+		    (e->save_outstanding && e->save_wrap == wrap)) &&
 		   e->rolling_state[cw ^ 1] == TB_ROLLING_FREE && atomic_load(&e->window_start)) {
 		/*
 		 * Streaming, its rolling buffer saved or being saved, the other
@@ -1352,7 +1353,8 @@ unsigned int tracebuf_engine_pending_rolling_buffers(void)
 
 	pthread_mutex_lock(&e->lock);
 	for (uint32_t h = 0; h < 2; h++)
-		n += e->rolling_state[h] == TB_ROLLING_FULL || e->rolling_state[h] == TB_ROLLING_UNSAVED;
+		n += e->rolling_state[h] == TB_ROLLING_FULL ||
+		     e->rolling_state[h] == TB_ROLLING_UNSAVED;
 	pthread_mutex_unlock(&e->lock);
 	return n;
 }

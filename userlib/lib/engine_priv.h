@@ -92,7 +92,8 @@ struct tracebuf_engine_stats {
 	/* rolling buffers filled by writers, each from when it was entered to full, in us */
 	uint32_t fills;
 	uint32_t fill_us[TB_SAVE_SAMPLES];	/* the newest min(fills, TB_SAVE_SAMPLES) */
-	uint64_t waited_us;		/* streaming: both rolling buffers taken, a switch waiting */
+	uint64_t waited_us;		/* streaming: both rolling buffers taken,
+					 * a switch waiting */
 };
 
 /*
