@@ -674,7 +674,7 @@ inline e_switch()
 /*
  * engine_service() and the SAVE_BUFFER it asks for: one refused with
  * EAGAIN (the manager's inbox full) is not awaited but asked again at the
- * next dispatch (tracebuf_engine_save_refused()), which the module's
+ * next dispatch (tb_engine_save_refused()), which the module's
  * wake-up brings once the manager read a packet; other refusals ignored.
  */
 inline e_service()
@@ -802,7 +802,7 @@ inline p_handle()
 		if
 		:: pmap == NOBUF ->
 			pmap = p_d64; brefs[pmap]++;
-			/* tracebuf_engine_attach(): a fresh engine */
+			/* tb_engine_attach(): a fresh engine */
 			e_mode = (p_d16 == M_CIRC -> M_CIRC : M_STREAM);
 			e_half[0] = E_FREE; e_half[1] = E_FREE; e_cur = 0; e_wrap = 0;
 			e_save_out = false; e_switch_wait = false;

@@ -10,7 +10,7 @@
  * run writes hundreds of MiB, so the rolling buffers wrap many times:
  * what is measured is the steady state, chunk refills and rolling buffer
  * switches included.  Ticks are the CPU counter when the module would vouch for
- * it, else CLOCK_MONOTONIC, like tracebuf_engine_set_timebase() is told
+ * it, else CLOCK_MONOTONIC, like tb_engine_set_timebase() is told
  * by a real provider: on x86 the TSC (constant_tsc, nonstop_tsc,
  * clocksource tsc), on Arm the generic timer's virtual count at CNTFRQ
  * (clocksource arch_sys_counter).  Under emulation (user-mode QEMU, a
@@ -76,7 +76,7 @@
  * The manager's save path, without the module: 32 MiB of the begin,
  * instant (u32) and end records tb-seqprov writes by turns, in 512 KiB
  * rolling buffers (a 1 MiB streaming buffer's), checked and written to a memfd
- * by tracebuf_readout_keep() as a streaming save is, next to a plain
+ * by tb_readout_keep() as a streaming save is, next to a plain
  * write() of the same rolling buffers to a memfd, by turns, SAVE_PAIRS pairs of
  * runs a round; thread CPU time per MiB, the ratio a median of the
  * ratios of each pair.  Left out: what the module
@@ -422,25 +422,25 @@ static void engine_setup(void)
 	    posix_trace_eventid_open("off", &posix_off))
 		die("posix_trace_eventid_open failed");
 
-	tracebuf_engine_format(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR);
-	tracebuf_event_install();
-	ret = tracebuf_engine_attach(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR, NULL);
+	tb_engine_format(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR);
+	tb_event_install();
+	ret = tb_engine_attach(buf, BUF_SIZE, TRACEBUF_MODE_CIRCULAR, NULL);
 	if (ret)
-		die("tracebuf_engine_attach: %s", strerror(-ret));
-	ret = tracebuf_event_set_categories(cats, sizeof(cats), 2);
+		die("tb_engine_attach: %s", strerror(-ret));
+	ret = tb_event_set_categories(cats, sizeof(cats), 2);
 	if (ret)
-		die("tracebuf_event_set_categories: %s", strerror(-ret));
-	tracebuf_engine_set_timebase(use_counter, counter_hz);
+		die("tb_event_set_categories: %s", strerror(-ret));
+	tb_engine_set_timebase(use_counter, counter_hz);
 	/* F_CLEAR zeroes the whole buffer: every page is faulted in now */
-	ret = tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR);
+	ret = tb_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR);
 	if (ret)
-		die("tracebuf_engine_start: %s", strerror(-ret));
+		die("tb_engine_start: %s", strerror(-ret));
 }
 
 /* Bytes the engine's cursor has handed out, wraps included. */
 static uint64_t engine_bytes(void)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	uint64_t cur = atomic_load(&e->cursor), off = cur & 0xffffffffu;
 
 	if (off > e->rolling_size)
@@ -450,9 +450,9 @@ static uint64_t engine_bytes(void)
 
 static uint64_t engine_dropped(void)
 {
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	return st.dropped;
 }
 
@@ -665,7 +665,7 @@ static struct figure *figure(const char *key)
 static void set_mono(bool mono)
 {
 	if (use_counter)
-		tracebuf_engine_set_timebase(!mono, counter_hz);
+		tb_engine_set_timebase(!mono, counter_hz);
 }
 
 /* One timed run of @f; returns ns per iteration of thread CPU time. */
@@ -1063,7 +1063,7 @@ static void measure_save(void)
 	free(data);
 	printf("\nThe manager's save path without the module: %u MiB of begin, instant (u32), end\n"
 	       "records in %u KiB chunks, each padded at its end as the engine pads it, %u KiB\n"
-	       "at a time, checked and written by tracebuf_readout_keep(), next to a plain\n"
+	       "at a time, checked and written by tb_readout_keep(), next to a plain\n"
 	       "write() of them, to a memfd, by turns; ms of CPU time per MiB, %u runs each:\n",
 	       SAVE_DATA >> 20, TRACEBUF_CHUNK_SIZE >> 10, SAVE_ROLLING >> 10, runs);
 	show("save path (walk and write)", "fig.save_walk", walk, runs, "ms");
@@ -1188,9 +1188,9 @@ static int measure(void)
 	measure_scaling();
 	measure_save();
 
-	tracebuf_engine_stop();
+	tb_engine_stop();
 	printf("  engine: %u wraps of the rolling buffers in all; %llu records dropped\n",
-	       tracebuf_engine_get()->hdr->wrapped_count,
+	       tb_engine_get()->hdr->wrapped_count,
 	       (unsigned long long)engine_dropped());
 	printf("  measured in %.1f s\n", (mono_ns() - t_begin) / 1e9);
 	return 0;
@@ -1240,7 +1240,7 @@ static int measure_insns(void)
 			die("%s: %llu records dropped under callgrind", f->key,
 			    (unsigned long long)(engine_dropped() - d0));
 	}
-	tracebuf_engine_stop();
+	tb_engine_stop();
 	return 0;
 #else
 	die("--insns: built without valgrind/callgrind.h (Debian package valgrind)");

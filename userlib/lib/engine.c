@@ -93,7 +93,7 @@ static struct tracebuf_engine tb_engine = {
 	.ticks_per_second = 1000000000ull,	/* CLOCK_MONOTONIC until told */
 };
 
-struct tracebuf_engine *tracebuf_engine_get(void)
+struct tracebuf_engine *tb_engine_get(void)
 {
 	return &tb_engine;
 }
@@ -111,7 +111,7 @@ void tb_pad(uint64_t *p, size_t bytes)
 /* -------------------------------------------------------------------- */
 /* Layout                                                               */
 
-void tracebuf_engine_format(void *buf, size_t size, uint32_t mode)
+void tb_engine_format(void *buf, size_t size, uint32_t mode)
 {
 	struct tracebuf_buffer_header *h = buf;
 
@@ -125,7 +125,7 @@ void tracebuf_engine_format(void *buf, size_t size, uint32_t mode)
 }
 
 /*
- * Check what the kernel (or tracebuf_engine_format) wrote; trust nothing:
+ * Check what the kernel (or tb_engine_format) wrote; trust nothing:
  * the sizes must be the layout rule's for this size and mode.
  */
 static int tb_check_header(const struct tracebuf_buffer_header *h, size_t size,
@@ -264,7 +264,7 @@ static void tb_drop(struct tracebuf_engine *e)
 		tb_notify(e);
 }
 
-void tracebuf_engine_drop(void)
+void tb_engine_drop(void)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	uint32_t state = atomic_load(&e->state);
@@ -437,7 +437,7 @@ static const struct tracebuf_engine_hooks *tb_hooks(struct tracebuf_engine *e)
 	return atomic_load_explicit(&e->hooks, memory_order_acquire);
 }
 
-void tracebuf_engine_set_hooks(const struct tracebuf_engine_hooks *hooks)
+void tb_engine_set_hooks(const struct tracebuf_engine_hooks *hooks)
 {
 	atomic_store_explicit(&tb_engine.hooks, hooks, memory_order_release);
 }
@@ -478,7 +478,7 @@ static int tb_register_thread(struct tracebuf_engine *e, struct tracebuf_thread 
 }
 
 /* Register the calling thread in the current durable buffer (no chunk held). */
-int tracebuf_engine_register_thread(struct tracebuf_thread *t)
+int tb_engine_register_thread(struct tracebuf_thread *t)
 {
 	return tb_register_thread(&tb_engine, t);
 }
@@ -589,7 +589,7 @@ drop:
  * Reserve @bytes in the durable buffer.  NULL when it is full: then
  * tracing stops for this provider (durable records must not be lost).
  */
-uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes)
+uint64_t *tb_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes)
 {
 	uint64_t *p;
 
@@ -677,13 +677,13 @@ static void tb_once_init(void)
 		atomic_store(&__tracebuf_hot.strong_fence, 1);
 }
 
-void tracebuf_engine_init(void)
+void tb_engine_init(void)
 {
 	pthread_once(&tb_once, tb_once_init);
 }
 
-int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
-			   const struct tracebuf_engine_ops *ops)
+int tb_engine_attach(void *buf, size_t size, uint32_t mode,
+		     const struct tracebuf_engine_ops *ops)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	struct tracebuf_buffer_header *h = buf;
@@ -768,7 +768,7 @@ static void tb_start_retain(struct tracebuf_engine *e)
  * what the disposition clears; with TRACEBUF_ENGINE_F_CLEAR (no kernel,
  * e.g. a memfd) the engine zeroes it itself.
  */
-int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
+int tb_engine_start(uint32_t disposition, uint32_t flags)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	struct tracebuf_buffer_header *h;
@@ -844,7 +844,7 @@ int tracebuf_engine_start(uint32_t disposition, uint32_t flags)
 	}
 	e->unzeroed = 0;
 	if (!e->durable_pos) {
-		uint64_t *p = tracebuf_engine_durable_alloc(e, 16);
+		uint64_t *p = tb_engine_durable_alloc(e, 16);
 
 		if (p)
 			tracebuf_fxt_init_write(p, 16, e->ticks_per_second);
@@ -918,7 +918,7 @@ static uint64_t tb_stop_window(struct tracebuf_engine *e, uint32_t wrap, uint64_
  * is final (Documentation/trace-format.md §1.6).  Returns once no writer
  * is left, so STOPPED may be sent.
  */
-int tracebuf_engine_stop(void)
+int tb_engine_stop(void)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	struct tracebuf_buffer_header *h;
@@ -1014,7 +1014,7 @@ static bool tb_seal_begin(struct tracebuf_engine *e, bool mode_ok)
  * fills, which the header's wrapped_count (tb_enter_rolling()) shows the
  * manager.  The header's durable_data_end is brought up to date.
  */
-int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end)
+int tb_engine_seal(uint32_t *wrap, uint64_t *end)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	uint64_t cur, off;
@@ -1108,16 +1108,16 @@ static void tb_request_save_locked(struct tracebuf_engine *e)
 /*
  * Streaming: a save now (uapi TRACEBUF_FEAT_SAVE_NOW), for a flush.  End
  * the rolling buffer being written where its records end, go on in the other
- * one, and let tracebuf_engine_service() ask for the ended rolling buffer's
+ * one, and let tb_engine_service() ask for the ended rolling buffer's
  * save as for a full one.  *wrap and *end say which rolling buffer holds the
  * last record written before the call and where the records end in it (*end 0:
  * it holds none, they are all in the rolling buffers before it, saved or to
  * be).  The cursor is held while the rolling buffer's chunks are closed, as by
- * tracebuf_engine_seal().  Returns 0; -EAGAIN when the other rolling buffer is
+ * tb_engine_seal().  Returns 0; -EAGAIN when the other rolling buffer is
  * not saved yet, so this one cannot end: call again after its BUFFER_SAVED;
  * -EINVAL when not tracing in streaming mode.
  */
-int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end)
+int tb_engine_save_now(uint32_t *wrap, uint64_t *end)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	uint64_t cur, off = 0;
@@ -1177,7 +1177,7 @@ out:
  * the next save request.  Returns 1 with *req filled, 0 when nothing is to
  * be sent.
  */
-int tracebuf_engine_service(struct tracebuf_save_req *req)
+int tb_engine_service(struct tracebuf_save_req *req)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	int ret = 0;
@@ -1193,13 +1193,13 @@ out_unlock:
 }
 
 /*
- * The SAVE_BUFFER of @req (tracebuf_engine_service()'s) was refused for a
+ * The SAVE_BUFFER of @req (tb_engine_service()'s) was refused for a
  * full manager's inbox (EAGAIN): nobody will answer it, so it is not
- * awaited, and the next tracebuf_engine_service() asks for it again (the
+ * awaited, and the next tb_engine_service() asks for it again (the
  * kernel wakes the provider when the manager has read a packet).  Returns
  * 0; -EINVAL when @req is not the save outstanding.
  */
-int tracebuf_engine_save_refused(const struct tracebuf_save_req *req)
+int tb_engine_save_refused(const struct tracebuf_save_req *req)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	int ret = -EINVAL;
@@ -1215,7 +1215,7 @@ int tracebuf_engine_save_refused(const struct tracebuf_save_req *req)
 }
 
 /* BUFFER_SAVED: the rolling buffer is free again; a waiting switch happens now. */
-int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
+int tb_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	uint32_t h = wrapped_count & 1;
@@ -1262,11 +1262,11 @@ out_unlock:
  * Forget the buffer (TERMINATE, or the manager went away): stop first so
  * no writer touches it, then the caller may unmap it.
  */
-void tracebuf_engine_detach(void)
+void tb_engine_detach(void)
 {
 	struct tracebuf_engine *e = &tb_engine;
 
-	tracebuf_engine_stop();
+	tb_engine_stop();
 	pthread_mutex_lock(&e->lock);
 	atomic_store(&e->state, TRACEBUF_ENGINE_OFF);
 	e->base = NULL;
@@ -1275,7 +1275,7 @@ void tracebuf_engine_detach(void)
 	pthread_mutex_unlock(&e->lock);
 }
 
-void tracebuf_engine_stats(struct tracebuf_engine_stats *st)
+void tb_engine_stats(struct tb_engine_stats *st)
 {
 	struct tracebuf_engine *e = &tb_engine;
 
@@ -1309,7 +1309,7 @@ uint64_t __tracebuf_ticks_slow(void)
  * reported).  A program running on the other architecture's kernel
  * (user-mode emulation) gets CLOCK_MONOTONIC.
  */
-bool tracebuf_counter_usable(const struct tracebuf_version_args *ver)
+bool tb_counter_usable(const struct tracebuf_version_args *ver)
 {
 	bool cntvct = ver->features & TRACEBUF_FEAT_CNTVCT;
 
@@ -1332,7 +1332,7 @@ bool tracebuf_counter_usable(const struct tracebuf_version_args *ver)
  * Every provider on a machine makes the same choice from what the kernel
  * reports, so their timestamps line up.
  */
-void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second)
+void tb_engine_set_timebase(bool counter, uint64_t ticks_per_second)
 {
 	struct tracebuf_engine *e = &tb_engine;
 
@@ -1346,7 +1346,7 @@ void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second)
 }
 
 /* Rolling buffers that filled and are not free again yet (tests, the dispatch loop). */
-unsigned int tracebuf_engine_pending_rolling_buffers(void)
+unsigned int tb_engine_pending_rolling_buffers(void)
 {
 	struct tracebuf_engine *e = &tb_engine;
 	unsigned int n = 0;

@@ -56,7 +56,7 @@ static inline void tb_chunk_rule(uint64_t rb_size, uint32_t *chunk, uint32_t *ch
 #define TRACEBUF_ENGINE_STOPPED		3
 #define TRACEBUF_ENGINE_FULL		4	/* durable full: stopped writing */
 
-/* tracebuf_engine_start() flags. */
+/* tb_engine_start() flags. */
 #define TRACEBUF_ENGINE_F_CLEAR		(1u << 0)	/* zero what is cleared
 							 * (no kernel did)
 							 */
@@ -83,7 +83,7 @@ struct tracebuf_save_req {
  */
 #define TB_SAVE_SAMPLES	256
 
-struct tracebuf_engine_stats {
+struct tb_engine_stats {
 	uint64_t dropped;
 	uint64_t durable_used;
 	uint32_t state;
@@ -99,7 +99,7 @@ struct tracebuf_engine_stats {
 /*
  * What the event layer (event.c) plugs into the engine, the way Fuchsia's
  * trace-engine reaches its session only through trace_handler_ops: the
- * engine calls nothing above it.  tracebuf_event_install() installs them
+ * engine calls nothing above it.  tb_event_install() installs them
  * before the engine is attached; without them threads write no thread
  * records and drop windows no record (drops are still counted).
  *  register_thread_locked: @t writes its first record since the durable
@@ -124,7 +124,7 @@ struct tracebuf_engine_hooks {
 
 /*
  * What the provider session plugs in.
- * notify: a writer needs tracebuf_engine_service() soon (called from a
+ * notify: a writer needs tb_engine_service() soon (called from a
  *	writer's slow path, at most once per service, under e->lock: do
  *	nothing but wake the dispatch loop).
  * request_save: streaming: send SAVE_BUFFER for @req now.  Called under
@@ -133,8 +133,8 @@ struct tracebuf_engine_hooks {
  *	does not wait for the dispatch loop to wake, which under load is most of
  *	a save's round trip.  Returns 0 or the refusal: -EAGAIN (the manager's
  *	inbox is full) leaves the save unasked, for the next
- *	tracebuf_engine_service() to hand out again.  NULL: the dispatch
- *	loop sends every save request (tracebuf_engine_service()).
+ *	tb_engine_service() to hand out again.  NULL: the dispatch
+ *	loop sends every save request (tb_engine_service()).
  */
 struct tracebuf_engine_ops {
 	void (*notify)(void *arg);
@@ -201,7 +201,7 @@ struct tracebuf_engine {
 
 	atomic_uint service_needed;
 	atomic_uint waiting_save;	/* streaming: both rolling buffers full */
-	atomic_uint sealing;		/* tracebuf_engine_seal() holds the
+	atomic_uint sealing;		/* tb_engine_seal() holds the
 					 * cursor
 					 */
 	atomic_ullong dropped;
@@ -209,36 +209,36 @@ struct tracebuf_engine {
 	atomic_ullong window_dropped;
 };
 
-struct tracebuf_engine *tracebuf_engine_get(void);
-void tracebuf_engine_format(void *buf, size_t size, uint32_t mode);
+struct tracebuf_engine *tb_engine_get(void);
+void tb_engine_format(void *buf, size_t size, uint32_t mode);
 /*
  * The engine's one-time set-up, its fork handlers among them: a library
  * that registers fork handlers after this call has its prepare handler
  * run before the engine's (pthread_atfork(3): in reverse order), while
  * the engine's lock is free.
  */
-void tracebuf_engine_init(void);
-int tracebuf_engine_attach(void *buf, size_t size, uint32_t mode,
-			   const struct tracebuf_engine_ops *ops);
-int tracebuf_engine_start(uint32_t disposition, uint32_t flags);
-int tracebuf_engine_stop(void);
-int tracebuf_engine_service(struct tracebuf_save_req *req);
-int tracebuf_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
-int tracebuf_engine_save_refused(const struct tracebuf_save_req *req);
-int tracebuf_engine_seal(uint32_t *wrap, uint64_t *end);
-int tracebuf_engine_save_now(uint32_t *wrap, uint64_t *end);
-void tracebuf_engine_detach(void);
-void tracebuf_engine_stats(struct tracebuf_engine_stats *st);
+void tb_engine_init(void);
+int tb_engine_attach(void *buf, size_t size, uint32_t mode,
+		     const struct tracebuf_engine_ops *ops);
+int tb_engine_start(uint32_t disposition, uint32_t flags);
+int tb_engine_stop(void);
+int tb_engine_service(struct tracebuf_save_req *req);
+int tb_engine_buffer_saved(uint32_t wrapped_count, uint64_t durable_end);
+int tb_engine_save_refused(const struct tracebuf_save_req *req);
+int tb_engine_seal(uint32_t *wrap, uint64_t *end);
+int tb_engine_save_now(uint32_t *wrap, uint64_t *end);
+void tb_engine_detach(void);
+void tb_engine_stats(struct tb_engine_stats *st);
 /* A record the caller could not encode (too large for FXT): counted as dropped while tracing. */
-void tracebuf_engine_drop(void);
-unsigned int tracebuf_engine_pending_rolling_buffers(void);
-uint64_t *tracebuf_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
+void tb_engine_drop(void);
+unsigned int tb_engine_pending_rolling_buffers(void);
+uint64_t *tb_engine_durable_alloc(struct tracebuf_engine *e, size_t bytes);
 void tb_pad(uint64_t *p, size_t bytes);
-int tracebuf_engine_register_thread(struct tracebuf_thread *t);
-void tracebuf_engine_set_hooks(const struct tracebuf_engine_hooks *hooks);
-void tracebuf_engine_set_timebase(bool counter, uint64_t ticks_per_second);
+int tb_engine_register_thread(struct tracebuf_thread *t);
+void tb_engine_set_hooks(const struct tracebuf_engine_hooks *hooks);
+void tb_engine_set_timebase(bool counter, uint64_t ticks_per_second);
 /* Whether tracebuf_ticks() may read the CPU counter the kernel reported. */
 struct tracebuf_version_args;
-bool tracebuf_counter_usable(const struct tracebuf_version_args *ver);
+bool tb_counter_usable(const struct tracebuf_version_args *ver);
 
 #endif /* TRACEBUF_ENGINE_PRIV_H */

@@ -9,7 +9,7 @@
  * __tracebuf_emit_slow() (which takes it only to register the thread,
  * before it holds a chunk) and tb_drop_window() (which the engine calls
  * while the thread holds a fresh chunk: no lock).  The engine reaches
- * this file only through the hooks tracebuf_event_install() gives it.
+ * this file only through the hooks tb_event_install() gives it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,10 +55,10 @@ static bool tb_process_written;
 /* Categories                                                           */
 
 /* Set the enabled list: @count NUL-terminated strings in @blob. */
-int tracebuf_event_set_categories(const char *blob, size_t size,
-				  unsigned int count)
+int tb_event_set_categories(const char *blob, size_t size,
+			    unsigned int count)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	char **cats = NULL;
 	size_t off = 0;
 
@@ -185,7 +185,7 @@ static uint16_t tb_intern(struct tracebuf_engine *e, const char *s, size_t len)
 	if (tb_nstrings == TB_STRINGS_MAX)
 		return 0;
 	size = tracebuf_fxt_string_size(len);
-	p = size > 0 ? tracebuf_engine_durable_alloc(e, (size_t)size) : NULL;
+	p = size > 0 ? tb_engine_durable_alloc(e, (size_t)size) : NULL;
 	if (!p)
 		return 0;
 	tracebuf_fxt_string_write(p, (size_t)size, (uint16_t)(tb_nstrings + 1), s, len);
@@ -206,7 +206,7 @@ static struct tracebuf_fxt_str tb_str_ref(struct tracebuf_engine *e, const char 
 static int tb_write_kobj(struct tracebuf_engine *e, const struct tracebuf_fxt_kobj *o)
 {
 	int size = tracebuf_fxt_kobj_size(o);
-	uint64_t *p = size > 0 ? tracebuf_engine_durable_alloc(e, (size_t)size) : NULL;
+	uint64_t *p = size > 0 ? tb_engine_durable_alloc(e, (size_t)size) : NULL;
 
 	if (!p)
 		return size < 0 ? size : -ENOSPC;
@@ -248,7 +248,7 @@ static int tb_register_thread_locked(struct tracebuf_engine *e, struct tracebuf_
 			tb_process_written = true;
 	}
 	if (tb_next_thread_ref <= 255) {
-		p = tracebuf_engine_durable_alloc(e, 24);
+		p = tb_engine_durable_alloc(e, 24);
 		if (p) {
 			tracebuf_fxt_thread_write(p, 24, (uint8_t)tb_next_thread_ref,
 						  t->pid, t->tid);
@@ -315,7 +315,7 @@ TRACEBUF_API unsigned int __tracebuf_site_lookup(struct tracebuf_site *site,
 						 const struct tracebuf_fxt_arg *args,
 						 unsigned int nargs)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_fxt_arg shaped[TRACEBUF_LIB_MAX_ARGS];
 	struct tracebuf_fxt_event ev = { 0 };
 	struct tracebuf_fxt_event_shape shape;
@@ -394,7 +394,7 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 				       unsigned int nargs, uint64_t ticks,
 				       uint64_t extra)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_thread *t = &__tracebuf_self;
 	struct tracebuf_fxt_arg named[TRACEBUF_LIB_MAX_ARGS];
 	struct tracebuf_fxt_event ev = { 0 };
@@ -403,13 +403,13 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	int size;
 
 	if (nargs > TRACEBUF_LIB_MAX_ARGS) {
-		tracebuf_engine_drop();
+		tb_engine_drop();
 		return false;
 	}
 	/* Register before taking a chunk, so the thread ref is known. */
 	if (t->epoch != atomic_load(&e->thread_epoch) &&
-	    tracebuf_engine_register_thread(t)) {
-		tracebuf_engine_drop();		/* an exited thread's */
+	    tb_engine_register_thread(t)) {
+		tb_engine_drop();		/* an exited thread's */
 		return false;
 	}
 	ref = t->thread_ref;
@@ -439,7 +439,7 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	size = tracebuf_fxt_event_size(&ev);
 	if (size < 0) {
 		/* a string over FXT's 32000 bytes, or all of them over a record's 32 KiB */
-		tracebuf_engine_drop();
+		tb_engine_drop();
 		return false;
 	}
 	p = tracebuf_record_reserve(t, (size_t)size);
@@ -451,7 +451,7 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 	if (t->thread_ref != ref) {
 		tracebuf_fxt_pad_write(p, (size_t)size);
 		tracebuf_record_commit(t, p + size / 8);
-		tracebuf_engine_drop();
+		tb_engine_drop();
 		return false;
 	}
 	tracebuf_fxt_event_write(p, (size_t)size, &ev);
@@ -461,7 +461,7 @@ TRACEBUF_API bool __tracebuf_emit_slow(struct tracebuf_site *site, unsigned int 
 
 TRACEBUF_API void __tracebuf_drop(void)
 {
-	tracebuf_engine_drop();
+	tb_engine_drop();
 }
 
 TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_type,
@@ -475,7 +475,7 @@ TRACEBUF_API void __tracebuf_blob(struct tracebuf_site *site, unsigned int blob_
 	if (blob_type > 0xff || (len && !data))
 		return;
 	if (size < 0) {
-		tracebuf_engine_drop();		/* over a record's 32 KiB */
+		tb_engine_drop();		/* over a record's 32 KiB */
 		return;
 	}
 	p = tracebuf_record_reserve(t, (size_t)size);
@@ -577,7 +577,7 @@ static const struct tracebuf_engine_hooks tb_event_hooks = {
 	.drop_window_at = tb_drop_window_at,
 };
 
-void tracebuf_event_install(void)
+void tb_event_install(void)
 {
-	tracebuf_engine_set_hooks(&tb_event_hooks);
+	tb_engine_set_hooks(&tb_event_hooks);
 }

@@ -13,9 +13,9 @@
  * Plug the event layer into the engine (its thread records, call-site
  * flushes and drop windows), before the engine is attached.  Idempotent.
  */
-void tracebuf_event_install(void);
+void tb_event_install(void);
 
 /* Set the enabled list: @count NUL-terminated strings in @blob. */
-int tracebuf_event_set_categories(const char *blob, size_t size, unsigned int count);
+int tb_event_set_categories(const char *blob, size_t size, unsigned int count);
 
 #endif /* TRACEBUF_EVENT_PRIV_H */

@@ -54,7 +54,7 @@ struct tracebuf_reader;
 struct tracebuf_reader_record;
 
 /* reader.c: decode the record at @off of the reader's input next. */
-int tracebuf_reader_next_at(struct tracebuf_reader *r, size_t off,
-			    struct tracebuf_reader_record *rec);
+int tb_reader_next_at(struct tracebuf_reader *r, size_t off,
+		      struct tracebuf_reader_record *rec);
 
 #endif /* TRACEBUF_LIB_PRIV_H */

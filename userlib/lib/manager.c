@@ -38,12 +38,12 @@ TRACEBUF_API int tracebuf_manager_open(const char *device, uint32_t flags,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->fd = tracebuf_sys_open(device);
+	m->fd = tb_sys_open(device);
 	if (m->fd < 0) {
 		ret = m->fd;
 		goto out_free;
 	}
-	ret = tracebuf_sys_version(m->fd, &m->ver);
+	ret = tb_sys_version(m->fd, &m->ver);
 	if (ret)
 		goto out_close;
 	if (m->ver.abi_major != TRACEBUF_ABI_MAJOR) {
@@ -53,7 +53,7 @@ TRACEBUF_API int tracebuf_manager_open(const char *device, uint32_t flags,
 	if (flags & TRACEBUF_LIB_MANAGER_WATCH &&
 	    m->ver.features & TRACEBUF_FEAT_WATCH)
 		aflags |= TRACEBUF_ATTACH_F_WATCH;
-	ret = tracebuf_sys_attach(m->fd, aflags, &m->id);
+	ret = tb_sys_attach(m->fd, aflags, &m->id);
 	if (ret)
 		goto out_close;
 	*out = m;
@@ -94,7 +94,7 @@ TRACEBUF_API int tracebuf_manager_list(struct tracebuf_manager *m,
 			goto out_free;
 		}
 		list = n;
-		ret = tracebuf_sys_list(m->fd, start, list + count, room, &got, &total);
+		ret = tb_sys_list(m->fd, start, list + count, room, &got, &total);
 		if (ret)
 			goto out_free;
 		count += got;
@@ -126,7 +126,7 @@ TRACEBUF_API int tracebuf_manager_categories(struct tracebuf_manager *m,
 	char *buf = NULL, *n;
 	int ret;
 
-	while ((ret = tracebuf_sys_get_known(m->fd, id, buf, &room, count)) == -ENOSPC) {
+	while ((ret = tb_sys_get_known(m->fd, id, buf, &room, count)) == -ENOSPC) {
 		n = realloc(buf, room);
 		if (!n) {
 			ret = -ENOMEM;

@@ -11,9 +11,9 @@
 
 #include "session_priv.h"
 
-void tracebuf_note(struct tracebuf_session *s, uint32_t type,
-		    const struct tb_tracee *t, int error, const char *what,
-		    const char *alert)
+void tb_note(struct tracebuf_session *s, uint32_t type,
+	     const struct tb_tracee *t, int error, const char *what,
+	     const char *alert)
 {
 	struct tracebuf_session_note n = {
 		.type = type, .error = error, .what = what, .alert = alert,
@@ -35,12 +35,12 @@ void tracebuf_note(struct tracebuf_session *s, uint32_t type,
  * What @t's trace lacks, for its summary (info.error, if nothing was
  * kept there yet) as well as for the caller's notes.
  */
-void tracebuf_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
-			   const char *what)
+void tb_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
+		     const char *what)
 {
 	if (!t->info.error)
 		t->info.error = error;
-	tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, error, what, NULL);
+	tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, error, what, NULL);
 }
 
 /* Write all of @iov[0..@n), whatever write() takes at a time. */
@@ -66,7 +66,7 @@ static int tb_writev_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-int tracebuf_out_flush(struct tb_out *o)
+int tb_out_flush(struct tb_out *o)
 {
 	struct iovec iov = { o->buf, o->len };
 	int ret;
@@ -108,7 +108,7 @@ static int tb_out_direct(struct tb_out *o, const struct iovec *iov, unsigned int
  */
 #define TB_OUT_DIRECT	(64u << 10)
 
-int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
+int tb_out_write(struct tb_out *o, const void *buf, size_t len)
 {
 	struct iovec one = { (void *)buf, len };
 
@@ -116,7 +116,7 @@ int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
 		return o->err;
 	if (len >= TB_OUT_DIRECT || len > o->cap)
 		return tb_out_direct(o, &one, 1, len);
-	if (o->len + len > o->cap && tracebuf_out_flush(o))
+	if (o->len + len > o->cap && tb_out_flush(o))
 		return o->err;
 	memcpy(o->buf + o->len, buf, len);
 	o->len += len;
@@ -127,11 +127,11 @@ int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len)
 /*
  * The @n pieces at @iov (at most TB_OUT_PIECES), in order: a save's runs
  * of records, between the padding left out of them.  Fewer than
- * TB_OUT_DIRECT bytes in all are buffered as tracebuf_out_write()
+ * TB_OUT_DIRECT bytes in all are buffered as tb_out_write()
  * buffers them; more go out from where they are, after what is
  * buffered, in one writev(), and are not copied.
  */
-int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n)
+int tb_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n)
 {
 	size_t len = 0;
 
@@ -143,7 +143,7 @@ int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int 
 		len += iov[i].iov_len;
 	if (len < TB_OUT_DIRECT && len <= o->cap) {
 		for (unsigned int i = 0; i < n && !o->err; i++)
-			tracebuf_out_write(o, iov[i].iov_base, iov[i].iov_len);
+			tb_out_write(o, iov[i].iov_base, iov[i].iov_len);
 		return o->err;
 	}
 	return tb_out_direct(o, iov, n, len);

@@ -84,7 +84,7 @@ static void tb_once_init(void)
 	pthread_atfork(NULL, NULL, tb_forget_after_fork);
 }
 
-/* The engine wants tracebuf_engine_service(): wake the dispatcher. */
+/* The engine wants tb_engine_service(): wake the dispatcher. */
 static void tb_notify(void *arg)
 {
 	struct tracebuf_provider *p = arg;
@@ -103,7 +103,7 @@ static int tb_send(struct tracebuf_provider *p, uint16_t request, uint16_t data1
 		.request = request, .data16 = data16, .data32 = data32, .data64 = data64,
 	};
 
-	return tracebuf_sys_provider_send(p->fd, &pkt);
+	return tb_sys_provider_send(p->fd, &pkt);
 }
 
 /*
@@ -129,7 +129,7 @@ static int tb_apply_config(struct tracebuf_provider *p)
 	int ret;
 
 	/* ENOSPC: the list is longer than room (it may grow meanwhile) */
-	while ((ret = tracebuf_sys_get_config(p->fd, &cfg, cats, room)) == -ENOSPC) {
+	while ((ret = tb_sys_get_config(p->fd, &cfg, cats, room)) == -ENOSPC) {
 		room = cfg.categories_size;
 		n = realloc(cats, room);
 		if (!n) {
@@ -139,8 +139,8 @@ static int tb_apply_config(struct tracebuf_provider *p)
 		cats = n;
 	}
 	if (!ret)
-		ret = tracebuf_event_set_categories(cats, cfg.categories_size,
-						    cfg.categories_count);
+		ret = tb_event_set_categories(cats, cfg.categories_size,
+					      cfg.categories_count);
 	free(cats);
 	return ret;
 }
@@ -149,7 +149,7 @@ static void tb_unmap(struct tracebuf_provider *p)
 {
 	if (p->attached) {
 		/* stops every writer first: then the memory may go */
-		tracebuf_engine_detach();
+		tb_engine_detach();
 		p->attached = false;
 	}
 	if (p->map) {
@@ -176,8 +176,8 @@ static void tb_on_initialize(struct tracebuf_provider *p,
 	p->map = map;
 	p->map_size = size;
 	/* a header that does not check out: stay silent, the manager times out */
-	tracebuf_event_install();
-	if (tb_apply_config(p) || tracebuf_engine_attach(map, size, pkt->data16, &ops))
+	tb_event_install();
+	if (tb_apply_config(p) || tb_engine_attach(map, size, pkt->data16, &ops))
 		tb_unmap(p);
 	else
 		p->attached = true;
@@ -189,7 +189,7 @@ static void tb_on_start(struct tracebuf_provider *p, const struct tracebuf_pkt *
 
 	/* the kernel refuses a START while started: no duplicates here */
 	if (!p->attached || tb_apply_config(p) ||
-	    tracebuf_engine_start(pkt->data16, 0))
+	    tb_engine_start(pkt->data16, 0))
 		return;
 	p->tracing = true;
 	p->save_now = false;
@@ -206,7 +206,7 @@ static void tb_on_start(struct tracebuf_provider *p, const struct tracebuf_pkt *
 static void tb_stop(struct tracebuf_provider *p)
 {
 	if (p->attached)
-		tracebuf_engine_stop();
+		tb_engine_stop();
 	p->tracing = false;
 	/* the manager reads all at STOPPED: a save now is moot */
 	p->save_now = false;
@@ -240,13 +240,13 @@ static void tb_snapshot(struct tracebuf_provider *p)
 
 	p->save_now = false;
 	if (p->attached) {
-		ret = tracebuf_engine_save_now(&wrap, &end);
+		ret = tb_engine_save_now(&wrap, &end);
 		if (ret == -EAGAIN) {
 			p->save_now = true;
 			return;
 		}
 		if (ret)
-			tracebuf_engine_seal(&wrap, &end);
+			tb_engine_seal(&wrap, &end);
 	}
 	tb_send(p, TRACEBUF_PKT_SNAPSHOT_TAKEN, 0, wrap, end);
 }
@@ -266,7 +266,7 @@ static void tb_handle(struct tracebuf_provider *p, const struct tracebuf_pkt *pk
 	case TRACEBUF_PKT_TERMINATE:
 		tb_stop(p);
 		tb_unmap(p);
-		tracebuf_sys_provider_release(p->fd);
+		tb_sys_provider_release(p->fd);
 		break;
 	case TRACEBUF_PKT_MANAGER_GONE:
 		/* stop at once and discard what was in flight */
@@ -274,7 +274,7 @@ static void tb_handle(struct tracebuf_provider *p, const struct tracebuf_pkt *pk
 		break;
 	case TRACEBUF_PKT_BUFFER_SAVED:
 		if (p->attached)
-			tracebuf_engine_buffer_saved(pkt->data32, pkt->data64);
+			tb_engine_buffer_saved(pkt->data32, pkt->data64);
 		break;
 	case TRACEBUF_PKT_SNAPSHOT:
 		tb_snapshot(p);
@@ -298,7 +298,7 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 	pthread_mutex_lock(&p->lock);
 	eventfd_read(p->efd, &v);	/* non-blocking: EAGAIN is fine */
 	for (;;) {
-		n = tracebuf_sys_read_pkts(p->fd, pkts, 16);
+		n = tb_sys_read_pkts(p->fd, pkts, 16);
 		if (n <= 0)
 			break;
 		for (ssize_t i = 0; i < n; i++)
@@ -308,13 +308,13 @@ TRACEBUF_API int tracebuf_provider_dispatch(struct tracebuf_provider *p)
 	/* a BUFFER_SAVED above freed the rolling buffer a save now waited for */
 	if (p->save_now)
 		tb_snapshot(p);
-	while (p->attached && tracebuf_engine_service(&req) == 1) {
+	while (p->attached && tb_engine_service(&req) == 1) {
 		/*
 		 * The manager's inbox is full (ALERTs): asked again when the
 		 * kernel wakes us, once the manager read a packet of ours.
 		 */
 		if (tb_request_save(p, &req) == -EAGAIN) {
-			tracebuf_engine_save_refused(&req);
+			tb_engine_save_refused(&req);
 			break;
 		}
 		handled++;
@@ -342,7 +342,7 @@ TRACEBUF_API int tracebuf_provider_alert(struct tracebuf_provider *p,
 	if (!len || len > TRACEBUF_ALERT_NAME_MAX)
 		return -EINVAL;
 	memcpy((char *)&pkt + offsetof(struct tracebuf_pkt, data16), name, len);
-	return tracebuf_sys_provider_send(p->fd, &pkt);
+	return tb_sys_provider_send(p->fd, &pkt);
 }
 
 static void *tb_thread(void *arg)
@@ -374,13 +374,13 @@ static bool tb_wait_start(struct tracebuf_provider *p, uint32_t timeout_ms)
 {
 	struct pollfd pfd = { .fd = p->efd, .events = POLLIN };
 	int64_t end = tb_now_ms() + (timeout_ms ? timeout_ms : 5000);
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 
 	for (;;) {
 		int64_t left;
 
 		tracebuf_provider_dispatch(p);
-		tracebuf_engine_stats(&st);
+		tb_engine_stats(&st);
 		left = end - tb_now_ms();
 		if (st.state == TRACEBUF_ENGINE_STARTED)
 			return true;
@@ -413,7 +413,7 @@ static int tb_publish_known(struct tracebuf_provider *p,
 		memcpy(blob + off, d, strlen(d) + 1);
 		off += strlen(d) + 1;
 	}
-	ret = tracebuf_sys_set_known(p->fd, blob, (uint32_t)size, (uint32_t)n);
+	ret = tb_sys_set_known(p->fd, blob, (uint32_t)size, (uint32_t)n);
 	free(blob);
 	return ret;
 }
@@ -432,7 +432,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 		return -EINVAL;
 	pthread_once(&tb_once, tb_once_init);
 	/* the engine's fork handlers before any its caller registers next */
-	tracebuf_engine_init();
+	tb_engine_init();
 	if (!atomic_compare_exchange_strong(&tb_have_provider, &expect, true))
 		return -EBUSY;
 
@@ -447,30 +447,30 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 		ret = -errno;
 		goto out_free;
 	}
-	p->fd = tracebuf_sys_open(TB_OPTS_GET(cfg, struct tracebuf_provider_config, device, NULL));
+	p->fd = tb_sys_open(TB_OPTS_GET(cfg, struct tracebuf_provider_config, device, NULL));
 	if (p->fd < 0) {
 		ret = p->fd;
 		goto out_close_efd;
 	}
-	ret = tracebuf_sys_version(p->fd, &ver);
+	ret = tb_sys_version(p->fd, &ver);
 	if (ret)
 		goto out_close_fd;
 	if (ver.abi_major != TRACEBUF_ABI_MAJOR) {
 		ret = -EPROTONOSUPPORT;
 		goto out_close_fd;
 	}
-	tracebuf_engine_set_timebase(tracebuf_counter_usable(&ver), ver.counter_khz * 1000);
+	tb_engine_set_timebase(tb_counter_usable(&ver), ver.counter_khz * 1000);
 
-	ret = tracebuf_sys_register(p->fd, cfg->name, strlen(cfg->name),
-				    cfg->flags & TRACEBUF_LIB_PROVIDER_NO_WAIT ?
-				    0 : TRACEBUF_REGISTER_F_SYNC, &p->id, &status);
+	ret = tb_sys_register(p->fd, cfg->name, strlen(cfg->name),
+			      cfg->flags & TRACEBUF_LIB_PROVIDER_NO_WAIT ?
+			      0 : TRACEBUF_REGISTER_F_SYNC, &p->id, &status);
 	if (ret)
 		goto out_close_fd;
 	/*
 	 * Messages queued before this (a manager may initialize and start
 	 * us right after REGISTER) are found by the dispatch below.
 	 */
-	ret = tracebuf_sys_set_eventfd(p->fd, p->efd);
+	ret = tb_sys_set_eventfd(p->fd, p->efd);
 	if (ret)
 		goto out_close_fd;
 	/*
@@ -495,7 +495,7 @@ TRACEBUF_API int tracebuf_provider_create(const struct tracebuf_provider_config 
 		p->late = !tb_wait_start(p, cfg->start_timeout_ms) &&
 			  (ver.features & TRACEBUF_FEAT_STARTED_LATE);
 		if (p->late)
-			tracebuf_sys_went_on(p->fd);
+			tb_sys_went_on(p->fd);
 	} else {
 		tracebuf_provider_dispatch(p);
 	}
@@ -535,7 +535,7 @@ TRACEBUF_API void tracebuf_provider_destroy(struct tracebuf_provider *p)
 	pthread_mutex_lock(&p->lock);
 	/* final header: the manager still reads the buffer through its handle */
 	if (p->tracing)
-		tracebuf_engine_stop();
+		tb_engine_stop();
 	tb_unmap(p);
 	pthread_mutex_unlock(&p->lock);
 	close(p->fd);

@@ -725,8 +725,8 @@ TRACEBUF_API int tracebuf_reader_next(struct tracebuf_reader *r,
  * have the reader decode the others where they are: whatever the last
  * record was, the next is the one at @off.
  */
-int tracebuf_reader_next_at(struct tracebuf_reader *r, size_t off,
-			    struct tracebuf_reader_record *rec)
+int tb_reader_next_at(struct tracebuf_reader *r, size_t off,
+		      struct tracebuf_reader_record *rec)
 {
 	if (!r || off > r->len)
 		return -EINVAL;

@@ -14,16 +14,16 @@
  *  - The layout is computed (layout_priv.h), never read from the buffer.
  *  - The header is read once per read-out into a local copy, stop_mark
  *    first, and checked against that layout
- *    (tracebuf_readout_snapshot()); a header that does not check out is
+ *    (tb_readout_snapshot()); a header that does not check out is
  *    not used for anything but the dropped count's hint.
  *  - Each range is copied out first and only the copy is checked and
- *    written (tracebuf_readout_range()): its whole records that decode,
+ *    written (tb_readout_range()): its whole records that decode,
  *    but metadata records, which only the manager writes (tb_keep()), so
  *    the file stays readable after them for every provider; padding,
  *    which holds no record, is left out too (but the smallest,
  *    tb_pad_kept()).  A save the
  *    kernel sealed is checked and written in place instead, but for the
- *    bytes on pages the seal does not cover (tracebuf_readout_sealed()).
+ *    bytes on pages the seal does not cover (tb_readout_sealed()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,7 +44,7 @@
  * kernel wrote and with each other.  A provider that died mid-way never
  * wrote the final values: then only the layout is used.
  */
-bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h)
+bool tb_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h)
 {
 	const struct tb_layout *l = &t->lay;
 	const struct tracebuf_buffer_header *live = (const void *)t->map;
@@ -519,12 +519,12 @@ static inline bool tb_pad_kept(size_t size, size_t recs)
 	return size <= TB_PAD_KEPT && size * TB_PAD_SHARE <= recs;
 }
 
-bool tracebuf_readout_plain_event(const uint8_t *p, size_t words)
+bool tb_readout_plain_event(const uint8_t *p, size_t words)
 {
 	return tb_plain(p, words, NULL);
 }
 
-size_t tracebuf_readout_pad(const uint8_t *p, size_t left)
+size_t tb_readout_pad(const uint8_t *p, size_t left)
 {
 	return tb_pad(p, left);
 }
@@ -540,7 +540,7 @@ static void tb_run(struct tb_out *o, struct tb_runs *r, const uint8_t *p, size_t
 	if (!len)
 		return;
 	if (r->n == TB_OUT_PIECES) {
-		tracebuf_out_writev(o, r->v, r->n);
+		tb_out_writev(o, r->v, r->n);
 		r->n = 0;
 	}
 	r->v[r->n].iov_base = (void *)p;
@@ -549,7 +549,7 @@ static void tb_run(struct tb_out *o, struct tb_runs *r, const uint8_t *p, size_t
 
 /*
  * The reader tb_keep() checks @buf's records with.  While some of the
- * session's categories are not known yet (tracebuf_category_seen()), an
+ * session's categories are not known yet (tb_category_seen()), an
  * event's category is a ref to a string of the provider's durable
  * records, which are elsewhere (streaming, circular) or were written
  * before (a oneshot flush): they come first in a copy, read once, so
@@ -575,7 +575,7 @@ static int tb_keep_reader(struct tracebuf_session *s, const uint8_t *buf, size_t
 	ret = tracebuf_reader_open_mem(*copy, dlen + len, 0, r);
 	if (ret)
 		return ret;
-	for (size_t off = 0; off < dlen && tracebuf_reader_next_at(*r, off, &rec) == 1;)
+	for (size_t off = 0; off < dlen && tb_reader_next_at(*r, off, &rec) == 1;)
 		off += rec.size;
 	*base = dlen;
 	return 0;
@@ -584,7 +584,7 @@ static int tb_keep_reader(struct tracebuf_session *s, const uint8_t *buf, size_t
 /*
  * Write the records of a copied chunk that are whole and decode, to @o,
  * from where they are: runs of kept records, gathered into as few writes
- * as their number allows (tracebuf_out_writev(): large ones are not
+ * as their number allows (tb_out_writev(): large ones are not
  * copied again).  Left out: padding (the engine's, tb_pad(), but for
  * what tb_pad_kept() keeps), zero words (the unwritten tail of a crashed
  * writer's chunk), metadata records (a provider must not write them),
@@ -592,7 +592,7 @@ static int tb_keep_reader(struct tracebuf_session *s, const uint8_t *buf, size_t
  * running past the record, an unknown type field...), so that the file
  * stays readable after them, for this provider and every other; and from
  * the first record that runs past the chunk, the rest.  Plain events
- * (tracebuf_readout_plain_event()) are kept as they are, the others
+ * (tb_readout_plain_event()) are kept as they are, the others
  * decoded by a reader over the chunk.  Returns the bytes kept; adds to
  * *@rejected the bytes left out that held something but padding: not
  * zero words, nor the zeros at the end of the rest; to *@padding (if
@@ -683,10 +683,10 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 		} else if (!r && tb_keep_reader(s, buf, len, &r, &rbase, &rcopy)) {
 			break;		/* no memory to check it: left out */
 		} else {
-			keep = tracebuf_reader_next_at(r, rbase + off, &rec) == 1 && rec.size == size;
+			keep = tb_reader_next_at(r, rbase + off, &rec) == 1 && rec.size == size;
 			if (keep && s->cats_unknown && rec.type == TRACEBUF_LIB_FXT_RECORD_EVENT)
-				tracebuf_category_seen(s, rec.event.category.data,
-						       rec.event.category.len);
+				tb_category_seen(s, rec.event.category.data,
+						 rec.event.category.len);
 			/* the engine's drop windows (event.c) */
 			if (keep && tracebuf_reader_drop_window(&rec, NULL))
 				(*drop_windows)++;
@@ -707,7 +707,7 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 		tb_run(o, &runs, buf + run, off - run);
 		kept += off - run;
 	}
-	tracebuf_out_writev(o, runs.v, runs.n);
+	tb_out_writev(o, runs.v, runs.n);
 	/* the rest, from a record that runs past: up to its last non-zero word */
 	while (len > off && !tb_word(buf + len - 8))
 		len -= 8;
@@ -717,9 +717,9 @@ static size_t tb_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_
 	return kept;
 }
 
-size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
-			     size_t len, uint64_t *rejected, uint64_t *padding,
-			     uint32_t *drop_windows)
+size_t tb_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
+		       size_t len, uint64_t *rejected, uint64_t *padding,
+		       uint32_t *drop_windows)
 {
 	return tb_keep(s, o, buf, len, rejected, padding, drop_windows);
 }
@@ -746,7 +746,7 @@ static void tb_keep_tracee(struct tracebuf_session *s, struct tb_tracee *t, cons
 }
 
 /* The provider info record the first time, a section record after. */
-int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t)
+int tb_readout_section(struct tracebuf_session *s, struct tb_tracee *t)
 {
 	uint64_t rec[1 + (TRACEBUF_NAME_MAX + 8) / 8];
 	size_t name_len = strlen(t->info.name);
@@ -760,18 +760,18 @@ int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t)
 	if (n < 0)
 		return n;
 	t->info_written = true;
-	return tracebuf_out_write(&s->out, rec, (size_t)n);
+	return tb_out_write(&s->out, rec, (size_t)n);
 }
 
-void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
-			    uint64_t dropped)
+void tb_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
+			uint64_t dropped)
 {
 	uint64_t rec;
 
-	if (!tracebuf_dropped_credible(t, dropped)) {
+	if (!tb_dropped_credible(t, dropped)) {
 		if (!t->dropped_lie_noted)
-			tracebuf_tracee_error(s, t, -EINVAL,
-					      "its header claims more records dropped than it could have dropped");
+			tb_tracee_error(s, t, -EINVAL,
+					"its header claims more records dropped than it could have dropped");
 		t->dropped_lie_noted = true;
 		t->info.dropped_doubtful = true;
 	}
@@ -783,7 +783,7 @@ void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
 	t->dropped_reported = dropped;
 	if (tracebuf_fxt_provider_event_write(&rec, sizeof(rec), t->info.id,
 					      TRACEBUF_LIB_FXT_PROVIDER_EVENT_BUFFER_OVERFLOW) > 0)
-		tracebuf_out_write(&s->out, &rec, sizeof(rec));
+		tb_out_write(&s->out, &rec, sizeof(rec));
 }
 
 /* The session's scratch copy of a read-out, at least @len bytes, or NULL. */
@@ -801,8 +801,8 @@ static uint8_t *tb_scratch(struct tracebuf_session *s, uint64_t len)
 }
 
 /* Copy [off, off + len) of t's buffer out, keep its whole records, write. */
-int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
-		   uint64_t off, uint64_t len)
+int tb_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
+		     uint64_t off, uint64_t len)
 {
 	if (!len)
 		return 0;
@@ -827,8 +827,8 @@ int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
  * the sealed pages between them: one range to walk and write, the size
  * of a page or two copied.
  */
-int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
-			    unsigned int rb, uint64_t len)
+int tb_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
+		      unsigned int rb, uint64_t len)
 {
 	struct tb_seal_view *v = &t->view[rb];
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -840,17 +840,17 @@ int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
 		return -EINVAL;		/* a bug here, not the provider's */
 	tracebuf_layout_sealed(t->info.buffer_size, t->info.mode, rb, page, &first, &last);
 	if (last == first || end <= first)
-		return tracebuf_readout_range(s, t, off, len);	/* nothing sealed */
+		return tb_readout_range(s, t, off, len);	/* nothing sealed */
 	if (!v->base) {
 		size_t vlen = (size_t)(last - first + 2 * page);
 
 		p = mmap(NULL, vlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
-			return tracebuf_readout_range(s, t, off, len);
+			return tb_readout_range(s, t, off, len);
 		if (mmap(p + page, (size_t)(last - first), PROT_READ, MAP_SHARED | MAP_FIXED,
 			 t->buffer_fd, (off_t)first) == MAP_FAILED) {
 			munmap(p, vlen);
-			return tracebuf_readout_range(s, t, off, len);
+			return tb_readout_range(s, t, off, len);
 		}
 		v->base = p;
 		v->len = vlen;
@@ -863,7 +863,7 @@ int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
 	return s->out.err;
 }
 
-void tracebuf_readout_views_free(struct tb_tracee *t)
+void tb_readout_views_free(struct tb_tracee *t)
 {
 	for (unsigned int i = 0; i < 2; i++) {
 		if (t->view[i].base)
@@ -918,7 +918,7 @@ static int tb_oneshot_durable_again(struct tracebuf_session *s, struct tb_tracee
 
 /*
  * Circular: the records of the rolling buffer of @wrap, up to @end, that
- * no flush wrote (tracebuf_readout_flushed()'s mark).
+ * no flush wrote (tb_readout_flushed()'s mark).
  */
 static void tb_readout_after_mark(struct tracebuf_session *s, struct tb_tracee *t,
 				  uint32_t wrap, uint64_t end)
@@ -930,7 +930,7 @@ static void tb_readout_after_mark(struct tracebuf_session *s, struct tb_tracee *
 	if (t->mark_set && t->mark_wrap == wrap)
 		from = t->mark_end;
 	if (end > from)
-		tracebuf_readout_range(s, t, t->lay.rolling_off[wrap & 1] + from, end - from);
+		tb_readout_range(s, t, t->lay.rolling_off[wrap & 1] + from, end - from);
 }
 
 /*
@@ -939,11 +939,11 @@ static void tb_readout_after_mark(struct tracebuf_session *s, struct tb_tracee *
  * header's data ends are final; otherwise (it died, or never answered)
  * the buffer is walked record by record.
  */
-void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final)
+void tb_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final)
 {
 	struct tracebuf_buffer_header h;
 	const struct tb_layout *l = &t->lay;
-	bool ok = tracebuf_readout_snapshot(t, &h);
+	bool ok = tb_readout_snapshot(t, &h);
 	uint32_t mode = t->info.mode;
 	uint64_t dend;
 	int ret;
@@ -956,15 +956,15 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 	if (!final && ok && h.stop_mark == TRACEBUF_HEADER_STOP_MARK)
 		final = true;
 	if (!ok && final)
-		tracebuf_tracee_error(s, t, -EINVAL,
-				      "its buffer header does not check out: reading records");
+		tb_tracee_error(s, t, -EINVAL,
+				"its buffer header does not check out: reading records");
 	if (!ok || !final) {
 		final = false;
 		t->info.crashed = t->info.state == TRACEBUF_LIB_TRACEE_GONE;
 	}
-	ret = tracebuf_readout_section(s, t);
+	ret = tb_readout_section(s, t);
 	if (ok)
-		tracebuf_readout_dropped(s, t, h.num_records_dropped);
+		tb_readout_dropped(s, t, h.num_records_dropped);
 
 	if (mode == TRACEBUF_MODE_ONESHOT) {
 		/* its durable records lead the one rolling buffer; a flush's mark */
@@ -974,7 +974,7 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 		if (t->mark_set)
 			tb_oneshot_durable_again(s, t, from);
 		if (to >= from)
-			tracebuf_readout_range(s, t, l->rolling_off[0] + from, to - from);
+			tb_readout_range(s, t, l->rolling_off[0] + from, to - from);
 		goto out;
 	}
 
@@ -982,25 +982,25 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 	dend = final && h.durable_data_end >= t->durable_written ?
 	       h.durable_data_end : l->durable_size;
 	if (dend > t->durable_written)
-		tracebuf_readout_range(s, t, l->durable_off + t->durable_written,
-			dend - t->durable_written);
+		tb_readout_range(s, t, l->durable_off + t->durable_written,
+				 dend - t->durable_written);
 	if (final)
 		t->durable_written = dend;
 
 	if (mode == TRACEBUF_MODE_CIRCULAR) {
 		if (!final && !t->mark_set) {
 			/* no telling which rolling buffer is older: both, 0 first */
-			tracebuf_readout_range(s, t, l->rolling_off[0], l->rolling_size);
-			tracebuf_readout_range(s, t, l->rolling_off[1], l->rolling_size);
+			tb_readout_range(s, t, l->rolling_off[0], l->rolling_size);
+			tb_readout_range(s, t, l->rolling_off[1], l->rolling_size);
 			goto out;
 		}
 		if (!final) {
 			/* after the mark: its rolling buffer's rest, then the other one */
 			uint32_t m = t->mark_wrap & 1;
 
-			tracebuf_readout_range(s, t, l->rolling_off[m] + t->mark_end,
-					       l->rolling_size - t->mark_end);
-			tracebuf_readout_range(s, t, l->rolling_off[m ^ 1], l->rolling_size);
+			tb_readout_range(s, t, l->rolling_off[m] + t->mark_end,
+					 l->rolling_size - t->mark_end);
+			tb_readout_range(s, t, l->rolling_off[m ^ 1], l->rolling_size);
 			goto out;
 		}
 		if (h.wrapped_count > 0)
@@ -1026,10 +1026,10 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 			 * save's acknowledgement (zeroed it, then cleared its
 			 * end).
 			 */
-			tracebuf_readout_range(s, t, l->rolling_off[next & 1], l->rolling_size);
+			tb_readout_range(s, t, l->rolling_off[next & 1], l->rolling_size);
 			if (!t->saved_any || h.rolling_data_end[(next + 1) & 1] == 0)
-				tracebuf_readout_range(s, t, l->rolling_off[(next + 1) & 1],
-					l->rolling_size);
+				tb_readout_range(s, t, l->rolling_off[(next + 1) & 1],
+						 l->rolling_size);
 			goto out;
 		}
 		/*
@@ -1040,23 +1040,23 @@ void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool fina
 		if (t->saved_any && h.wrapped_count == t->last_saved_wrap)
 			goto out;
 		if (h.wrapped_count < next || h.wrapped_count - next > 1) {
-			tracebuf_tracee_error(s, t, -EINVAL,
-					      "its final wrapped count does not follow its saves");
+			tb_tracee_error(s, t, -EINVAL,
+					"its final wrapped count does not follow its saves");
 			goto out;
 		}
 		/* in place where the stop sealed it, as a sealed save */
 		for (uint32_t w = next; w <= h.wrapped_count; w++) {
 			if (t->stop_sealed & (TRACEBUF_STOPPED_SEALED0 << (w & 1)))
-				tracebuf_readout_sealed(s, t, w & 1, h.rolling_data_end[w & 1]);
+				tb_readout_sealed(s, t, w & 1, h.rolling_data_end[w & 1]);
 			else
-				tracebuf_readout_range(s, t, l->rolling_off[w & 1],
-						       h.rolling_data_end[w & 1]);
+				tb_readout_range(s, t, l->rolling_off[w & 1],
+						 h.rolling_data_end[w & 1]);
 		}
 	}
 out:
 	if (ret || s->out.err)
-		tracebuf_tracee_error(s, t, s->out.err ? s->out.err : ret,
-				      "writing its data failed");
+		tb_tracee_error(s, t, s->out.err ? s->out.err : ret,
+				"writing its data failed");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1128,8 +1128,8 @@ static uint8_t *tb_copy_taken(struct tracebuf_session *s, const struct tb_tracee
  * none is, and -EAGAIN, writing nothing, when the provider reused what
  * was copied and @may_retry: then the caller asks it again.
  */
-int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
-			   uint32_t wrap, uint64_t end, bool may_retry)
+int tb_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
+		     uint32_t wrap, uint64_t end, bool may_retry)
 {
 	const struct tb_layout *l = &t->lay;
 	struct tracebuf_buffer_header h;
@@ -1140,10 +1140,10 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	size_t at;
 	int n;
 
-	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
+	if (!tb_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
 	    (!circular && wrap)) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
-			      "its snapshot answer or buffer header does not check out", NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
+			"its snapshot answer or buffer header does not check out", NULL);
 		return 0;
 	}
 	/* durable, earlier rolling buffer, current one (§1.7) */
@@ -1159,31 +1159,31 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	len[2] = end;
 	copy = tb_copy_taken(s, t, wrap, off, len, &earlier, &twice);
 	if (!copy) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its snapshot",
-			      NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its snapshot",
+			NULL);
 		return 0;
 	}
 	/* torn by a provider writing faster than we answer: ask again */
 	if ((!earlier || twice) && may_retry)
 		return -EAGAIN;
 	if (twice) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
-			      "its buffer wrapped twice while copied: its records are left out",
-			      NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
+			"its buffer wrapped twice while copied: its records are left out",
+			NULL);
 		return 0;
 	}
 	if (!earlier)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
-			      "its buffer wrapped while copied: its earlier records are left out",
-			      NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
+			"its buffer wrapped while copied: its earlier records are left out",
+			NULL);
 	n = tracebuf_fxt_provider_info_write(rec, sizeof(rec), t->info.id, t->info.name,
 					     strlen(t->info.name));
 	if (n > 0)
-		tracebuf_out_write(&s->snap->out, rec, (size_t)n);
+		tb_out_write(&s->snap->out, rec, (size_t)n);
 	if (h.num_records_dropped &&
 	    tracebuf_fxt_provider_event_write(rec, sizeof(rec), t->info.id,
 					      TRACEBUF_LIB_FXT_PROVIDER_EVENT_BUFFER_OVERFLOW) > 0)
-		tracebuf_out_write(&s->snap->out, rec, 8);
+		tb_out_write(&s->snap->out, rec, 8);
 	at = 0;
 	for (uint32_t i = 0; i < 3; i++) {
 		if (i != 1 || earlier)
@@ -1201,10 +1201,10 @@ int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
  * after.  In circular mode what the provider overwrote since the mark
  * is gone, as it would be at a stop; its durable records are written
  * whole, by each flush and by the stop, so that each reads alone.  Returns 1 when written, 0 when
- * nothing is (a note says why), -EAGAIN as tracebuf_readout_taken().
+ * nothing is (a note says why), -EAGAIN as tb_readout_taken().
  */
-int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
-			     uint32_t wrap, uint64_t end, bool may_retry)
+int tb_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
+		       uint32_t wrap, uint64_t end, bool may_retry)
 {
 	const struct tb_layout *l = &t->lay;
 	bool circular = t->info.mode == TRACEBUF_MODE_CIRCULAR;
@@ -1215,13 +1215,13 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 	size_t at = 0;
 	int ret;
 
-	if (!tracebuf_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
+	if (!tb_readout_snapshot(t, &h) || end % 8 || end > l->rolling_size ||
 	    (!circular && wrap) || (t->mark_set && (wrap < t->mark_wrap ||
 	    (wrap == t->mark_wrap && end < t->mark_end))) ||
 	    h.durable_data_end > l->durable_size) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
-			      "its answer to a flush or its buffer header does not check out",
-			      NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
+			"its answer to a flush or its buffer header does not check out",
+			NULL);
 		return 0;
 	}
 	/*
@@ -1244,21 +1244,21 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 	len[2] = end - from;
 	copy = tb_copy_taken(s, t, wrap, off, len, &earlier, &twice);
 	if (!copy) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its flush",
-			      NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ENOMEM, "no memory for its flush",
+			NULL);
 		return 0;
 	}
 	torn = !earlier || twice;
 	if (torn && may_retry)
 		return -EAGAIN;
 	if (torn) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
-			      "its buffer wrapped while copied for a flush: it is left to the stop",
-			      NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESTALE,
+			"its buffer wrapped while copied for a flush: it is left to the stop",
+			NULL);
 		return 0;
 	}
-	ret = tracebuf_readout_section(s, t);
-	tracebuf_readout_dropped(s, t, h.num_records_dropped);
+	ret = tb_readout_section(s, t);
+	tb_readout_dropped(s, t, h.num_records_dropped);
 	/* after the mark, oneshot's durable records again: the part reads alone */
 	if (!ret && !circular && t->mark_set)
 		ret = tb_oneshot_durable_again(s, t, t->mark_end);
@@ -1267,8 +1267,8 @@ int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
 		at += (size_t)len[i];
 	}
 	if (ret || s->out.err) {
-		tracebuf_tracee_error(s, t, s->out.err ? s->out.err : ret,
-				      "writing its flush failed");
+		tb_tracee_error(s, t, s->out.err ? s->out.err : ret,
+				"writing its flush failed");
 		return 0;
 	}
 	t->mark_set = true;
@@ -1295,7 +1295,7 @@ static bool tb_category_matches(const char *want, const char *cat, size_t len)
  * match it, and is more than "*" alone?  (What takes a kernel provider:
  * session.c.)
  */
-bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat, size_t len)
+bool tb_categories_name(const struct tracebuf_session *s, const char *cat, size_t len)
 {
 	const char *want = s->cats;
 
@@ -1309,7 +1309,7 @@ bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat,
  * @cat (@len bytes) is known: so is every category of ours it matches.
  * (An exclusion, "-PATTERN", is known from the start: see session.c.)
  */
-void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len)
+void tb_category_seen(struct tracebuf_session *s, const char *cat, size_t len)
 {
 	const char *want = s->cats;
 

@@ -53,7 +53,7 @@ static void tb_categories_published(struct tracebuf_session *s, struct tb_tracee
 	for (uint32_t i = 0; i < count && p < blob + size; i++) {
 		size_t len = strnlen(p, (size_t)(blob + size - p));
 
-		tracebuf_category_seen(s, p, len);
+		tb_category_seen(s, p, len);
 		p += len + 1;
 		p += strnlen(p, (size_t)(blob + size - p)) + 1;
 	}
@@ -77,7 +77,7 @@ TRACEBUF_API int tracebuf_session_category_known(const struct tracebuf_session *
  * more, for the clocks).  A header is the provider's word; one that
  * claims more lies, and its count is not shown as one.
  */
-bool tracebuf_dropped_credible(const struct tb_tracee *t, uint64_t dropped)
+bool tb_dropped_credible(const struct tb_tracee *t, uint64_t dropped)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	uint64_t ns = (uint64_t)tb_now_ms() * 1000000u;
@@ -96,7 +96,7 @@ static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_pr
 		return;
 	p->bytes_recorded = __atomic_load_n(&h->bytes_recorded, __ATOMIC_RELAXED);
 	dropped = __atomic_load_n(&h->num_records_dropped, __ATOMIC_RELAXED);
-	if (!tracebuf_dropped_credible(t, dropped))
+	if (!tb_dropped_credible(t, dropped))
 		p->dropped_doubtful = true;
 	if (dropped > p->records_dropped)
 		p->records_dropped = dropped;
@@ -105,7 +105,7 @@ static void tb_live_counts(const struct tb_tracee *t, struct tracebuf_session_pr
 static void tb_release_buffer(struct tb_tracee *t)
 {
 	tb_live_counts(t, &t->info);
-	tracebuf_readout_views_free(t);
+	tb_readout_views_free(t);
 	if (t->map) {
 		munmap((void *)t->map, (size_t)t->info.buffer_size);
 		t->map = NULL;
@@ -195,7 +195,7 @@ static bool tb_kernel_wanted(struct tracebuf_session *s, const struct tracebuf_p
 	for (uint32_t i = 0; i < count && off < size && !named; i++) {
 		size_t len = strnlen(known + off, size - off);
 
-		named = tracebuf_categories_name(s, known + off, len);
+		named = tb_categories_name(s, known + off, len);
 		off += (uint32_t)len + 1;
 		if (off < size)
 			off += (uint32_t)strnlen(known + off, size - off) + 1;
@@ -210,18 +210,18 @@ static void tb_fail(struct tracebuf_session *s, struct tb_tracee *t, int err,
 	t->info.state = TRACEBUF_LIB_TRACEE_FAILED;
 	t->info.error = err;
 	tb_release_buffer(t);
-	tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, err, what, NULL);
+	tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, err, what, NULL);
 }
 
 static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
 			uint32_t disposition)
 {
-	int ret = tracebuf_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
-				     s->extra, s->extra_size, s->extra_count);
+	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
+			       s->extra, s->extra_size, s->extra_count);
 
 	if (ret) {
 		t->info.error = ret;
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
 		return ret;
 	}
 	if (disposition == TRACEBUF_START_CLEAR_ENTIRE) {
@@ -282,7 +282,7 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 		if (t->info.state != TRACEBUF_LIB_TRACEE_BUSY) {
 			t->info.state = TRACEBUF_LIB_TRACEE_BUSY;
 			t->info.error = -EBUSY;
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EBUSY,
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EBUSY,
 				"another manager traces it", NULL);
 		}
 		return;
@@ -310,9 +310,9 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 		tb_fail(s, t, ret, "bad categories for it");
 		return;
 	}
-	ret = tracebuf_sys_initialize(tracebuf_manager_fd(s->m), t->info.id, size, s->cfg.mode,
-				      tb_init_flags(s), t->cats, t->cats_size, t->cats_count,
-				      &t->buffer_fd);
+	ret = tb_sys_initialize(tracebuf_manager_fd(s->m), t->info.id, size, s->cfg.mode,
+				tb_init_flags(s), t->cats, t->cats_size, t->cats_count,
+				&t->buffer_fd);
 	if (ret) {
 		/* e.g. it registered with another manager meanwhile */
 		tb_fail(s, t, ret, "initialize refused");
@@ -322,7 +322,7 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	if (t->map == MAP_FAILED) {
 		t->map = NULL;
 		ret = -errno;
-		tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id);
+		tb_sys_terminate(tracebuf_manager_fd(s->m), t->info.id);
 		tb_fail(s, t, ret, "cannot map its buffer");
 		return;
 	}
@@ -332,7 +332,7 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	/* late joiners start cleared, as in Fuchsia */
 	if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
 		tb_start_one(s, t, TRACEBUF_START_CLEAR_ENTIRE);
-	tracebuf_note(s, TRACEBUF_LIB_NOTE_JOINED, t, 0, NULL, NULL);
+	tb_note(s, TRACEBUF_LIB_NOTE_JOINED, t, 0, NULL, NULL);
 }
 
 static int tb_scan(struct tracebuf_session *s)
@@ -356,8 +356,8 @@ static void tb_refuse(struct tracebuf_session *s, struct tb_tracee *t,
 		      const char *what)
 {
 	/* as Fuchsia: a provider that breaks the protocol is terminated */
-	tracebuf_tracee_error(s, t, -EPROTO, what);
-	if (tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
+	tb_tracee_error(s, t, -EPROTO, what);
+	if (tb_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
 }
 
@@ -371,7 +371,7 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 	struct tracebuf_pkt ack = {
 		.request = TRACEBUF_PKT_BUFFER_SAVED, .data32 = wrap, .data64 = dend,
 	};
-	bool ok = tracebuf_readout_snapshot(t, &h);
+	bool ok = tb_readout_snapshot(t, &h);
 	int ret;
 
 	if (!t->map || t->info.mode != TRACEBUF_MODE_STREAMING) {
@@ -384,32 +384,32 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tb_refuse(s, t, "a save request that does not check out");
 		return;
 	}
-	ret = tracebuf_readout_section(s, t);
-	tracebuf_readout_dropped(s, t, h.num_records_dropped);
+	ret = tb_readout_section(s, t);
+	tb_readout_dropped(s, t, h.num_records_dropped);
 	if (!ret)
-		ret = tracebuf_readout_range(s, t, t->lay.durable_off + t->durable_written,
-			      dend - t->durable_written);
+		ret = tb_readout_range(s, t, t->lay.durable_off + t->durable_written,
+				       dend - t->durable_written);
 	if (!ret && pkt->data16 & TRACEBUF_SAVE_SEALED)
-		ret = tracebuf_readout_sealed(s, t, rb, h.rolling_data_end[rb]);
+		ret = tb_readout_sealed(s, t, rb, h.rolling_data_end[rb]);
 	else if (!ret)
-		ret = tracebuf_readout_range(s, t, t->lay.rolling_off[rb], h.rolling_data_end[rb]);
+		ret = tb_readout_range(s, t, t->lay.rolling_off[rb], h.rolling_data_end[rb]);
 	t->durable_written = dend;
 	t->saved_any = true;
 	t->last_saved_wrap = wrap;
 	t->info.saves++;
 	if (ret) {
-		tracebuf_tracee_error(s, t, ret, "writing a save failed");
+		tb_tracee_error(s, t, ret, "writing a save failed");
 		return;
 	}
 	/*
 	 * The data is out: the provider may reuse the rolling buffer, and one
 	 * gone meanwhile (ESRCH) lost nothing.
 	 */
-	ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
+	ret = tb_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
 	if (ret)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
 	else
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
 }
 
 /*
@@ -427,12 +427,12 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 static void tb_snap_ask(struct tracebuf_session *s, struct tb_tracee *t)
 {
 	struct tracebuf_pkt pkt = { .request = TRACEBUF_PKT_SNAPSHOT };
-	int ret = tracebuf_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
+	int ret = tb_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &pkt);
 
 	if (ret)
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, s->flushing ?
-			      "its flush request was refused" :
-			      "its snapshot request was refused", NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, s->flushing ?
+			"its flush request was refused" :
+			"its snapshot request was refused", NULL);
 	/* a flush's part not written */
 	if (ret && s->flushing)
 		s->flush_failed = true;
@@ -451,8 +451,8 @@ static void tb_flush_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	uint32_t next = t->saved_any ? t->last_saved_wrap + 1 : 0;
 
 	if (pkt->data64 % 8 || pkt->data64 > t->lay.rolling_size || pkt->data32 > next + 1) {
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
-			      "its answer to a flush does not check out", NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -EINVAL,
+			"its answer to a flush does not check out", NULL);
 		s->flush_failed = true;
 		return;
 	}
@@ -475,16 +475,16 @@ static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			tb_flush_taken(s, t, pkt);
 			return;
 		}
-		ret = tracebuf_readout_flushed(s, t, pkt->data32, pkt->data64,
-					       t->snap_tries < TB_SNAP_TRIES);
+		ret = tb_readout_flushed(s, t, pkt->data32, pkt->data64,
+					 t->snap_tries < TB_SNAP_TRIES);
 		if (ret == -EAGAIN)
 			tb_snap_ask(s, t);
 		else if (!ret)	/* not written: a note says why */
 			s->flush_failed = true;
 		return;
 	}
-	ret = tracebuf_readout_taken(s, t, pkt->data32, pkt->data64,
-				     t->snap_tries < TB_SNAP_TRIES);
+	ret = tb_readout_taken(s, t, pkt->data32, pkt->data64,
+			       t->snap_tries < TB_SNAP_TRIES);
 	if (ret == -EAGAIN)
 		tb_snap_ask(s, t);
 	else if (ret > 0)
@@ -503,17 +503,17 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 		if (t->info.error == -ETIMEDOUT)
 			t->info.error = 0;	/* late, but started */
 		tb_categories_published(s, t);
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_STARTED, t, 0, NULL, NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_STARTED, t, 0, NULL, NULL);
 		/* late by its own clock: it wrote without us meanwhile */
 		if (pkt->data16 & TRACEBUF_STARTED_LATE) {
 			t->info.error = -ETIME;
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIME,
-				      "it had stopped waiting for its start: what it recorded "
-				      "before is missing", NULL);
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIME,
+				"it had stopped waiting for its start: what it recorded "
+				"before is missing", NULL);
 		}
 		/* started too late: the session moved on (Documentation/trace-format.md §3.3) */
 		if (s->state == TB_S_STOPPING || s->state == TB_S_STOPPED) {
-			if (!tracebuf_sys_stop(tracebuf_manager_fd(s->m), t->info.id))
+			if (!tb_sys_stop(tracebuf_manager_fd(s->m), t->info.id))
 				t->info.state = TRACEBUF_LIB_TRACEE_STOPPING;
 		}
 		break;
@@ -529,8 +529,8 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 			t->info.state = TRACEBUF_LIB_TRACEE_STOPPED;
 		if (t->was_started && (s->write_results ||
 				       t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING))
-			tracebuf_readout(s, t, true);
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_STOPPED, t, 0, NULL, NULL);
+			tb_readout(s, t, true);
+		tb_note(s, TRACEBUF_LIB_NOTE_STOPPED, t, 0, NULL, NULL);
 		break;
 	case TRACEBUF_PKT_SNAPSHOT_TAKEN:
 		tb_snapshot_taken(s, t, pkt);
@@ -542,7 +542,7 @@ static void tb_on_packet(struct tracebuf_session *s, struct tb_tracee *t,
 		memcpy(alert, (const char *)pkt + 2, TRACEBUF_ALERT_NAME_MAX);
 		alert[TRACEBUF_ALERT_NAME_MAX] = 0;
 		t->info.alerts++;
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ALERT, t, 0, NULL, alert);
+		tb_note(s, TRACEBUF_LIB_NOTE_ALERT, t, 0, NULL, alert);
 		break;
 	default:
 		break;		/* the kernel checked it: a newer code */
@@ -568,10 +568,10 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 	case TRACEBUF_MSG_TERMINATED:
 		/* released after its STOPPED: its data is out already */
 		if (t->was_started)
-			tracebuf_readout(s, t, false);
+			tb_readout(s, t, false);
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
 		tb_release_buffer(t);
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_TERMINATED, t, 0, NULL, NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_TERMINATED, t, 0, NULL, NULL);
 		break;
 	case TRACEBUF_MSG_GONE:
 		/* died: harvest what it left (its header is final only if it
@@ -582,9 +582,9 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 		t->gone_how = msg->pkt.data16;
 		t->gone_status = msg->pkt.data32;
 		if (t->was_started)
-			tracebuf_readout(s, t, msg->state == TRACEBUF_STATE_STOPPED);
+			tb_readout(s, t, msg->state == TRACEBUF_STATE_STOPPED);
 		tb_release_buffer(t);
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_GONE, t, 0, NULL, NULL);
+		tb_note(s, TRACEBUF_LIB_NOTE_GONE, t, 0, NULL, NULL);
 		break;
 	default:
 		break;
@@ -606,7 +606,7 @@ TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
 	ssize_t n = 0;
 
 	for (int reads = 0; reads < TB_DISPATCH_READS; reads++) {
-		n = tracebuf_sys_read_msgs(tracebuf_manager_fd(s->m), msgs, TRACEBUF_ARRAY_SIZE(msgs));
+		n = tb_sys_read_msgs(tracebuf_manager_fd(s->m), msgs, TRACEBUF_ARRAY_SIZE(msgs));
 		if (n <= 0)
 			break;
 		for (ssize_t i = 0; i < n; i++)
@@ -659,7 +659,7 @@ static void tb_not_started(struct tracebuf_session *s)
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING || t->info.error)
 			continue;
 		t->info.error = -ETIMEDOUT;
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
 			"did not start in time", NULL);
 	}
 }
@@ -761,9 +761,9 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	if (ret)
 		goto out_close;
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
-	ret = tracebuf_out_write(&s->out, &magic, sizeof(magic));
+	ret = tb_out_write(&s->out, &magic, sizeof(magic));
 	if (!ret)
-		ret = tracebuf_out_flush(&s->out);
+		ret = tb_out_flush(&s->out);
 	if (ret)
 		goto out_close;
 	ret = tb_scan(s);
@@ -820,8 +820,8 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 	s->state = TB_S_STARTING;
 	/* a provider of ours that registers from now on waits for its START */
 	if (!(s->cfg.flags & TRACEBUF_LIB_SESSION_NO_PROVIDERS))
-		tracebuf_sys_set_tracing(tracebuf_manager_fd(s->m), 1, s->names, s->names_size,
-					 s->names_count);
+		tb_sys_set_tracing(tracebuf_manager_fd(s->m), 1, s->names, s->names_size,
+				   s->names_count);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
 		if (t->info.state == TRACEBUF_LIB_TRACEE_INITIALIZED ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STOPPED)
@@ -870,11 +870,11 @@ TRACEBUF_API int tracebuf_session_update(struct tracebuf_session *s,
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
 			continue;
-		ret = tracebuf_sys_update(tracebuf_manager_fd(s->m), t->info.id, s->extra,
-					  s->extra_size, s->extra_count);
+		ret = tb_sys_update(tracebuf_manager_fd(s->m), t->info.id, s->extra,
+				    s->extra_size, s->extra_count);
 		if (ret)
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
-				      "its categories update was refused", NULL);
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret,
+				"its categories update was refused", NULL);
 		else
 			t->update_pending = true;
 	}
@@ -884,8 +884,8 @@ TRACEBUF_API int tracebuf_session_update(struct tracebuf_session *s,
 			continue;
 		t->update_pending = false;
 		if (tb_active(t))
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
-				      "did not apply its categories in time", NULL);
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+				"did not apply its categories in time", NULL);
 	}
 	return ret < 0 ? ret : 0;
 }
@@ -901,12 +901,12 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 	tb_not_started(s);
 	s->state = TB_S_STOPPING;
 	s->write_results = write_results;
-	tracebuf_sys_set_tracing(tracebuf_manager_fd(s->m), 0, NULL, 0, 0);
+	tb_sys_set_tracing(tracebuf_manager_fd(s->m), 0, NULL, 0, 0);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING &&
 		    t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
 			continue;
-		if (tracebuf_sys_stop(tracebuf_manager_fd(s->m), t->info.id) == 0)
+		if (tb_sys_stop(tracebuf_manager_fd(s->m), t->info.id) == 0)
 			t->info.state = TRACEBUF_LIB_TRACEE_STOPPING;
 	}
 	ret = tb_wait(s, tb_all_stopped, s->stop_timeout_ms);
@@ -914,12 +914,12 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STOPPING)
 			continue;
 		t->info.error = -ETIMEDOUT;
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
 			"did not stop in time", NULL);
 	}
 	s->state = TB_S_STOPPED;
 	/* what the stop wrote is in the file when it returns */
-	tracebuf_out_flush(&s->out);
+	tb_out_flush(&s->out);
 	if (s->out.err)
 		return s->out.err;
 	return ret < 0 ? ret : 0;
@@ -936,7 +936,7 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (!tb_active(t) || t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING)
 			continue;
-		if (tracebuf_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
+		if (tb_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
 			t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
 	}
 	ret = tb_wait(s, tb_all_terminated, s->stop_timeout_ms);
@@ -945,15 +945,15 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 		if (!tb_active(t))
 			continue;
 		t->info.error = -ETIMEDOUT;
-		tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
 			"did not terminate in time", NULL);
 		if (t->was_started)
-			tracebuf_readout(s, t, false);
+			tb_readout(s, t, false);
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
 		tb_release_buffer(t);
 	}
 	s->state = TB_S_TERMINATED;
-	tracebuf_out_flush(&s->out);
+	tb_out_flush(&s->out);
 	if (s->out.err)
 		return s->out.err;
 	return ret < 0 ? ret : 0;
@@ -987,7 +987,7 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 	if (!sn.out.buf)
 		return -ENOMEM;
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
-	tracebuf_out_write(&sn.out, &magic, sizeof(magic));
+	tb_out_write(&sn.out, &magic, sizeof(magic));
 	/* whoever registered or stopped since is known first */
 	tracebuf_session_dispatch(s);
 	s->snap = &sn;
@@ -1003,14 +1003,14 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 			continue;
 		t->snap_pending = false;
 		if (tb_active(t))
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
-				      "did not answer the snapshot in time", NULL);
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+				"did not answer the snapshot in time", NULL);
 		else
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESRCH,
-				      "ended before its snapshot was taken", NULL);
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ESRCH,
+				"ended before its snapshot was taken", NULL);
 	}
 	s->snap = NULL;
-	tracebuf_out_flush(&sn.out);
+	tb_out_flush(&sn.out);
 	free(sn.out.buf);
 	if (bytes)
 		*bytes = sn.out.bytes;
@@ -1067,13 +1067,13 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (!tb_flushed(t)) {
 			n++;
-			tracebuf_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
-				      "did not flush in time", NULL);
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, -ETIMEDOUT,
+				"did not flush in time", NULL);
 		}
 		t->snap_pending = t->flush_saving = false;
 	}
 	s->flushing = false;
-	tracebuf_out_flush(&s->out);
+	tb_out_flush(&s->out);
 	if (s->out.err)
 		return s->out.err;
 	if (ret < 0)
@@ -1131,7 +1131,7 @@ TRACEBUF_API uint64_t tracebuf_session_ticks(const struct tracebuf_session *s,
 					     uint64_t *ticks_per_second)
 {
 	const struct tracebuf_version_args *ver = tracebuf_manager_version(s->m);
-	bool counter = tracebuf_counter_usable(ver);
+	bool counter = tb_counter_usable(ver);
 
 	if (ticks_per_second)
 		*ticks_per_second = counter ? (uint64_t)ver->counter_khz * 1000 : 1000000000ull;
@@ -1167,17 +1167,17 @@ TRACEBUF_API int tracebuf_session_write(struct tracebuf_session *s, const void *
 	init = n < 0 ? n : tracebuf_fxt_init_write(head + n / 8, sizeof(head) - (size_t)n, tps);
 	if (init < 0)
 		return -EINVAL;
-	if (tracebuf_out_write(&s->out, head, (size_t)(n + init)) ||
-	    tracebuf_out_write(&s->out, records, len))
+	if (tb_out_write(&s->out, head, (size_t)(n + init)) ||
+	    tb_out_write(&s->out, records, len))
 		return s->out.err;
 	s->own_info_written = true;
 	/* in the file when it returns, as a stop's records are */
-	return tracebuf_out_flush(&s->out);
+	return tb_out_flush(&s->out);
 }
 
 /*
  * A new file that reads alone: each tracee's next read-out (a save in
- * tb_save(), a flush's, or the last one, tracebuf_readout()) writes its
+ * tb_save(), a flush's, or the last one, tb_readout()) writes its
  * provider info record and its durable records again, from the start of
  * its durable buffer.  Its rolling buffers are not affected: those
  * written stay in the file they went to (the rolling buffers after
@@ -1192,7 +1192,7 @@ TRACEBUF_API int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
 	if (fd < 0 || s->in_notify)
 		return -EINVAL;
 	/* all that was written so far goes to the current file */
-	ret = tracebuf_out_flush(&s->out);
+	ret = tb_out_flush(&s->out);
 	if (ret)
 		return ret;
 	s->out.fd = fd;
@@ -1202,9 +1202,9 @@ TRACEBUF_API int tracebuf_session_rotate(struct tracebuf_session *s, int fd)
 	}
 	s->own_info_written = false;
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
-	ret = tracebuf_out_write(&s->out, &magic, sizeof(magic));
+	ret = tb_out_write(&s->out, &magic, sizeof(magic));
 	if (!ret)
-		ret = tracebuf_out_flush(&s->out);
+		ret = tb_out_flush(&s->out);
 	return ret;
 }
 
@@ -1216,7 +1216,7 @@ TRACEBUF_API int tracebuf_session_destroy(struct tracebuf_session *s)
 		return 0;
 	if (s->m)
 		tracebuf_session_terminate(s);
-	tracebuf_out_flush(&s->out);
+	tb_out_flush(&s->out);
 	ret = s->out.err;
 	while (s->tracees) {
 		struct tb_tracee *t = s->tracees;

@@ -24,7 +24,7 @@ enum tb_session_state {
 	TB_S_TERMINATING, TB_S_TERMINATED,
 };
 
-/* A sealed save's view of a rolling buffer (tracebuf_readout_sealed()). */
+/* A sealed save's view of a rolling buffer (tb_readout_sealed()). */
 struct tb_seal_view {
 	uint8_t *base;		/* a page, the sealed pages, a page */
 	size_t len;
@@ -42,7 +42,7 @@ struct tb_tracee {
 	bool was_started;			/* since the last read-out */
 	bool results_written;
 	bool info_written;			/* provider info record out */
-	bool dropped_lie_noted;			/* tracebuf_dropped_credible() */
+	bool dropped_lie_noted;			/* tb_dropped_credible() */
 	bool saved_any;				/* streaming, since a clear */
 	uint32_t last_saved_wrap;
 	uint64_t durable_written;		/* durable bytes in the file */
@@ -119,38 +119,38 @@ struct tb_snap {
 };
 
 /* output.c: the trace file, and notes to the caller */
-void tracebuf_note(struct tracebuf_session *s, uint32_t type, const struct tb_tracee *t,
-		   int error, const char *what, const char *alert);
-void tracebuf_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
-			   const char *what);
-int tracebuf_out_write(struct tb_out *o, const void *buf, size_t len);
-#define TB_OUT_PIECES	64	/* tracebuf_out_writev()'s at most */
-int tracebuf_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n);
-int tracebuf_out_flush(struct tb_out *o);
+void tb_note(struct tracebuf_session *s, uint32_t type, const struct tb_tracee *t,
+	     int error, const char *what, const char *alert);
+void tb_tracee_error(struct tracebuf_session *s, struct tb_tracee *t, int error,
+		     const char *what);
+int tb_out_write(struct tb_out *o, const void *buf, size_t len);
+#define TB_OUT_PIECES	64	/* tb_out_writev()'s at most */
+int tb_out_writev(struct tb_out *o, const struct iovec *iov, unsigned int n);
+int tb_out_flush(struct tb_out *o);
 
 /* readout.c */
-bool tracebuf_readout_plain_event(const uint8_t *p, size_t words);
-size_t tracebuf_readout_pad(const uint8_t *p, size_t left);
+bool tb_readout_plain_event(const uint8_t *p, size_t words);
+size_t tb_readout_pad(const uint8_t *p, size_t left);
 /* the walk of every save and snapshot (hostile_test and tb-bench call it too) */
-size_t tracebuf_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
-			     size_t len, uint64_t *rejected, uint64_t *padding,
-			     uint32_t *drop_windows);
-bool tracebuf_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h);
-int tracebuf_readout_section(struct tracebuf_session *s, struct tb_tracee *t);
-bool tracebuf_dropped_credible(const struct tb_tracee *t, uint64_t dropped);
-void tracebuf_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
-			      uint64_t dropped);
-int tracebuf_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
-			   uint64_t off, uint64_t len);
-int tracebuf_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
-			    unsigned int rb, uint64_t len);
-void tracebuf_readout_views_free(struct tb_tracee *t);
-void tracebuf_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
-void tracebuf_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
-bool tracebuf_categories_name(const struct tracebuf_session *s, const char *cat, size_t len);
-int tracebuf_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
-			   uint32_t wrap, uint64_t end, bool may_retry);
-int tracebuf_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
-			     uint32_t wrap, uint64_t end, bool may_retry);
+size_t tb_readout_keep(struct tracebuf_session *s, struct tb_out *o, const uint8_t *buf,
+		       size_t len, uint64_t *rejected, uint64_t *padding,
+		       uint32_t *drop_windows);
+bool tb_readout_snapshot(const struct tb_tracee *t, struct tracebuf_buffer_header *h);
+int tb_readout_section(struct tracebuf_session *s, struct tb_tracee *t);
+bool tb_dropped_credible(const struct tb_tracee *t, uint64_t dropped);
+void tb_readout_dropped(struct tracebuf_session *s, struct tb_tracee *t,
+			uint64_t dropped);
+int tb_readout_range(struct tracebuf_session *s, struct tb_tracee *t,
+		     uint64_t off, uint64_t len);
+int tb_readout_sealed(struct tracebuf_session *s, struct tb_tracee *t,
+		      unsigned int rb, uint64_t len);
+void tb_readout_views_free(struct tb_tracee *t);
+void tb_readout(struct tracebuf_session *s, struct tb_tracee *t, bool final);
+void tb_category_seen(struct tracebuf_session *s, const char *cat, size_t len);
+bool tb_categories_name(const struct tracebuf_session *s, const char *cat, size_t len);
+int tb_readout_taken(struct tracebuf_session *s, struct tb_tracee *t,
+		     uint32_t wrap, uint64_t end, bool may_retry);
+int tb_readout_flushed(struct tracebuf_session *s, struct tb_tracee *t,
+		       uint32_t wrap, uint64_t end, bool may_retry);
 
 #endif /* TRACEBUF_SESSION_PRIV_H */

@@ -40,7 +40,7 @@ static uint64_t tb_ptr(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-int tracebuf_sys_open(const char *path)
+int tb_sys_open(const char *path)
 {
 	int fd = open(path ? path : TRACEBUF_SYS_DEVICE,
 		      O_RDWR | O_CLOEXEC | O_NONBLOCK);
@@ -48,21 +48,21 @@ int tracebuf_sys_open(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-int tracebuf_sys_version(int fd, struct tracebuf_version_args *ver)
+int tb_sys_version(int fd, struct tracebuf_version_args *ver)
 {
 	memset(ver, 0, sizeof(*ver));
 	return tb_ioctl(fd, TRACEBUF_IOC_VERSION, ver);
 }
 
-int tracebuf_sys_set_eventfd(int fd, int efd)
+int tb_sys_set_eventfd(int fd, int efd)
 {
 	struct tracebuf_eventfd_args a = { .fd = efd };
 
 	return tb_ioctl(fd, TRACEBUF_IOC_SET_EVENTFD, &a);
 }
 
-int tracebuf_sys_register(int fd, const char *name, size_t len, uint32_t flags,
-			  uint32_t *id, uint32_t *status)
+int tb_sys_register(int fd, const char *name, size_t len, uint32_t flags,
+		    uint32_t *id, uint32_t *status)
 {
 	struct tracebuf_register_args a = {
 		.name_ptr = tb_ptr(name), .flags = flags,
@@ -80,8 +80,8 @@ int tracebuf_sys_register(int fd, const char *name, size_t len, uint32_t flags,
 	return 0;
 }
 
-int tracebuf_sys_set_known(int fd, const void *blob, uint32_t size,
-			   uint32_t count)
+int tb_sys_set_known(int fd, const void *blob, uint32_t size,
+		     uint32_t count)
 {
 	struct tracebuf_known_args a = {
 		.categories_ptr = tb_ptr(blob), .categories_size = size,
@@ -91,8 +91,8 @@ int tracebuf_sys_set_known(int fd, const void *blob, uint32_t size,
 	return tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_SET_CATEGORIES, &a);
 }
 
-int tracebuf_sys_get_config(int fd, struct tracebuf_config_args *cfg,
-			    void *buf, uint32_t size)
+int tb_sys_get_config(int fd, struct tracebuf_config_args *cfg,
+		      void *buf, uint32_t size)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->categories_ptr = tb_ptr(buf);
@@ -104,7 +104,7 @@ int tracebuf_sys_get_config(int fd, struct tracebuf_config_args *cfg,
  * GET_CONFIG's F_WENT_ON: this provider no longer waits for its START;
  * the categories are not asked for (ENOSPC then is no failure).
  */
-int tracebuf_sys_went_on(int fd)
+int tb_sys_went_on(int fd)
 {
 	struct tracebuf_config_args cfg = { .flags = TRACEBUF_CONFIG_F_WENT_ON };
 	int ret = tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_GET_CONFIG, &cfg);
@@ -112,26 +112,26 @@ int tracebuf_sys_went_on(int fd)
 	return ret == -ENOSPC ? 0 : ret;
 }
 
-int tracebuf_sys_provider_send(int fd, const struct tracebuf_pkt *pkt)
+int tb_sys_provider_send(int fd, const struct tracebuf_pkt *pkt)
 {
 	struct tracebuf_pkt p = *pkt;
 
 	return tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_SEND, &p);
 }
 
-int tracebuf_sys_provider_release(int fd)
+int tb_sys_provider_release(int fd)
 {
 	struct tracebuf_release_args a = { 0 };
 
 	return tb_ioctl(fd, TRACEBUF_IOC_PROVIDER_RELEASE, &a);
 }
 
-ssize_t tracebuf_sys_read_pkts(int fd, struct tracebuf_pkt *pkts, size_t n)
+ssize_t tb_sys_read_pkts(int fd, struct tracebuf_pkt *pkts, size_t n)
 {
 	return tb_read(fd, pkts, sizeof(*pkts), n);
 }
 
-int tracebuf_sys_attach(int fd, uint32_t flags, uint32_t *id)
+int tb_sys_attach(int fd, uint32_t flags, uint32_t *id)
 {
 	struct tracebuf_attach_args a = { .flags = flags };
 	int ret = tb_ioctl(fd, TRACEBUF_IOC_ATTACH, &a);
@@ -141,8 +141,8 @@ int tracebuf_sys_attach(int fd, uint32_t flags, uint32_t *id)
 	return ret;
 }
 
-int tracebuf_sys_list(int fd, uint32_t start_id, struct tracebuf_provider_info *info,
-		      uint32_t capacity, uint32_t *count, uint32_t *total)
+int tb_sys_list(int fd, uint32_t start_id, struct tracebuf_provider_info *info,
+		uint32_t capacity, uint32_t *count, uint32_t *total)
 {
 	struct tracebuf_list_args a = {
 		.info_ptr = tb_ptr(info), .info_size = sizeof(*info),
@@ -157,9 +157,9 @@ int tracebuf_sys_list(int fd, uint32_t start_id, struct tracebuf_provider_info *
 	return 0;
 }
 
-int tracebuf_sys_initialize(int fd, uint32_t id, uint64_t size, uint32_t mode,
-			    uint32_t flags, const void *cats, uint32_t cats_size,
-			    uint32_t cats_count, int *buffer_fd)
+int tb_sys_initialize(int fd, uint32_t id, uint64_t size, uint32_t mode,
+		      uint32_t flags, const void *cats, uint32_t cats_size,
+		      uint32_t cats_count, int *buffer_fd)
 {
 	struct tracebuf_initialize_args a = {
 		.provider_id = id, .flags = flags, .buffer_size = size,
@@ -173,8 +173,8 @@ int tracebuf_sys_initialize(int fd, uint32_t id, uint64_t size, uint32_t mode,
 	return ret;
 }
 
-int tracebuf_sys_start(int fd, uint32_t id, uint32_t disposition,
-		       const void *cats, uint32_t cats_size, uint32_t cats_count)
+int tb_sys_start(int fd, uint32_t id, uint32_t disposition,
+		 const void *cats, uint32_t cats_size, uint32_t cats_count)
 {
 	struct tracebuf_start_args a = {
 		.provider_id = id, .disposition = disposition,
@@ -185,8 +185,8 @@ int tracebuf_sys_start(int fd, uint32_t id, uint32_t disposition,
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_START, &a);
 }
 
-int tracebuf_sys_update(int fd, uint32_t id, const void *cats, uint32_t cats_size,
-			uint32_t cats_count)
+int tb_sys_update(int fd, uint32_t id, const void *cats, uint32_t cats_size,
+		  uint32_t cats_count)
 {
 	struct tracebuf_start_args a = {
 		.provider_id = id, .flags = TRACEBUF_START_F_UPDATE,
@@ -197,29 +197,29 @@ int tracebuf_sys_update(int fd, uint32_t id, const void *cats, uint32_t cats_siz
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_START, &a);
 }
 
-int tracebuf_sys_stop(int fd, uint32_t id)
+int tb_sys_stop(int fd, uint32_t id)
 {
 	struct tracebuf_target_args a = { .provider_id = id };
 
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_STOP, &a);
 }
 
-int tracebuf_sys_terminate(int fd, uint32_t id)
+int tb_sys_terminate(int fd, uint32_t id)
 {
 	struct tracebuf_target_args a = { .provider_id = id };
 
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_TERMINATE, &a);
 }
 
-int tracebuf_sys_mgr_send(int fd, uint32_t id, const struct tracebuf_pkt *pkt)
+int tb_sys_mgr_send(int fd, uint32_t id, const struct tracebuf_pkt *pkt)
 {
 	struct tracebuf_mgr_send_args a = { .provider_id = id, .pkt = *pkt };
 
 	return tb_ioctl(fd, TRACEBUF_IOC_MGR_SEND, &a);
 }
 
-int tracebuf_sys_get_known(int fd, uint32_t id, void *buf, uint32_t *size,
-			   uint32_t *count)
+int tb_sys_get_known(int fd, uint32_t id, void *buf, uint32_t *size,
+		     uint32_t *count)
 {
 	struct tracebuf_get_known_args a = {
 		.provider_id = id, .categories_ptr = tb_ptr(buf),
@@ -235,8 +235,8 @@ int tracebuf_sys_get_known(int fd, uint32_t id, void *buf, uint32_t *size,
 	return ret;
 }
 
-int tracebuf_sys_set_tracing(int fd, uint32_t tracing, const char *names,
-			     uint32_t size, uint32_t count)
+int tb_sys_set_tracing(int fd, uint32_t tracing, const char *names,
+		       uint32_t size, uint32_t count)
 {
 	struct tracebuf_tracing_args a = {
 		.tracing = tracing, .names_ptr = (uintptr_t)names,
@@ -253,7 +253,7 @@ int tracebuf_sys_set_tracing(int fd, uint32_t tracing, const char *names,
 	return ret == -ENOTTY ? 0 : ret;
 }
 
-ssize_t tracebuf_sys_read_msgs(int fd, struct tracebuf_mgr_msg *msgs, size_t n)
+ssize_t tb_sys_read_msgs(int fd, struct tracebuf_mgr_msg *msgs, size_t n)
 {
 	return tb_read(fd, msgs, sizeof(*msgs), n);
 }

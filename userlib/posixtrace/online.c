@@ -16,7 +16,7 @@
  * record once it reserved it in its chunk (pt_write_fast(), and
  * __tracebuf_emit_slow() with ticks 0), and a snapshot makes every record
  * of a chunk whole: it closes the chunks, waiting for writers in the
- * middle of a record (tracebuf_engine_seal()).  So a snapshot asked for
+ * middle of a record (tb_engine_seal()).  So a snapshot asked for
  * at time W holds every event stamped before W that the buffer still
  * has: a writer that stamped before W had its record reserved, and a
  * later snapshot will not bring one older than W.  (Its counter read

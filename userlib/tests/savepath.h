@@ -5,7 +5,7 @@
  * rolling buffers of a streaming buffer full of a provider's turns (t_turn())
  * in the engine's chunks, each padded at its end (t_turns_chunked()),
  * checked and written out as a streaming save does it
- * (tracebuf_readout_keep()), or written by a plain write().
+ * (tb_readout_keep()), or written by a plain write().
  */
 #ifndef TRACEBUF_TESTS_SAVEPATH_H
 #define TRACEBUF_TESTS_SAVEPATH_H
@@ -18,7 +18,7 @@
 
 #include "helpers.h"		/* t_turns_chunked() */
 #include "engine_priv.h"	/* TRACEBUF_CHUNK_SIZE */
-#include "session_priv.h"		/* tracebuf_readout_keep() */
+#include "session_priv.h"		/* tb_readout_keep() */
 
 /* The bytes of a rolling buffer of @rb_size bytes that whole chunks fill. */
 static inline size_t t_save_len(size_t rb_size)
@@ -47,7 +47,7 @@ static inline uint8_t *t_save_records(size_t total, size_t rb_size)
 
 /*
  * Save the rolling buffers of @data (t_save_records(@total, @rb_size)) to @fd,
- * as the manager saves them (@walk: tracebuf_readout_keep() and its output)
+ * as the manager saves them (@walk: tb_readout_keep() and its output)
  * or by a plain write() of each: the thread's CPU seconds, or -errno
  * (-EBADMSG: the walk left out more than the padding).
  */
@@ -73,11 +73,11 @@ static inline double t_save_run(int fd, const uint8_t *data, size_t total, size_
 			errno = 0;	/* a write() that falls short sets none */
 			if (write(fd, data + off, len) != (ssize_t)len)
 				err = errno ? -errno : -EIO;
-		} else if (tracebuf_readout_keep(s, &o, data + off, len, &rejected, &padding,
+		} else if (tb_readout_keep(s, &o, data + off, len, &rejected, &padding,
 						 &windows) + padding != len || rejected) {
 			err = -EBADMSG;
 		} else {
-			err = tracebuf_out_flush(&o);
+			err = tb_out_flush(&o);
 		}
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);

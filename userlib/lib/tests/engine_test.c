@@ -104,7 +104,7 @@ static void *writer(void *arg)
 		atomic_store_explicit(&g_run->committed[id], seq + 1, memory_order_release);
 		/* a manager that keeps up: no save is left pending long */
 		if (g_run->expect_all && !(seq % 64))
-			while (tracebuf_engine_pending_rolling_buffers())
+			while (tb_engine_pending_rolling_buffers())
 				usleep(20);
 	}
 	atomic_fetch_add(&g_run->writers_done, 1);
@@ -161,7 +161,7 @@ static void flush_ask(struct run *r, struct flush *f)
 	if (!f->asked)
 		for (int i = 0; i < r->writers; i++)
 			f->want[i] = atomic_load_explicit(&r->committed[i], memory_order_acquire);
-	ret = tracebuf_engine_save_now(&f->wrap, &end);
+	ret = tb_engine_save_now(&f->wrap, &end);
 	if (ret == -EAGAIN) {
 		f->asked = true;	/* again after the next save */
 		r->flush_retries++;
@@ -187,7 +187,7 @@ static double now_us(void)
 static void *manager(void *arg)
 {
 	struct run *r = arg;
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_save_req req;
 	struct flush f = { 0 };
 	double next = now_us() + r->save_now_us;
@@ -205,7 +205,7 @@ static void *manager(void *arg)
 			usleep(50);
 			continue;
 		}
-		while (from_writer || tracebuf_engine_service(&req) == 1) {
+		while (from_writer || tb_engine_service(&req) == 1) {
 			uint32_t h;
 			size_t at = r->out_len;
 
@@ -224,8 +224,8 @@ static void *manager(void *arg)
 			out_append(r, e->rolling[h], e->hdr->rolling_data_end[h]);
 			note_saved(r, r->out + at, r->out_len - at);
 			r->saves++;
-			tracebuf_engine_buffer_saved(req.wrapped_count,
-						     req.durable_data_end);
+			tb_engine_buffer_saved(req.wrapped_count,
+					       req.durable_data_end);
 			flush_check(r, &f);
 			if (f.asked)
 				flush_ask(r, &f);
@@ -237,7 +237,7 @@ static void *manager(void *arg)
 /* Append what a final collection reads, in order (Documentation/trace-format.md §1.6). */
 static void collect_final(struct run *r, uint32_t saved_upto_wrap, bool saved_any)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_buffer_header *h = e->hdr;
 	uint32_t wc = h->wrapped_count;
 
@@ -315,16 +315,16 @@ static int run_one(const char *name, struct run *r)
 		.notify = notify, .request_save = r->writer_requests ? request_save : NULL,
 		.arg = r,
 	};
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 	uint64_t total = r->per_writer * r->writers, local = 0;
 	int fail = 0;
 
 	g_run = r;
 	g_buf = aligned_alloc(4096, r->size);
-	tracebuf_engine_format(g_buf, r->size, r->mode);
-	if (tracebuf_engine_attach(g_buf, r->size, r->mode, &ops) ||
-	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE,
-				  TRACEBUF_ENGINE_F_CLEAR)) {
+	tb_engine_format(g_buf, r->size, r->mode);
+	if (tb_engine_attach(g_buf, r->size, r->mode, &ops) ||
+	    tb_engine_start(TRACEBUF_START_CLEAR_ENTIRE,
+			    TRACEBUF_ENGINE_F_CLEAR)) {
 		T_FAIL("%s: attach/start", name);
 		return 1;
 	}
@@ -334,10 +334,10 @@ static int run_one(const char *name, struct run *r)
 	for (int i = 0; i < r->writers; i++)
 		pthread_join(th[i], NULL);
 	pthread_join(mgr, NULL);
-	tracebuf_engine_stop();
+	tb_engine_stop();
 	/* streaming: the final collection skips what was saved */
 	collect_final(r, r->saves ? (uint32_t)(r->saves - 1) : 0, r->saves > 0);
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	walk(r, &c);
 	for (int i = 0; i < r->writers; i++)
 		local += r->local_drops[i];
@@ -385,7 +385,7 @@ static int run_one(const char *name, struct run *r)
 		       (unsigned long long)r->flush_misses);
 	if (fail)
 		T_FAIL("%s: accounting does not add up", name);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 	free(g_buf);
 	free(r->out);
 	free(c.first);
@@ -495,9 +495,9 @@ static uint8_t *engine_up(size_t size, uint32_t mode)
 
 	if (buf == MAP_FAILED)
 		return NULL;
-	tracebuf_engine_format(buf, size, mode);
-	if (tracebuf_engine_attach(buf, size, mode, &ops) ||
-	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR)) {
+	tb_engine_format(buf, size, mode);
+	if (tb_engine_attach(buf, size, mode, &ops) ||
+	    tb_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR)) {
 		munmap(buf, size);
 		return NULL;
 	}
@@ -514,7 +514,7 @@ static uint8_t *engine_up(size_t size, uint32_t mode)
 static void streaming_save_ended_by_the_stop(void)
 {
 	const size_t size = 64 << 10;
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_thread *t = &__tracebuf_self;
 	struct tracebuf_save_req req;
 	uint8_t *buf = engine_up(size, TRACEBUF_MODE_STREAMING);
@@ -533,25 +533,25 @@ static void streaming_save_ended_by_the_stop(void)
 		p[2] = 1;
 		p[3] = seq++;
 		tracebuf_record_commit(t, p + REC_WORDS);
-	} while (tracebuf_engine_service(&req) != 1);
+	} while (tb_engine_service(&req) != 1);
 	h = req.wrapped_count & 1;
-	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	T_EXPECT_EQ(tb_engine_stop(), 0);
 	seal_rolling(e, h, PROT_READ);
-	T_EXPECT_EQ(tracebuf_engine_buffer_saved(req.wrapped_count,
+	T_EXPECT_EQ(tb_engine_buffer_saved(req.wrapped_count,
 						 req.durable_data_end), 0);
 	T_EXPECT_EQ(e->hdr->rolling_data_end[h], 0);
-	T_EXPECT_EQ(tracebuf_engine_pending_rolling_buffers(), 0);
+	T_EXPECT_EQ(tb_engine_pending_rolling_buffers(), 0);
 	T_EXPECT_EQ(((uint64_t *)e->rolling[h])[0], REC_HDR);	/* untouched */
 	seal_rolling(e, h, PROT_READ | PROT_WRITE);
 	/* the START after it: the kernel unsealed first, and the engine zeroes */
-	T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
+	T_EXPECT_EQ(tb_engine_start(TRACEBUF_START_RETAIN, 0), 0);
 	for (uint64_t i = 0; i < e->rolling_size; i++)
 		zero &= !e->rolling[h][i];
 	T_EXPECT(zero);
 	printf("# %llu records, half %u saved after the stop\n",
 	       (unsigned long long)seq, h);
-	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
-	tracebuf_engine_detach();
+	T_EXPECT_EQ(tb_engine_stop(), 0);
+	tb_engine_detach();
 	munmap(buf, size);
 }
 
@@ -587,7 +587,7 @@ static bool put_record(uint64_t seq)
  * A SAVE_BUFFER refused with EAGAIN (the manager's inbox full of the
  * provider's ALERTs) is not awaited: the next service asks for the same
  * rolling buffer again, whether the writer that filled it asked
- * (ops.request_save) or the service step (tracebuf_engine_save_refused()).
+ * (ops.request_save) or the service step (tb_engine_save_refused()).
  * Before, the engine waited for the answer to a save the manager never got, and
  * streaming dropped every record until a clearing START.  Once saved,
  * the writers go on.
@@ -603,36 +603,36 @@ static void streaming_refused_save_is_asked_again(void)
 
 	T_ASSERT(buf != MAP_FAILED);
 	refused_saves = 0;
-	tracebuf_engine_format(buf, size, TRACEBUF_MODE_STREAMING);
-	T_ASSERT(!tracebuf_engine_attach(buf, size, TRACEBUF_MODE_STREAMING, &ops));
-	T_ASSERT(!tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR));
+	tb_engine_format(buf, size, TRACEBUF_MODE_STREAMING);
+	T_ASSERT(!tb_engine_attach(buf, size, TRACEBUF_MODE_STREAMING, &ops));
+	T_ASSERT(!tb_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR));
 	/* the writer that fills the first rolling buffer asks for its save: refused */
 	while (!refused_saves && put_record(seq))
 		seq++;
 	T_ASSERT_EQ(refused_saves, 1);
 	T_EXPECT_EQ(refused_req.wrapped_count, 0);
 	/* the service asks for it again */
-	T_ASSERT_EQ(tracebuf_engine_service(&req), 1);
+	T_ASSERT_EQ(tb_engine_service(&req), 1);
 	T_EXPECT_EQ(req.wrapped_count, 0);
 	/* the service's request refused in turn: asked once more */
-	T_EXPECT_EQ(tracebuf_engine_save_refused(&req), 0);
-	T_EXPECT_EQ(tracebuf_engine_save_refused(&req), -EINVAL);	/* not outstanding */
-	T_ASSERT_EQ(tracebuf_engine_service(&again), 1);
+	T_EXPECT_EQ(tb_engine_save_refused(&req), 0);
+	T_EXPECT_EQ(tb_engine_save_refused(&req), -EINVAL);		/* not outstanding */
+	T_ASSERT_EQ(tb_engine_service(&again), 1);
 	T_EXPECT_EQ(again.wrapped_count, 0);
-	T_EXPECT_EQ(tracebuf_engine_service(&req), 0);		/* one at a time */
+	T_EXPECT_EQ(tb_engine_service(&req), 0);		/* one at a time */
 	/* answered: the first rolling buffer is free, the writers fill the second */
-	T_EXPECT_EQ(tracebuf_engine_buffer_saved(again.wrapped_count,
+	T_EXPECT_EQ(tb_engine_buffer_saved(again.wrapped_count,
 						 again.durable_data_end), 0);
-	T_EXPECT_EQ(tracebuf_engine_pending_rolling_buffers(), 0);
+	T_EXPECT_EQ(tb_engine_pending_rolling_buffers(), 0);
 	while (refused_saves < 2 && put_record(seq))
 		seq++;
 	T_EXPECT_EQ(refused_saves, 2);
 	T_EXPECT_EQ(refused_req.wrapped_count, 1);
-	T_EXPECT_EQ(tracebuf_engine_service(&req), 1);
+	T_EXPECT_EQ(tb_engine_service(&req), 1);
 	T_EXPECT_EQ(req.wrapped_count, 1);
 	printf("# %llu records, each save refused once\n", (unsigned long long)seq);
-	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
-	tracebuf_engine_detach();
+	T_EXPECT_EQ(tb_engine_stop(), 0);
+	tb_engine_detach();
 	munmap(buf, size);
 }
 
@@ -684,34 +684,34 @@ static void retain_after_a_full_stop(void)
 	const size_t size = 64 << 10;
 
 	for (unsigned int m = 0; m < 3; m++) {
-		struct tracebuf_engine *e = tracebuf_engine_get();
+		struct tracebuf_engine *e = tb_engine_get();
 		struct tracebuf_save_req req;
 		unsigned int got, saves = 0;
 		uint8_t *buf = engine_up(size, modes[m]);
 
 		T_ASSERT(buf);
 		put(32, 5000);
-		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+		T_EXPECT_EQ(tb_engine_stop(), 0);
 		/* stopped: no save asked for (the kernel refuses one after STOPPED) */
-		T_EXPECT_EQ(tracebuf_engine_service(&req), 0);
-		T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
+		T_EXPECT_EQ(tb_engine_service(&req), 0);
+		T_EXPECT_EQ(tb_engine_start(TRACEBUF_START_RETAIN, 0), 0);
 		got = put(32, 100);
 		if (modes[m] == TRACEBUF_MODE_STREAMING) {
 			T_EXPECT_EQ(got, 0);
-			while (tracebuf_engine_service(&req) == 1 && saves < 4) {
-				tracebuf_engine_buffer_saved(req.wrapped_count,
-							     req.durable_data_end);
+			while (tb_engine_service(&req) == 1 && saves < 4) {
+				tb_engine_buffer_saved(req.wrapped_count,
+						       req.durable_data_end);
 				saves++;
 			}
 			T_EXPECT_EQ(saves, 2);
 			got = put(32, 100);
 		}
 		T_EXPECT_EQ(got, modes[m] == TRACEBUF_MODE_ONESHOT ? 0u : 100u);
-		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+		T_EXPECT_EQ(tb_engine_stop(), 0);
 		for (uint32_t h = 0; h < (modes[m] == TRACEBUF_MODE_ONESHOT ? 1u : 2u); h++)
 			T_EXPECT(whole(e, h, e->hdr->rolling_data_end[h]));
 		printf("# mode %u: %u written after the restart, %u saves\n", modes[m], got, saves);
-		tracebuf_engine_detach();
+		tb_engine_detach();
 		munmap(buf, size);
 	}
 }
@@ -736,13 +736,13 @@ static void retain_after_a_window_past_the_fill_limit(void)
 {
 	static const struct tracebuf_engine_hooks hooks = { .drop_window_at = window_at };
 	const size_t size = 64 << 10;
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	uint8_t *buf = engine_up(size, TRACEBUF_MODE_ONESHOT);
 	uint64_t at, left, k;
 	const uint64_t *w;
 
 	T_ASSERT(buf);
-	tracebuf_engine_set_hooks(&hooks);
+	tb_engine_set_hooks(&hooks);
 	/* records larger than a chunk take exactly their size: land 16 below */
 	at = e->fill_limit - 16;
 	left = at - (atomic_load(&e->cursor) & 0xffffffffull);
@@ -751,19 +751,19 @@ static void retain_after_a_window_past_the_fill_limit(void)
 	T_ASSERT_EQ(put(left - 4096 * k, 1), 1);
 	T_ASSERT_EQ(atomic_load(&e->cursor) & 0xffffffffull, at);
 	T_EXPECT(!tracebuf_record_reserve(&__tracebuf_self, e->fill_limit));	/* a drop */
-	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	T_EXPECT_EQ(tb_engine_stop(), 0);
 	T_EXPECT_EQ(e->hdr->rolling_data_end[0], at + 48);
 
-	T_EXPECT_EQ(tracebuf_engine_start(TRACEBUF_START_RETAIN, 0), 0);
+	T_EXPECT_EQ(tb_engine_start(TRACEBUF_START_RETAIN, 0), 0);
 	T_EXPECT_EQ(put(32, 10), 0);	/* full: dropped, a window */
-	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
+	T_EXPECT_EQ(tb_engine_stop(), 0);
 	T_EXPECT_EQ(e->hdr->rolling_data_end[0], e->rolling_size);
 	T_EXPECT(whole(e, 0, e->rolling_size));
 	w = (const uint64_t *)e->rolling[0];
 	T_EXPECT_EQ((w[at / 8] >> 4) & 0xfff, 6);		/* the first window */
 	T_EXPECT_EQ((w[(at + 48) / 8] >> 4) & 0xfff, 6);	/* the second */
-	tracebuf_engine_set_hooks(NULL);
-	tracebuf_engine_detach();
+	tb_engine_set_hooks(NULL);
+	tb_engine_detach();
 	munmap(buf, size);
 }
 
@@ -812,7 +812,7 @@ static bool g_model_trace;
 /* With MODEL_SEED: what is done, and the engine's state before it. */
 static void model_tell(const char *what)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	uint64_t c = atomic_load(&e->cursor);
 
 	MT("%s: cursor %llu:%llu, halves %d/%u %d/%u, done %llu %llu, stopped at %u:%llu\n",
@@ -836,7 +836,7 @@ static void model_seal(struct model *m, uint32_t h, bool on)
 	if (m->mode != TRACEBUF_MODE_STREAMING || m->sealed[h] == on)
 		return;
 	m->sealed[h] = on;
-	seal_rolling(tracebuf_engine_get(), h, on ? PROT_READ : PROT_READ | PROT_WRITE);
+	seal_rolling(tb_engine_get(), h, on ? PROT_READ : PROT_READ | PROT_WRITE);
 }
 
 /* Out: the records of [p, p + len), which must be whole. */
@@ -883,7 +883,7 @@ static void model_service(struct model *m)
 {
 	struct tracebuf_save_req req;
 
-	while (tracebuf_engine_service(&req) == 1) {
+	while (tb_engine_service(&req) == 1) {
 		if (m->pending || !m->started) {
 			m->bad++;	/* the kernel would refuse it */
 			return;
@@ -898,7 +898,7 @@ static void model_service(struct model *m)
 /* The session saves the rolling buffer, its BUFFER_SAVED reaches the kernel. */
 static void model_ack(struct model *m)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	uint32_t h = m->req.wrapped_count & 1;
 
 	if (!m->pending)
@@ -921,14 +921,14 @@ static void model_deliver(struct model *m)
 		return;
 	m->undelivered = false;
 	MT("deliver wrap %u\n", m->ack.wrapped_count);
-	if (tracebuf_engine_buffer_saved(m->ack.wrapped_count, m->ack.durable_data_end))
+	if (tb_engine_buffer_saved(m->ack.wrapped_count, m->ack.durable_data_end))
 		m->bad++;
 }
 
 /* The session's read-out at the STOPPED (readout.c, final). */
 static void model_readout(struct model *m)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_buffer_header *h = e->hdr;
 	uint32_t wc = h->wrapped_count, next;
 
@@ -962,7 +962,7 @@ static void model_stop(struct model *m, bool results)
 	if (deliver_first)
 		model_deliver(m);
 	model_tell(results ? "stop, read out" : "stop");
-	if (tracebuf_engine_stop())
+	if (tb_engine_stop())
 		m->bad++;
 	/* a save the session answers after the STOP, before or after our STOPPED */
 	if (model_rand(m, 2))
@@ -991,7 +991,7 @@ static void model_start(struct model *m)
 	if (disp == TRACEBUF_START_CLEAR_ENTIRE)
 		m->saved_any = false;	/* the wrapped count starts again */
 	model_tell(disp == TRACEBUF_START_RETAIN ? "start, retain" : "start, clear");
-	if (tracebuf_engine_start(disp, TRACEBUF_ENGINE_F_CLEAR))
+	if (tb_engine_start(disp, TRACEBUF_ENGINE_F_CLEAR))
 		m->bad++;
 	m->results = false;
 	m->started = true;
@@ -1010,8 +1010,8 @@ static unsigned int model_run(uint32_t mode, uint64_t seed, unsigned int ops)
 	m.seen = calloc(MODEL_MAX_SEQ, 1);
 	if (buf == MAP_FAILED || !m.taken || !m.seen)
 		return 1;
-	tracebuf_engine_format(buf, MODEL_SIZE, mode);
-	if (tracebuf_engine_attach(buf, MODEL_SIZE, mode, &eops))
+	tb_engine_format(buf, MODEL_SIZE, mode);
+	if (tb_engine_attach(buf, MODEL_SIZE, mode, &eops))
 		return 1;
 	m.results = true;	/* the first start clears */
 	MT("thread: closed %u tag %#llx pos %td end %td (of the buffer)\n",
@@ -1043,7 +1043,7 @@ static unsigned int model_run(uint32_t mode, uint64_t seed, unsigned int ops)
 				uint32_t wrap;
 				uint64_t end;
 
-				tracebuf_engine_seal(&wrap, &end);	/* a snapshot */
+				tb_engine_seal(&wrap, &end);		/* a snapshot */
 			}
 			break;
 		case 8:
@@ -1068,7 +1068,7 @@ static unsigned int model_run(uint32_t mode, uint64_t seed, unsigned int ops)
 	}
 	model_seal(&m, 0, false);
 	model_seal(&m, 1, false);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 	munmap(buf, MODEL_SIZE);
 	free(m.taken);
 	free(m.seen);
@@ -1115,7 +1115,7 @@ static void model_walks(void)
 static void oneshot_fills_to_its_end(void)
 {
 	const size_t size = 256 << 10;
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	uint8_t *buf = engine_up(size, TRACEBUF_MODE_ONESHOT);
 	uint64_t room, got;
 
@@ -1125,8 +1125,8 @@ static void oneshot_fills_to_its_end(void)
 	printf("# %llu of %llu bytes, chunks up to %u\n", (unsigned long long)got * 16,
 	       (unsigned long long)room, e->chunk_max);
 	T_EXPECT(got * 16 + 16 > room);
-	T_EXPECT_EQ(tracebuf_engine_stop(), 0);
-	tracebuf_engine_detach();
+	T_EXPECT_EQ(tb_engine_stop(), 0);
+	tb_engine_detach();
 	munmap(buf, size);
 }
 
@@ -1178,7 +1178,7 @@ static void size_for_holds_the_records(void)
 	static const uint64_t sizes[] = { 4096, 65536, 1 << 20 };
 	static const uint64_t records[] = { 32, 96, 1112, 4104, 32088 };
 	static const uint32_t writers[] = { 1, 4 };
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	unsigned int cases = 0, bad = 0;
 	uint64_t seed = 1;
 
@@ -1216,8 +1216,8 @@ static void size_for_holds_the_records(void)
 			       (unsigned long long)sizes[b], (unsigned long long)records[r],
 			       writers[n], (unsigned long long)size, refused, wrap);
 		}
-		T_EXPECT_EQ(tracebuf_engine_stop(), 0);
-		tracebuf_engine_detach();
+		T_EXPECT_EQ(tb_engine_stop(), 0);
+		tb_engine_detach();
 		munmap(buf, size);
 	}
 	printf("# %u cases, %u short\n", cases, bad);

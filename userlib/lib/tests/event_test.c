@@ -99,7 +99,7 @@ static void every_event_type(void)
 	T_EXPECT(v->extra >= mt_find("inside")->ticks);
 	T_EXPECT(v->ticks <= mt_find("inside")->ticks);
 	T_EXPECT_EQ(3u, v->args[0].u32);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 static void every_argument_type(void)
@@ -129,7 +129,7 @@ static void every_argument_type(void)
 	T_EXPECT(v->args[9].b);
 	T_EXPECT_STR(v->args[6].name, "s");
 	T_EXPECT_STR(v->args[9].name, "b");
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 static void fifteen_arguments(void)
@@ -149,7 +149,7 @@ static void fifteen_arguments(void)
 	for (unsigned int i = 0; i < 14; i++)
 		T_EXPECT_EQ(i, v->args[i].u32);
 	T_EXPECT_EQ(14u, v->args[14].u64);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 static void categories_select_events(void)
@@ -169,7 +169,7 @@ static void categories_select_events(void)
 	T_EXPECT_EQ(1u, mt_count("in_net"));
 	T_EXPECT_EQ(1u, mt_count("in_gfx"));
 	T_EXPECT_EQ(0u, mt_count("in_disk"));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* "-PATTERN" excludes what it matches, whatever else enables it. */
@@ -188,7 +188,7 @@ static void categories_exclusions_win(void)
 	T_ASSERT_EQ(0, collect());
 	T_EXPECT_EQ(1u, mt_count("in_frame"));
 	T_EXPECT_EQ(0u, mt_count("in_detail"));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* A list of exclusions only enables every other category. */
@@ -204,7 +204,7 @@ static void categories_only_exclusions(void)
 	T_EXPECT(!TRACE_ENABLED("gfx:frame"));
 	/* the name after '-', not '-' itself, is matched */
 	T_EXPECT(TRACE_ENABLED("-posix:off"));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* One site, written in a loop across stop and start with new categories. */
@@ -217,21 +217,21 @@ static void site_cache_follows_start_and_stop(void)
 		bool on = round == 0 || round == 3;
 
 		if (round == 1) {
-			tracebuf_engine_stop();
+			tb_engine_stop();
 		} else if (round == 2) {
-			tracebuf_event_set_categories(other, sizeof(other) - 1, 1);
-			tracebuf_engine_start(TRACEBUF_START_RETAIN, TRACEBUF_ENGINE_F_CLEAR);
+			tb_event_set_categories(other, sizeof(other) - 1, 1);
+			tb_engine_start(TRACEBUF_START_RETAIN, TRACEBUF_ENGINE_F_CLEAR);
 		} else if (round == 3) {
-			tracebuf_engine_stop();
-			tracebuf_event_set_categories(NULL, 0, 0);
-			tracebuf_engine_start(TRACEBUF_START_RETAIN, TRACEBUF_ENGINE_F_CLEAR);
+			tb_engine_stop();
+			tb_event_set_categories(NULL, 0, 0);
+			tb_engine_start(TRACEBUF_START_RETAIN, TRACEBUF_ENGINE_F_CLEAR);
 		}
 		T_EXPECT_EQ(on, TRACE_ENABLED("loop"));
 		TRACE_INSTANT("loop", "looped", TA_I32("round", round));
 	}
 	T_ASSERT_EQ(0, collect());
 	T_EXPECT_EQ(2u, mt_count("looped"));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 static atomic_uint g_go;
@@ -265,7 +265,7 @@ static void many_threads_inline_koids(void)
 		    mt_ev[i].tid == mt_ev[i].args[0].u64 && mt_ev[i].pid == (uint64_t)getpid())
 			ok++;
 	T_EXPECT_EQ((unsigned int)N, ok);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 static pthread_key_t g_late_key;
@@ -290,7 +290,7 @@ static void *event_then_late(void *arg)
  */
 static void event_after_thread_exit_is_dropped(void)
 {
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 	pthread_t th;
 
 	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
@@ -298,27 +298,27 @@ static void event_after_thread_exit_is_dropped(void)
 	T_ASSERT_EQ(0, pthread_key_create(&g_late_key, late_event));
 	T_ASSERT_EQ(0, pthread_create(&th, NULL, event_then_late, &g_late_key));
 	pthread_join(th, NULL);
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	T_EXPECT_EQ(1u, st.dropped);
 	T_ASSERT_EQ(0, collect());
 	T_EXPECT_EQ(1u, mt_count("before_exit"));
 	T_EXPECT_EQ(0u, mt_count("after_exit"));
 	pthread_key_delete(g_late_key);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* An event FXT cannot hold (a string over 32000 bytes) is counted dropped. */
 static void oversized_event_is_dropped(void)
 {
 	static char big[40000];
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 	const struct mt_ev *v;
 
 	memset(big, 'x', sizeof(big) - 1);
 	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_CIRCULAR, 1 << 20, NULL, 0, 0));
 	TRACE_INSTANT("cat", "big", TA_STR("s", big));
 	TRACE_INSTANT("cat", "small", TA_STR("s", "x"));
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	T_EXPECT_EQ(1u, st.dropped);
 	T_ASSERT_EQ(0, collect());
 	T_EXPECT_EQ(0u, mt_count("big"));
@@ -326,7 +326,7 @@ static void oversized_event_is_dropped(void)
 	v = mt_find("records dropped");
 	T_ASSERT(v);
 	T_EXPECT_EQ(1u, v->args[0].u64);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /*
@@ -346,7 +346,7 @@ static void arguments_unlike_the_lookup(void)
 		tracebuf_fxt_arg_uint32(tracebuf_fxt_str_inline("a", 1), 7),
 		tracebuf_fxt_arg_bool(tracebuf_fxt_str_inline("extra", 5), true),
 	};
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 	const struct mt_ev *v;
 
 	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_ONESHOT, 1 << 16, NULL, 0, 0));
@@ -354,7 +354,7 @@ static void arguments_unlike_the_lookup(void)
 	T_ASSERT_EQ(TRACEBUF_LIB_SITE_ENABLED, __tracebuf_site_lookup(&fewer, args, 2));
 	T_EXPECT(__tracebuf_emit_slow(&more, more.type, args, 2, 0, 0));
 	T_EXPECT(__tracebuf_emit_slow(&fewer, fewer.type, args, 1, 0, 0));
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	T_EXPECT_EQ(0u, st.dropped);
 	T_ASSERT_EQ(0, collect());
 	v = mt_find("more");
@@ -369,7 +369,7 @@ static void arguments_unlike_the_lookup(void)
 	T_ASSERT_EQ(1u, v->nargs);
 	T_EXPECT_STR(v->args[0].name, "a");
 	T_EXPECT_EQ(7u, v->args[0].u32);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /*
@@ -380,7 +380,7 @@ static void arguments_unlike_the_lookup(void)
 static void drop_window_is_recorded(void)
 {
 	static char big[3000];
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 	struct tracebuf_save_req req;
 	const struct mt_ev *v;
 	int i;
@@ -388,11 +388,11 @@ static void drop_window_is_recorded(void)
 	T_ASSERT_EQ(0, mt_setup(TRACEBUF_MODE_STREAMING, 64 << 10, NULL, 0, 0));
 	for (i = 0; i < 20000; i++)
 		TRACE_INSTANT("cat", "fill", TA_I32("i", i));
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	T_ASSERT(st.dropped > 0);
 	/* save both rolling buffers, then write again */
-	while (tracebuf_engine_service(&req) == 1)
-		T_ASSERT_EQ(0, tracebuf_engine_buffer_saved(req.wrapped_count,
+	while (tb_engine_service(&req) == 1)
+		T_ASSERT_EQ(0, tb_engine_buffer_saved(req.wrapped_count,
 							    req.durable_data_end));
 	memset(big, 'b', sizeof(big) - 1);
 	TRACE_INSTANT("cat", "big", TA_STR("s", big));
@@ -406,7 +406,7 @@ static void drop_window_is_recorded(void)
 	T_EXPECT_EQ(st.dropped, v->args[0].u64);
 	T_EXPECT(v->extra >= v->ticks);
 	T_EXPECT_EQ(1u, mt_count("after"));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /*
@@ -418,14 +418,14 @@ static void open_window_is_recorded_at_stop(void)
 	static const uint32_t modes[] = { TRACEBUF_MODE_ONESHOT, TRACEBUF_MODE_STREAMING };
 
 	for (unsigned int m = 0; m < 2; m++) {
-		struct tracebuf_engine_stats st;
+		struct tb_engine_stats st;
 		const struct mt_ev *v;
 		uint64_t counted = 0;
 
 		T_ASSERT_EQ(0, mt_setup(modes[m], 64 << 10, NULL, 0, 0));
 		for (int i = 0; i < 20000; i++)
 			TRACE_INSTANT("cat", "fill", TA_I32("i", i));
-		tracebuf_engine_stats(&st);
+		tb_engine_stats(&st);
 		T_ASSERT(st.dropped > 0);
 		T_ASSERT_EQ(0, collect());
 		v = mt_find("records dropped");
@@ -458,7 +458,7 @@ static void blob_records(void)
 	T_EXPECT_EQ(mt_blob_type, TRACEBUF_LIB_FXT_BLOB_DATA);
 	T_EXPECT(!strcmp(mt_blob_name, "config"));
 	T_EXPECT(!strcmp(mt_blob_payload, "key=value"));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* A second stop (detach stops too) leaves the final header alone. */
@@ -470,35 +470,35 @@ static void stop_twice_keeps_the_header(void)
 	for (uint64_t i = 0; i < 5000; i++)
 		TRACE_INSTANT("cat", "many", TA_U64("i", i));
 	h = mt_buf;
-	T_ASSERT_EQ(0, tracebuf_engine_stop());
+	T_ASSERT_EQ(0, tb_engine_stop());
 	T_EXPECT(h->wrapped_count > 0);
 	T_EXPECT_EQ(h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
 	memcpy(&before, h, sizeof(before));
-	T_ASSERT_EQ(0, tracebuf_engine_stop());
+	T_ASSERT_EQ(0, tb_engine_stop());
 	T_EXPECT_MEM(&before, h, sizeof(before));
-	tracebuf_engine_detach();
+	tb_engine_detach();
 	T_EXPECT_MEM(&before, h, sizeof(before));
 	/* and a start clears the mark */
-	T_ASSERT_EQ(0, tracebuf_engine_attach(mt_buf, 1 << 16, TRACEBUF_MODE_CIRCULAR, NULL));
-	T_ASSERT_EQ(0, tracebuf_engine_start(TRACEBUF_START_RETAIN, 0));
+	T_ASSERT_EQ(0, tb_engine_attach(mt_buf, 1 << 16, TRACEBUF_MODE_CIRCULAR, NULL));
+	T_ASSERT_EQ(0, tb_engine_start(TRACEBUF_START_RETAIN, 0));
 	T_EXPECT_EQ(h->stop_mark, 0);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* Not started: nothing is written and nothing counts as dropped. */
 static void nothing_before_start(void)
 {
-	struct tracebuf_engine_stats st;
+	struct tb_engine_stats st;
 
 	free(mt_buf);
 	mt_buf = aligned_alloc(4096, 1 << 16);
-	tracebuf_engine_format(mt_buf, 1 << 16, TRACEBUF_MODE_ONESHOT);
-	T_ASSERT_EQ(0, tracebuf_engine_attach(mt_buf, 1 << 16, TRACEBUF_MODE_ONESHOT, NULL));
+	tb_engine_format(mt_buf, 1 << 16, TRACEBUF_MODE_ONESHOT);
+	T_ASSERT_EQ(0, tb_engine_attach(mt_buf, 1 << 16, TRACEBUF_MODE_ONESHOT, NULL));
 	T_EXPECT(!TRACE_ENABLED("cat"));
 	TRACE_INSTANT("cat", "early");
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	T_EXPECT_EQ(0u, st.dropped);
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 /* A scoped duration takes its arguments when it begins. */

@@ -11,8 +11,8 @@
  * iteration to replay.
  *
  * The manager keeps the events it finds plain without decoding them
- * (tracebuf_readout_plain_event()), and the engine's padding that it
- * keeps (tracebuf_readout_pad()): every record of every input that it
+ * (tb_readout_plain_event()), and the engine's padding that it
+ * keeps (tb_readout_pad()): every record of every input that it
  * finds plain or padding, the reader must decode, to its size.
  */
 #include "ktap.h"
@@ -57,10 +57,10 @@ static bool plain_decodes(const unsigned char *buf, size_t len, const char *what
 		words = tracebuf_fxt_record_words(tracebuf_fxt_le64(h));
 		if (!words || words > (len - off) / 8)
 			break;
-		if (tracebuf_readout_plain_event(buf + off, (size_t)words) ||
-		    tracebuf_readout_pad(buf + off, len - off) == words * 8) {
+		if (tb_readout_plain_event(buf + off, (size_t)words) ||
+		    tb_readout_pad(buf + off, len - off) == words * 8) {
 			plain_seen++;
-			ret = tracebuf_reader_next_at(r, off, rec);
+			ret = tb_reader_next_at(r, off, rec);
 			if (ret != 1 || rec->size != words * 8) {
 				T_FAIL("%s %zu: a plain event at %zu (%llu words) reads as %d, %zu bytes",
 				       what, iter, off, (unsigned long long)words, ret,
@@ -454,7 +454,7 @@ static void plain_events_decode(void)
 }
 
 /*
- * The save walk (tracebuf_readout_keep()) over what a hot path writes
+ * The save walk (tb_readout_keep()) over what a hot path writes
  * most: a duration's begin, an instant with a 32-bit argument, its end,
  * 300 times.  That is kept whole.  With any one bit of the 200th turn
  * flipped, or one bit of each word of any other turn (the walk compares
@@ -502,9 +502,9 @@ static void keep_one(const uint64_t *w, size_t len, int fd, uint8_t *out,
 		free(s);
 		return;
 	}
-	*kept = tracebuf_readout_keep(s, &o, (const uint8_t *)w, len, rejected, padding,
-				      &windows);
-	if (!tracebuf_out_flush(&o))
+	*kept = tb_readout_keep(s, &o, (const uint8_t *)w, len, rejected, padding,
+				&windows);
+	if (!tb_out_flush(&o))
 		*read_back = pread(fd, out, len, 0);
 	free(s);
 }
@@ -644,7 +644,7 @@ static void walk_leaves_padding_out(void)
 	T_ASSERT_EQ(t_turns_chunked((uint8_t *)w, sizeof(w), PAD_CHUNK, &i), 0);
 	/* the pad: a header and a payload word */
 	T_ASSERT_EQ(PAD_BYTES, 16);
-	T_ASSERT_EQ(tracebuf_readout_pad((const uint8_t *)w + pad_at, sizeof(w) - pad_at), 16);
+	T_ASSERT_EQ(tb_readout_pad((const uint8_t *)w + pad_at, sizeof(w) - pad_at), 16);
 	for (size_t c = 0; c < sizeof(w); c += PAD_CHUNK, n += PAD_CHUNK - PAD_BYTES)
 		memcpy(turns + n, (const uint8_t *)w + c, PAD_CHUNK - PAD_BYTES);
 	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
@@ -701,7 +701,7 @@ static void walk_keeps_small_pads(void)
 
 	T_ASSERT(f != NULL);
 	T_ASSERT_EQ(t_turns_chunked((uint8_t *)w, sizeof(w), 4096, &i), 0);
-	T_ASSERT_EQ(tracebuf_readout_pad((const uint8_t *)w + 4096 - 4096 % turn, 4096 % turn),
+	T_ASSERT_EQ(tb_readout_pad((const uint8_t *)w + 4096 - 4096 % turn, 4096 % turn),
 		    8);
 	keep_one(w, sizeof(w), fileno(f), out, &kept, &rejected, &padding, &got);
 	T_EXPECT_EQ(kept, sizeof(w));

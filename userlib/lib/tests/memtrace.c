@@ -29,28 +29,28 @@ int mt_setup(uint32_t mode, size_t size, const char *cats, size_t cats_size,
 	mt_buf = aligned_alloc(4096, size);
 	if (!mt_buf)
 		return -1;
-	tracebuf_engine_format(mt_buf, size, mode);
-	tracebuf_event_install();
-	if (tracebuf_engine_attach(mt_buf, size, mode, NULL) ||
-	    tracebuf_event_set_categories(cats, cats_size, ncats) ||
-	    tracebuf_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR))
+	tb_engine_format(mt_buf, size, mode);
+	tb_event_install();
+	if (tb_engine_attach(mt_buf, size, mode, NULL) ||
+	    tb_event_set_categories(cats, cats_size, ncats) ||
+	    tb_engine_start(TRACEBUF_START_CLEAR_ENTIRE, TRACEBUF_ENGINE_F_CLEAR))
 		return -1;
 	return 0;
 }
 
 int mt_restart(uint32_t disposition)
 {
-	return tracebuf_engine_start(disposition, TRACEBUF_ENGINE_F_CLEAR);
+	return tb_engine_start(disposition, TRACEBUF_ENGINE_F_CLEAR);
 }
 
 void mt_stop(void)
 {
-	tracebuf_engine_stop();
+	tb_engine_stop();
 }
 
 void mt_detach(void)
 {
-	tracebuf_engine_detach();
+	tb_engine_detach();
 }
 
 static void append(uint8_t **out, size_t *len, const void *p, size_t n)
@@ -66,7 +66,7 @@ static void append(uint8_t **out, size_t *len, const void *p, size_t n)
 
 int mt_collect(const char **where)
 {
-	struct tracebuf_engine *e = tracebuf_engine_get();
+	struct tracebuf_engine *e = tb_engine_get();
 	struct tracebuf_buffer_header *h;
 	struct tracebuf_reader *r;
 	struct tracebuf_reader_record rec;
@@ -77,7 +77,7 @@ int mt_collect(const char **where)
 	int ret;
 
 	free(mt_out);
-	tracebuf_engine_stop();
+	tb_engine_stop();
 	h = e->hdr;
 	wc = h->wrapped_count;
 	tracebuf_fxt_magic_write(words, sizeof(words));

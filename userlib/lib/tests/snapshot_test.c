@@ -2,7 +2,7 @@
 /*
  * Description: a snapshot of a circular buffer torn by its provider.
  * The manager copies what a provider's buffer holds while the provider
- * goes on writing (tracebuf_readout_taken()); the header's wrapped_count,
+ * goes on writing (tb_readout_taken()); the header's wrapped_count,
  * read before and after the copy, says whether a rolling buffer was
  * reused meanwhile.  Here the buffer is plain memory whose count already
  * says one wrap (the earlier rolling buffer reused) or two (the current
@@ -97,7 +97,7 @@ static int circular(struct torn *x, uint32_t wrapped)
 
 /*
  * The provider answered SNAPSHOT with "wrap 1, CUR_TURNS turns into it",
- * and its header's count is now @wrapped: tracebuf_readout_taken()'s
+ * and its header's count is now @wrapped: tb_readout_taken()'s
  * return, what it wrote to the snapshot's file in @x->out, @x->len bytes,
  * and its notes in @x->notes.
  */
@@ -117,8 +117,8 @@ static int taken(struct torn *x, uint32_t wrapped, bool may_retry)
 		s->cfg.arg = &x->notes;
 		snap.out.fd = fileno(f);
 		s->snap = &snap;
-		ret = tracebuf_readout_taken(s, &x->t, 1, x->current_len, may_retry);
-		got = tracebuf_out_flush(&snap.out) ? -1 : pread(fileno(f), x->out, 2 * BUF_SIZE, 0);
+		ret = tb_readout_taken(s, &x->t, 1, x->current_len, may_retry);
+		got = tb_out_flush(&snap.out) ? -1 : pread(fileno(f), x->out, 2 * BUF_SIZE, 0);
 		if (got < 0)
 			ret = -EIO;
 		else

@@ -54,7 +54,7 @@
 
 #include <tracebuf.h>
 
-#include "engine_priv.h"	/* tracebuf_engine_stats() */
+#include "engine_priv.h"	/* tb_engine_stats() */
 
 #define TB_BATCH	64
 
@@ -79,11 +79,11 @@ static void pace(double t0, unsigned int done, double rate)
 
 static void report(const char *name, unsigned int count, double secs, uint64_t tried)
 {
-	static struct tracebuf_engine_stats st;
+	static struct tb_engine_stats st;
 	struct rusage ru;
 	unsigned int n;
 
-	tracebuf_engine_stats(&st);
+	tb_engine_stats(&st);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("tb-seqprov %s: %u in %.6f s, cpu %.6f s, saves %u, us", name, count, secs,
 	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +

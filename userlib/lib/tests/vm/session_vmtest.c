@@ -79,7 +79,7 @@ static void child_dispatch(void)
 /* Until no rolling buffer waits for a save (the manager kept up). */
 static void child_wait_saved(void)
 {
-	while (tracebuf_engine_pending_rolling_buffers()) {
+	while (tb_engine_pending_rolling_buffers()) {
 		child_dispatch();
 		usleep(200);
 	}
