@@ -16,6 +16,10 @@
 #      globals of libtracebuf.a); any difference fails.  The same for
 #      libposixtrace (userlib/posixtrace/libposixtrace.map, POSIXTRACE_API),
 #      whose build (-Werror) must succeed.
+#   5. no function private to libtracebuf is named tracebuf_*: every
+#      tracebuf_* symbol of its objects (at -O0, static ones too) is in
+#      the map, the public headers' inline API or the uapi header's; any
+#      other fails (the private ones are tb_*).
 # Builds happen in .build/lint/ (a copy of the sources), never in the tree.
 #
 #   lint.sh [--kdir DIR]     only against the build tree DIR (a native one)
@@ -185,6 +189,40 @@ check_abi() {
 	fi
 }
 check_abi libtracebuf lib "TRACEBUF_API"
+
+# 5. The prefix says the side: every tracebuf_* that libtracebuf's objects
+# define (built at -O0, so that the static inline functions of its
+# private headers are there too, with any binding) is one the map
+# exports, the inline API of its public headers (their macros expanded)
+# or the uapi header's; a function private to the library is tb_*.
+check_prefix() {
+	local lib=$TB_ROOT/userlib/lib out=$LINT/prefix h
+	echo "lint: libtracebuf's private functions against the public prefix tracebuf_"
+	if ! make -s -C "$lib" O="$out" CFLAGS="-O0 -g" libtracebuf.a > "$out.log" 2>&1; then
+		cat "$out.log"
+		echo "lint: libtracebuf.a (-O0) did not build"
+		status=1
+		return
+	fi
+	nm --defined-only "$out/libtracebuf.a" | awk 'NF == 3 && $3 ~ /^tracebuf_/ { print $3 }' |
+		sort -u > "$out.defined"
+	{
+		"$TB_ROOT/scripts/map-symbols.sh" "$lib/libtracebuf.map" | sed 's/@@.*//'
+		for h in "$lib"/include/*.h; do
+			${CC:-cc} -E -P -D_GNU_SOURCE -I"$lib/include" -I"$TB_ROOT/uapi" "$h"
+		done | grep -ow 'tracebuf_[a-z0-9_]*'
+		grep -ow 'tracebuf_[a-z0-9_]*' "$TB_ROOT/uapi/linux/tracebuf.h"
+	} | sort -u > "$out.public"
+	comm -23 "$out.defined" "$out.public" | sed 's/^/private, named tracebuf_*: /' > "$out.bad"
+	if [ -s "$out.bad" ]; then
+		cat "$out.bad"
+		echo "lint: rename them tb_* (or export them in libtracebuf.map)"
+		status=1
+	else
+		echo "lint: libtracebuf: $(wc -l < "$out.defined") tracebuf_* symbols, all public"
+	fi
+}
+check_prefix
 # libposixtrace (userlib/posixtrace): also its -Werror build
 check_abi libposixtrace posixtrace "POSIXTRACE_API"
 
