@@ -13,6 +13,11 @@
 #   model-uapi.sh --requests [HEADER]
 #                            the table's requests, one a line (the names
 #                            the model's UAPI_CHECK() uses)
+#   model-uapi.sh --c [HEADER]
+#                            the same table as a C header, for the
+#                            state-directed fuzzer (selftests/tracebuf/
+#                            fuzz_states.c): the build generates it, it is
+#                            never committed
 #
 # Per request of the table (e.g. "mgr START" is mgr_START, "pkt STOPPED"
 # pkt_STOPPED, "provider closes its file" provider_closes_its_file):
@@ -21,16 +26,22 @@
 #                        of its effect, or s itself for a row without one
 #   UAPI_ERR_<req>(s)    the refusal of it in a state it is not legal in
 #                        (the "REQ in STATES ERRNO" rows), or E_NONE
+# The C header has one struct tb_uapi_row per request, tb_uapi_table[]
+# indexed by enum tb_uapi_req (TB_UAPI_<req>): the same masks (bit s for
+# state s), the next state and the errno of each, which sides a success
+# tells ("provider told", "gets MANAGER_GONE"; "manager told"), and the
+# refusal of a request that answers something outstanding when nothing
+# outstanding matches (the "REQ without ... ERRNO" rows).
 # A header whose table cannot be read this way fails (status 2).
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 MODE=include
-if [ "${1:-}" = --requests ]; then
-	MODE=requests
-	shift
-fi
+case ${1:-} in
+--requests) MODE=requests; shift ;;
+--c) MODE=c; shift ;;
+esac
 HDR=${1:-$TB_ROOT/uapi/linux/tracebuf.h}
 [ -r "$HDR" ] || tb_die "cannot read $HDR"
 
@@ -136,6 +147,16 @@ inref {
 	err = acc; sub(/.* /, "", err)
 	text = acc; acc = ""
 	sub(/ +E[A-Z0-9]+$/, "", text)
+	# an answer without the outstanding thing it answers
+	if (match(text, / without /)) {
+		nn = split(substr(text, 1, RSTART - 1), names, "/")
+		for (i = 1; i <= nn; i++) {
+			k = key_for(names[i])
+			if (k != "")
+				unmatched[k] = err
+		}
+		next
+	}
 	if (match(text, / (in|outside|not) /) == 0)
 		next
 	name = substr(text, 1, RSTART - 1)
@@ -166,6 +187,57 @@ inref {
 	next
 }
 
+# the state an effect goes to: its "-> STATE", or 0 (it stays)
+function effect_to(k, eff,    to) {
+	if (!match(eff, /-> *[A-Z_]+/))
+		return 0
+	to = substr(eff, RSTART, RLENGTH); sub(/-> */, "", to)
+	if (!(to in val))
+		die(k ": effect goes to an unknown state " to)
+	return val[to]
+}
+function c_header(    i, j, k, eff, tells) {
+	print "/* Generated from " hdr " by scripts/model-uapi.sh --c: do not edit. */"
+	print "#ifndef TB_UAPI_TABLE_H\n#define TB_UAPI_TABLE_H\n"
+	print "#include <errno.h>\n"
+	printf "#define TB_UAPI_STATE_MIN\t%d\n#define TB_UAPI_STATE_MAX\t%d\n", val[order[1]], val[order[nstates]]
+	print "#define TB_UAPI_RULES_MAX\t4"
+	print "#define TB_UAPI_TELLS_PROVIDER\t1\n#define TB_UAPI_TELLS_MANAGER\t2\n"
+	printf "static const char *const tb_uapi_state_names[TB_UAPI_STATE_MAX + 1] = {\n"
+	for (i = 1; i <= nstates; i++)
+		printf "\t[%d] = \"%s\",\n", val[order[i]], order[i]
+	print "};\n\nenum tb_uapi_req {"
+	for (i = 1; i <= nkeys; i++)
+		printf "\tTB_UAPI_%s,\n", keys[i]
+	print "\tTB_UAPI_NREQ\n};\n"
+	print "/* masks: bit s for state s; next 0: the state stays */"
+	print "struct tb_uapi_row {"
+	print "\tconst char *name;"
+	print "\tunsigned int legal;"
+	print "\tint unmatched_err;\t/* nothing outstanding matches: refused so */"
+	print "\tstruct { unsigned int states; int next; unsigned int tells; } ok[TB_UAPI_RULES_MAX];"
+	print "\tstruct { unsigned int states; int err; } refused[TB_UAPI_RULES_MAX];"
+	print "};\n"
+	print "static const struct tb_uapi_row tb_uapi_table[TB_UAPI_NREQ] = {"
+	for (i = 1; i <= nkeys; i++) {
+		k = keys[i]
+		if (sub_n[k] > 4 || nerr[k] > 4)
+			die(k ": more than 4 effects or refusals")
+		printf "\t[TB_UAPI_%s] = {\n\t\t\"%s\", %#x, %s,\n\t\t{", k, k, legal[k],
+		       k in unmatched ? unmatched[k] : "0"
+		for (j = 1; j <= sub_n[k]; j++) {
+			eff = sub_eff[k, j]
+			tells = (eff ~ /provider told|gets MANAGER_GONE/ ? 1 : 0) + (eff ~ /manager told/ ? 2 : 0)
+			printf " { %#x, %d, %d },", sub_mask[k, j], effect_to(k, eff), tells
+		}
+		printf " },\n\t\t{"
+		for (j = 1; j <= nerr[k]; j++)
+			printf " { %#x, %s },", err_mask[k, j], err_name[k, j]
+		printf "%s },\n\t},\n", nerr[k] ? "" : " { 0 }"
+	}
+	print "};\n\n#endif"
+}
+
 END {
 	if (bad)
 		exit 2
@@ -178,6 +250,19 @@ END {
 			print keys[i]
 		exit 0
 	}
+	# legal by what is outstanding, not by the state: in any
+	for (i = 1; i <= nkeys; i++) {
+		k = keys[i]
+		if (legal[k] != 0)
+			continue
+		legal[k] = all
+		for (j = 1; j <= sub_n[k]; j++)
+			sub_mask[k, j] = all
+	}
+	if (mode == "c") {
+		c_header()
+		exit 0
+	}
 	print "/* Generated from " hdr " by scripts/model-uapi.sh: do not edit. */"
 	for (i = 1; i <= nstates; i++)
 		printf "#define %s\t%d\n", order[i], val[order[i]]
@@ -187,12 +272,6 @@ END {
 	for (i = 1; i <= nkeys; i++) {
 		k = keys[i]
 		printf "\n/* %s */\n", k
-		# legal by what is outstanding, not by the state: in any
-		if (legal[k] == 0) {
-			legal[k] = all
-			for (j = 1; j <= sub_n[k]; j++)
-				sub_mask[k, j] = all
-		}
 		printf "#define UAPI_LEGAL_%s(s)\tUAPI_IN(s, %d)\n", k, legal[k]
 		nx = ""
 		for (j = 1; j <= sub_n[k]; j++) {

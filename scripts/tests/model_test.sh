@@ -8,7 +8,10 @@
 # START goes elsewhere makes a small run of the model (spin, a few
 # seconds) end on a UAPI_CHECK, where the real header's run holds; a
 # header without the table fails the generator; a request added to the
-# table is listed, for "make model" to find it unanswered.
+# table is listed, for "make model" to find it unanswered.  The C table
+# of the state-directed fuzzer (--c) compiles and says, for every state
+# and request, what the model's macros say; the changed header changes
+# its START row.
 # KTAP output.
 set -u
 
@@ -21,7 +24,7 @@ HDR=$ROOT/uapi/linux/tracebuf.h
 # shellcheck source=../../userlib/tests/ktap.sh
 . "$ROOT/userlib/tests/ktap.sh"
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 
 # the real table
 "$GEN" > "$TMP/uapi.pml" 2> "$TMP/err"
@@ -108,6 +111,54 @@ if "$GEN" "$TMP/renum.h" | grep -q '^#define STARTED	9$'; then
 	result states_from_header 0
 else
 	result states_from_header 1
+fi
+
+# the C table (--c) against the model's macros, state by state: a C
+# program holding both (the macros' "c -> a : b" as "c ? a : b")
+ctable() {
+	local hdr=$1 dir=$2
+	mkdir -p "$dir"
+	"$GEN" --c "$hdr" > "$dir/tb_uapi_table.h" &&
+	"$GEN" "$hdr" | sed 's/ -> / ? /g' > "$dir/uapi_pml.h" &&
+	{
+		printf '#include <stdio.h>\n#include "tb_uapi_table.h"\n#include "uapi_pml.h"\n'
+		printf '#define E_NONE 0\n'
+		printf 'static int bad;\n'
+		printf 'static void one(int r, int s, int legal, int next, int err)\n{\n'
+		printf '\tconst struct tb_uapi_row *w = &tb_uapi_table[r];\n'
+		printf '\tint l = (w->legal >> s) & 1, n = 0, e = 0, i;\n'
+		printf '\tfor (i = TB_UAPI_RULES_MAX - 1; i >= 0; i--)\n'
+		printf '\t\tif ((w->ok[i].states >> s) & 1)\n\t\t\tn = w->ok[i].next ? w->ok[i].next : s;\n'
+		printf '\tfor (i = TB_UAPI_RULES_MAX - 1; i >= 0; i--)\n'
+		printf '\t\tif ((w->refused[i].states >> s) & 1)\n\t\t\te = w->refused[i].err;\n'
+		printf '\tif (l != legal || (l && n != next) || (!l && e != err)) {\n'
+		printf '\t\tprintf("%%s in %%d: C %%d %%d %%d, model %%d %%d %%d\\n", w->name, s, l, n, e, legal, next, err);\n'
+		printf '\t\tbad++;\n\t}\n}\n'
+		printf '#define ONE(req) one(TB_UAPI_##req, s, UAPI_LEGAL_##req(s), UAPI_NEXT_##req(s), UAPI_ERR_##req(s))\n'
+		printf 'int main(void)\n{\n\tfor (int s = STATE_MIN; s <= STATE_MAX; s++) {\n'
+		"$GEN" --requests "$hdr" | sed 's/.*/\t\tONE(&);/'
+		printf '\t}\n\tprintf("%%d requests, %%d disagree\\n", TB_UAPI_NREQ, bad);\n\treturn bad != 0;\n}\n'
+	} > "$dir/t.c" &&
+	gcc -Wall -Wextra -Werror -o "$dir/t" "$dir/t.c" > "$dir/log" 2>&1 &&
+	"$dir/t" >> "$dir/log" 2>&1
+}
+
+if ctable "$HDR" "$TMP/c" && grep -qx '16 requests, 0 disagree' "$TMP/c/log" &&
+   grep -A2 '\[TB_UAPI_mgr_START\]' "$TMP/c/tb_uapi_table.h" | grep -q '{ 0x44, 3, 1 }' &&
+   grep -A1 '\[TB_UAPI_mgr_BUFFER_SAVED\]' "$TMP/c/tb_uapi_table.h" | grep -q ', EINVAL,$'; then
+	result c_table_as_model 0
+else
+	say < "$TMP/c/log"
+	result c_table_as_model 1
+fi
+
+sed 's/provider told,-> STARTING/provider told,-> STARTED/' "$HDR" > "$TMP/changed.h"
+if ctable "$TMP/changed.h" "$TMP/cc" && grep -A2 '\[TB_UAPI_mgr_START\]' "$TMP/cc/tb_uapi_table.h" |
+   grep -q '{ 0x44, 4, 1 }' && ! cmp -s "$TMP/c/tb_uapi_table.h" "$TMP/cc/tb_uapi_table.h"; then
+	result c_table_changes 0
+else
+	say < "$TMP/cc/log"
+	result c_table_changes 1
 fi
 
 ktap_totals
