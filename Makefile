@@ -25,7 +25,12 @@
 #                             failing in turn (faultinj), on the debug kernel
 #   make fuzz                 the state-machine fuzzer, FUZZ_OPS (default
 #                             1000000) operations in each of its 64-bit and
-#                             32-bit builds, on the debug kernel (~10 min)
+#                             32-bit builds, then the state-directed one:
+#                             each (state, request) pair of the uapi's state
+#                             table FUZZ_STATE_MIN (default 100) times, the
+#                             module's answers checked against the table, a
+#                             table of counts; on the debug kernel (~10 min;
+#                             FUZZ_MODE=random or =states runs one of them)
 #   make soak                 the kill soak, SOAK_CYCLES (default 1000)
 #                             cycles, on the debug kernel (~1 hour)
 #   make lint                 W=1 build, sparse, checkpatch --strict
@@ -103,7 +108,8 @@
 # make check-debug DEBUG_KERNEL=<image> DEBUG_KDIR=<its build tree>
 #               or DEBUG_KERNELS=<dir>: its newest *.bzImage, the build tree
 #               from the *-build.tar.xz beside it (README, "make check-debug")
-# make fuzz [FUZZ_OPS=N] [FUZZ_SEED=S]    make soak [SOAK_CYCLES=N]
+# make fuzz [FUZZ_OPS=N] [FUZZ_SEED=S] [FUZZ_STATE_MIN=N] [FUZZ_MODE=random|states]
+# make soak [SOAK_CYCLES=N]
 #               (check-debug's variables too; check-debug itself runs
 #               short versions of all three)
 # VM_ARGS=-v shows the whole guest console.  See scripts/check.sh.
@@ -127,6 +133,10 @@ TARGET ?=
 TARGETS = $(shell bash -c '. scripts/lib.sh && echo $$TB_TARGETS')
 FUZZ_OPS ?= 1000000
 FUZZ_SEED ?=
+FUZZ_STATE_MIN ?= 100
+FUZZ_MODE ?=
+FUZZ_PROGRAMS = $(if $(filter-out random,$(FUZZ_MODE)),,fuzz fuzz_32) \
+	$(if $(filter-out states,$(FUZZ_MODE)),,fuzz_states fuzz_states_32)
 SOAK_CYCLES ?= 1000
 
 # check and lint build against Debian's 6.1 headers unless KDIR is given on
@@ -236,12 +246,15 @@ fault:
 	@$(CHECK_DEBUG) --programs "faultinj faultinj_32"
 
 # timeouts in seconds before the debug kernel's multiplier (4): generous
-# for ~4000 fuzz operations and ~0.5 soak cycles a second
+# for ~4000 fuzz operations, ~100 (state, request) pairs and ~0.5 soak
+# cycles a second
+FUZZ_SECS = $$(( $(FUZZ_OPS) / 1000 + $(FUZZ_STATE_MIN) + 180 ))
 fuzz:
-	@$(CHECK_DEBUG) --programs "fuzz fuzz_32" --env TB_FUZZ_OPS=$(FUZZ_OPS) \
+	@$(if $(filter-out random states,$(FUZZ_MODE)),$(error FUZZ_MODE=$(FUZZ_MODE): random, states or nothing (both)))\
+	$(CHECK_DEBUG) --programs "$(strip $(FUZZ_PROGRAMS))" --env TB_FUZZ_OPS=$(FUZZ_OPS) \
+		--env TB_FUZZ_STATE_MIN=$(FUZZ_STATE_MIN) \
 		$(if $(FUZZ_SEED),--env TB_FUZZ_SEED=$(FUZZ_SEED)) \
-		--timeout $$(( $(FUZZ_OPS) / 1000 + 180 )) \
-		--watchdog $$(( 8 * ($(FUZZ_OPS) / 1000 + 180) + 1200 ))
+		--timeout $(FUZZ_SECS) --watchdog $$(( 8 * $(FUZZ_SECS) + 1200 ))
 
 soak:
 	@$(CHECK_DEBUG) --programs soak_vmtest --env TB_SOAK_CYCLES=$(SOAK_CYCLES) \
