@@ -31,7 +31,9 @@
 # state s), the next state and the errno of each, which sides a success
 # tells ("provider told", "gets MANAGER_GONE"; "manager told"), and the
 # refusal of a request that answers something outstanding when nothing
-# outstanding matches (the "REQ without ... ERRNO" rows).
+# outstanding matches (the "REQ without ... ERRNO" rows); and
+# TB_UAPI_ERR_NOT_OWNER, the refusal of a manager's request on a
+# provider another manager owns.
 # A header whose table cannot be read this way fails (status 2).
 set -euo pipefail
 
@@ -147,6 +149,11 @@ inref {
 	err = acc; sub(/.* /, "", err)
 	text = acc; acc = ""
 	sub(/ +E[A-Z0-9]+$/, "", text)
+	# a manager request on a provider another manager owns
+	if (text ~ /owned by another manager/) {
+		not_owner = err
+		next
+	}
 	# an answer without the outstanding thing it answers
 	if (match(text, / without /)) {
 		nn = split(substr(text, 1, RSTART - 1), names, "/")
@@ -202,7 +209,9 @@ function c_header(    i, j, k, eff, tells) {
 	print "#include <errno.h>\n"
 	printf "#define TB_UAPI_STATE_MIN\t%d\n#define TB_UAPI_STATE_MAX\t%d\n", val[order[1]], val[order[nstates]]
 	print "#define TB_UAPI_RULES_MAX\t4"
-	print "#define TB_UAPI_TELLS_PROVIDER\t1\n#define TB_UAPI_TELLS_MANAGER\t2\n"
+	print "#define TB_UAPI_TELLS_PROVIDER\t1\n#define TB_UAPI_TELLS_MANAGER\t2"
+	printf "/* a manager request on a provider another manager owns */\n"
+	printf "#define TB_UAPI_ERR_NOT_OWNER\t%s\n\n", not_owner == "" ? "0" : not_owner
 	printf "static const char *const tb_uapi_state_names[TB_UAPI_STATE_MAX + 1] = {\n"
 	for (i = 1; i <= nstates; i++)
 		printf "\t[%d] = \"%s\",\n", val[order[i]], order[i]

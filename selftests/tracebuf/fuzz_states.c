@@ -52,7 +52,9 @@
 struct sf {
 	struct tb_uapi_row table[TB_UAPI_NREQ];	/* the oracle */
 	__u64 rng;
-	int prov, mgr;
+	int prov, mgr;		/* mgr: the provider's owner, if it has one */
+	int mgr2;		/* another manager */
+	bool other;		/* the request at hand is mgr2's */
 	__u32 id;
 	int state;		/* the provider's, by the table */
 	__u64 size;		/* its buffer's */
@@ -226,7 +228,9 @@ static int sf_reset(struct sf *f)
 
 	sf_close(&f->prov);
 	sf_close(&f->mgr);
-	ret = sf_new_manager(f);
+	sf_close(&f->mgr2);
+	f->mgr2 = tb_open_manager(0, NULL);
+	ret = f->mgr2 < 0 ? f->mgr2 : sf_new_manager(f);
 	if (!ret)
 		ret = sf_new_provider(f);
 	if (ret) {
@@ -234,7 +238,13 @@ static int sf_reset(struct sf *f)
 		return ret;
 	}
 	sf_read_all(f->mgr, false, NULL, 0);
+	sf_read_all(f->mgr2, false, NULL, 0);
 	return 0;
+}
+
+static bool sf_is_mgr(const struct sf *f, int r)
+{
+	return !strncmp(f->table[r].name, "mgr_", 4);
 }
 
 /* The packet the provider gets from each request that tells it. */
@@ -310,22 +320,22 @@ static int sf_make(struct sf *f, int r, bool matched)
 	__u64 rolling = tracebuf_layout_rolling_size(f->size, TRACEBUF_MODE_STREAMING);
 	struct tracebuf_start_args sa;
 	struct tracebuf_pkt p;
-	int ret, bfd;
+	int ret, bfd, m = f->other ? f->mgr2 : f->mgr;
 
 	switch (r) {
 	case TB_UAPI_mgr_INITIALIZE:
-		ret = mgr_initialize(f->mgr, f->id, TRACEBUF_MODE_STREAMING,
+		ret = mgr_initialize(m, f->id, TRACEBUF_MODE_STREAMING,
 				     f->size, sf_below(f, 2) ? &f->cats : NULL, &bfd);
 		if (!ret)
 			close(bfd);
 		return ret;
 	case TB_UAPI_mgr_START:
-		return mgr_start(f->mgr, f->id, 1 + sf_below(f, 3),
+		return mgr_start(m, f->id, 1 + sf_below(f, 3),
 				 sf_below(f, 2) ? &f->cats : NULL);
 	case TB_UAPI_pkt_STARTED:
 		return provider_started(f->prov);
 	case TB_UAPI_mgr_STOP:
-		return mgr_stop(f->mgr, f->id);
+		return mgr_stop(m, f->id);
 	case TB_UAPI_pkt_STOPPED:
 		return provider_stopped(f->prov);
 	case TB_UAPI_pkt_SAVE_BUFFER:
@@ -335,15 +345,15 @@ static int sf_make(struct sf *f, int r, bool matched)
 				     f->save_wrapped, f->save_end);
 	case TB_UAPI_mgr_BUFFER_SAVED:
 		if (matched)
-			return mgr_buffer_saved(f->mgr, f->id, f->save_wrapped,
+			return mgr_buffer_saved(m, f->id, f->save_wrapped,
 						f->save_end);
-		return mgr_buffer_saved(f->mgr, f->id, f->save_wrapped + 1,
+		return mgr_buffer_saved(m, f->id, f->save_wrapped + 1,
 					f->save_end);
 	case TB_UAPI_pkt_ALERT:
 		return provider_alert(f->prov, "fz");
 	case TB_UAPI_mgr_SNAPSHOT:
 		p = tb_pkt(TRACEBUF_PKT_SNAPSHOT, 0, 0, 0);
-		return mgr_send(f->mgr, f->id, &p);
+		return mgr_send(m, f->id, &p);
 	case TB_UAPI_pkt_SNAPSHOT_TAKEN:
 		return provider_send(f->prov, TRACEBUF_PKT_SNAPSHOT_TAKEN, 0,
 				     sf_below(f, 1000),
@@ -351,12 +361,12 @@ static int sf_make(struct sf *f, int r, bool matched)
 	case TB_UAPI_mgr_START_F_UPDATE:
 		tb_start_args(&sa, f->id, 0, sf_below(f, 2) ? &f->cats : NULL);
 		sa.flags = TRACEBUF_START_F_UPDATE;
-		return tb_ioctl(f->mgr, TRACEBUF_IOC_MGR_START, &sa);
+		return tb_ioctl(m, TRACEBUF_IOC_MGR_START, &sa);
 	case TB_UAPI_pkt_CATEGORIES_APPLIED:
 		return provider_send(f->prov, TRACEBUF_PKT_CATEGORIES_APPLIED, 0,
 				     matched ? f->gen : f->gen + 1, 0);
 	case TB_UAPI_mgr_TERMINATE:
-		return mgr_terminate(f->mgr, f->id);
+		return mgr_terminate(m, f->id);
 	case TB_UAPI_provider_RELEASE:
 		return provider_release(f->prov);
 	case TB_UAPI_provider_closes_its_file:
@@ -371,7 +381,10 @@ static int sf_make(struct sf *f, int r, bool matched)
  * Make request @r in the current state and check the module's answer
  * against the table.  A disagreement ends the pair (a fresh one goes
  * on): the table no longer says where it stands.  Returns whether the
- * answer agreed.
+ * answer agreed.  A manager's request that answers nothing outstanding
+ * is now and then the other manager's (f->other): on a provider the
+ * first one owns, it is refused (TB_UAPI_ERR_NOT_OWNER) but for
+ * INITIALIZE, which the table answers.
  */
 static bool sf_do(struct sf *f, int r, bool matched)
 {
@@ -382,12 +395,22 @@ static bool sf_do(struct sf *f, int r, bool matched)
 	bool owned = sf_owned(f, s), ok = true;
 	__u16 type, request;
 
+	f->other = !f->quiet && !matched && sf_is_mgr(f, r) && !sf_below(f, 4);
 	if (sf_asker(r) >= 0)
 		matched = matched && sf_outstanding(f, r);
 	a = sf_expect(f, r, s, matched);
+	if (f->other && owned && r != TB_UAPI_mgr_INITIALIZE)
+		a = (struct sf_answer){ TB_UAPI_ERR_NOT_OWNER, s, 0 };
 	f->steps++;
 	f->count[r][s]++;
 	ret = sf_make(f, r, matched);
+	if (f->other && !ret) {
+		/* it took the provider: the owner now */
+		int m = f->mgr;
+
+		f->mgr = f->mgr2;
+		f->mgr2 = m;
+	}
 	if (r == TB_UAPI_provider_closes_its_file)
 		f->prov = -1;
 	if (r == TB_UAPI_manager_closes_its_file)
@@ -427,6 +450,11 @@ static bool sf_do(struct sf *f, int r, bool matched)
 		} else if (n && r == TB_UAPI_mgr_START_F_UPDATE) {
 			f->gen = pkt.data32;
 		}
+	}
+	n = sf_read_all(f->mgr2, false, NULL, 0);
+	if (n) {
+		sf_disagree(f, r, s, "the manager that does not own it got %d messages", n);
+		ok = false;
 	}
 	n = sf_read_all(f->mgr, false, &msg, sizeof(msg));
 	type = sf_msg_told(r, &request);
@@ -643,7 +671,7 @@ static int sf_init(struct sf *f, __u64 seed)
 	memset(f, 0, sizeof(*f));
 	memcpy(f->table, tb_uapi_table, sizeof(f->table));
 	f->rng = seed;
-	f->prov = f->mgr = -1;
+	f->prov = f->mgr = f->mgr2 = -1;
 	f->size = 4 * tb_buffer_min();
 	if (tb_cats_build(&f->cats, "a", "fuzz", NULL))
 		return -ENOMEM;
@@ -654,6 +682,7 @@ static void sf_fini(struct sf *f)
 {
 	sf_close(&f->prov);
 	sf_close(&f->mgr);
+	sf_close(&f->mgr2);
 	tb_cats_free(&f->cats);
 }
 
