@@ -34,6 +34,13 @@
  * another state; telling the manager or not), and each try must
  * disagree, at that pair only.
  *
+ * On a kernel with KCOV (/sys/kernel/debug/kcov, and the module built
+ * with KCOV_INSTRUMENT: check.sh --coverage), a 64-bit build also counts
+ * the module's code it reaches: the distinct PCs and edges (pairs of
+ * PCs in a row) after 1, 2, 4, ... requests, and the request that found
+ * the last new edge, so that a run says when it stopped finding new
+ * paths.
+ *
  * Environment: TB_FUZZ_STATE_MIN (each pair at least, default 100),
  * TB_FUZZ_SEED (default: from the clock; printed).
  */
@@ -48,6 +55,23 @@
 #define SF_ALTER_PAIRS	9	/* altered entries the oracle must catch */
 #define SF_ALTER_TRIES	5	/* tries of each */
 #define SF_WALK_PCT	25	/* a random legal step instead of the shortest */
+
+#if __SIZEOF_LONG__ == 8
+#include <linux/kcov.h>
+#define SF_KCOV		"/sys/kernel/debug/kcov"
+#define SF_KCOV_WORDS	(256 * 1024)	/* PCs one request may leave */
+#define SF_KCOV_BITS	18		/* 2^18 PCs, as many edges */
+#endif
+
+/* The module's code reached: distinct PCs and edges (sets of hashes). */
+struct sf_kcov {
+	int fd;
+	unsigned long *area;
+	__u64 *pcs, *edges;
+	unsigned long npcs, nedges;
+	unsigned long last_new;		/* the request that found an edge */
+	unsigned long report;		/* the next count of requests to print at */
+};
 
 struct sf {
 	struct tb_uapi_row table[TB_UAPI_NREQ];	/* the oracle */
@@ -69,6 +93,7 @@ struct sf {
 	char bad_msg[SF_BAD_MAX][240];
 	bool quiet;		/* the self-check: no descriptions */
 	bool setup_failed;
+	struct sf_kcov *kcov;	/* or NULL */
 };
 
 static __u64 sf_rand(struct sf *f)
@@ -377,16 +402,108 @@ static int sf_make(struct sf *f, int r, bool matched)
 	return -ENOSYS;
 }
 
+/* ------------------------------------------------------------------ */
+/* KCOV                                                               */
+
+#ifdef SF_KCOV
+static struct sf_kcov *sf_kcov_open(void)
+{
+	static struct sf_kcov k;
+	size_t set = sizeof(__u64) << SF_KCOV_BITS;
+
+	k.fd = open(SF_KCOV, O_RDWR | O_CLOEXEC);
+	if (k.fd < 0)
+		return NULL;
+	if (ioctl(k.fd, KCOV_INIT_TRACE, SF_KCOV_WORDS))
+		goto fail;
+	k.area = mmap(NULL, SF_KCOV_WORDS * sizeof(unsigned long),
+		      PROT_READ | PROT_WRITE, MAP_SHARED, k.fd, 0);
+	k.pcs = calloc(1, set);
+	k.edges = calloc(1, set);
+	if (k.area == MAP_FAILED || !k.pcs || !k.edges ||
+	    ioctl(k.fd, KCOV_ENABLE, KCOV_TRACE_PC))
+		goto fail;
+	k.report = 1;
+	return &k;
+fail:
+	ksft_print_msg("kcov: %s: %s\n", SF_KCOV, strerror(errno));
+	close(k.fd);
+	return NULL;
+}
+
+/* Add @key (not 0) to a set: true when it is new. */
+static bool sf_kcov_add(__u64 *set, __u64 key)
+{
+	unsigned int mask = (1u << SF_KCOV_BITS) - 1;
+	unsigned int i = (unsigned int)((key * 0x9e3779b97f4a7c15ULL) >> (64 - SF_KCOV_BITS));
+
+	for (unsigned int n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		if (set[i] == key)
+			return false;
+		if (!set[i]) {
+			set[i] = key;
+			return true;
+		}
+	}
+	return false;	/* full: counted as seen */
+}
+
+static void sf_kcov_begin(struct sf_kcov *k)
+{
+	__atomic_store_n(&k->area[0], 0, __ATOMIC_RELAXED);
+}
+
+/* The PCs the last request left; @steps: requests so far. */
+static void sf_kcov_end(struct sf_kcov *k, unsigned long steps)
+{
+	unsigned long n = __atomic_load_n(&k->area[0], __ATOMIC_RELAXED);
+	__u64 prev = 0;
+
+	if (n >= SF_KCOV_WORDS)
+		n = SF_KCOV_WORDS - 1;
+	for (unsigned long i = 1; i <= n; i++) {
+		__u64 pc = k->area[i];
+
+		k->npcs += sf_kcov_add(k->pcs, pc);
+		if (sf_kcov_add(k->edges, ((prev * 0xff51afd7ed558ccdULL) ^ pc) | 1)) {
+			k->nedges++;
+			k->last_new = steps;
+		}
+		prev = pc;
+	}
+	if (steps >= k->report) {
+		ksft_print_msg("kcov: after %lu requests, %lu PCs and %lu edges of the module\n",
+			       steps, k->npcs, k->nedges);
+		k->report *= 2;
+	}
+}
+#else
+static struct sf_kcov *sf_kcov_open(void)
+{
+	return NULL;
+}
+
+static void sf_kcov_begin(struct sf_kcov *k)
+{
+	(void)k;
+}
+
+static void sf_kcov_end(struct sf_kcov *k, unsigned long steps)
+{
+	(void)k;
+	(void)steps;
+}
+#endif
+
 /*
  * Make request @r in the current state and check the module's answer
  * against the table.  A disagreement ends the pair (a fresh one goes
  * on): the table no longer says where it stands.  Returns whether the
- * answer agreed.  A manager's request that answers nothing outstanding
- * is now and then the other manager's (f->other): on a provider the
- * first one owns, it is refused (TB_UAPI_ERR_NOT_OWNER) but for
- * INITIALIZE, which the table answers.
+ * answer agreed.  With f->other, the other manager makes it: on a
+ * provider the first one owns, it is refused (TB_UAPI_ERR_NOT_OWNER)
+ * but for INITIALIZE, which the table answers.
  */
-static bool sf_do(struct sf *f, int r, bool matched)
+static bool sf_do_one(struct sf *f, int r, bool matched)
 {
 	int s = f->state, ret, ps, ms, n;
 	struct sf_answer a;
@@ -395,7 +512,6 @@ static bool sf_do(struct sf *f, int r, bool matched)
 	bool owned = sf_owned(f, s), ok = true;
 	__u16 type, request;
 
-	f->other = !f->quiet && !matched && sf_is_mgr(f, r) && !sf_below(f, 4);
 	if (sf_asker(r) >= 0)
 		matched = matched && sf_outstanding(f, r);
 	a = sf_expect(f, r, s, matched);
@@ -520,6 +636,24 @@ static bool sf_do(struct sf *f, int r, bool matched)
 		}
 	}
 	return true;
+}
+
+/*
+ * sf_do_one(), and what of the module it reached (checks included).  A
+ * manager's request that answers nothing outstanding is now and then the
+ * other manager's.
+ */
+static bool sf_do(struct sf *f, int r, bool matched)
+{
+	bool ok;
+
+	f->other = !f->quiet && !matched && sf_is_mgr(f, r) && !sf_below(f, 4);
+	if (f->kcov)
+		sf_kcov_begin(f->kcov);
+	ok = sf_do_one(f, r, matched);
+	if (f->kcov)
+		sf_kcov_end(f->kcov, f->steps);
+	return ok;
 }
 
 /*
@@ -875,6 +1009,7 @@ int main(void)
 	for (int i = 0; i < TB_UAPI_NREQ; i++)
 		for (int t = TB_UAPI_STATE_MIN; t <= TB_UAPI_STATE_MAX; t++)
 			want[i * SF_STATES + t] = true;
+	f.kcov = sf_kcov_open();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	reached = sf_run(&f, want, min, 1000 * min * TB_UAPI_NREQ * SF_STATES);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -891,6 +1026,12 @@ int main(void)
 	ksft_print_msg("%lu requests in %.1f s; each pair at least %lu times\n",
 		       f.steps, (double)(t1.tv_sec - t0.tv_sec) +
 		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, least);
+	if (f.kcov)
+		ksft_print_msg("kcov: %lu PCs and %lu edges of the module; the last new edge at request %lu of %lu\n",
+			       f.kcov->npcs, f.kcov->nedges, f.kcov->last_new, f.steps);
+	else
+		ksft_print_msg("kcov: no (%s)\n", __SIZEOF_LONG__ == 8 ?
+			       "no " "/sys/kernel/debug/kcov" : "a 32-bit build");
 	ksft_test_result(reached && !f.setup_failed && least >= min,
 			 "every (state, request) pair made at least %lu times (least %lu)\n",
 			 min, least);
