@@ -31,7 +31,8 @@
 # state s), the next state and the errno of each, which sides a success
 # tells ("provider told", "gets MANAGER_GONE"; "manager told"), and the
 # refusal of a request that answers something outstanding when nothing
-# outstanding matches (the "REQ without ... ERRNO" rows); and
+# outstanding matches (the "REQ without ... ERRNO" rows), and of one
+# legal in streaming mode only ("REQ outside streaming mode ERRNO"); and
 # TB_UAPI_ERR_NOT_OWNER, the refusal of a manager's request on a
 # provider another manager owns.
 # A header whose table cannot be read this way fails (status 2).
@@ -154,6 +155,16 @@ inref {
 		not_owner = err
 		next
 	}
+	# legal in streaming mode only
+	if (text ~ / outside streaming mode$/) {
+		nn = split(substr(text, 1, length(text) - length(" outside streaming mode")), names, "/")
+		for (i = 1; i <= nn; i++) {
+			k = key_for(names[i])
+			if (k != "")
+				unstreamed[k] = err
+		}
+		next
+	}
 	# an answer without the outstanding thing it answers
 	if (match(text, / without /)) {
 		nn = split(substr(text, 1, RSTART - 1), names, "/")
@@ -224,6 +235,7 @@ function c_header(    i, j, k, eff, tells) {
 	print "\tconst char *name;"
 	print "\tunsigned int legal;"
 	print "\tint unmatched_err;\t/* nothing outstanding matches: refused so */"
+	print "\tint unstreamed_err;\t/* not in streaming mode: refused so */"
 	print "\tstruct { unsigned int states; int next; unsigned int tells; } ok[TB_UAPI_RULES_MAX];"
 	print "\tstruct { unsigned int states; int err; } refused[TB_UAPI_RULES_MAX];"
 	print "};\n"
@@ -232,8 +244,8 @@ function c_header(    i, j, k, eff, tells) {
 		k = keys[i]
 		if (sub_n[k] > 4 || nerr[k] > 4)
 			die(k ": more than 4 effects or refusals")
-		printf "\t[TB_UAPI_%s] = {\n\t\t\"%s\", %#x, %s,\n\t\t{", k, k, legal[k],
-		       k in unmatched ? unmatched[k] : "0"
+		printf "\t[TB_UAPI_%s] = {\n\t\t\"%s\", %#x, %s, %s,\n\t\t{", k, k, legal[k],
+		       k in unmatched ? unmatched[k] : "0", k in unstreamed ? unstreamed[k] : "0"
 		for (j = 1; j <= sub_n[k]; j++) {
 			eff = sub_eff[k, j]
 			tells = (eff ~ /provider told|gets MANAGER_GONE/ ? 1 : 0) + (eff ~ /manager told/ ? 2 : 0)

@@ -24,8 +24,11 @@
  * SNAPSHOT_TAKEN, CATEGORIES_APPLIED) is made with and without a match:
  * the fuzzer makes the request it answers first where the table allows
  * it, and answers each at once, so nothing stays outstanding and the
- * state alone decides every other answer.  The buffer is initialized in
- * streaming mode, where SAVE_BUFFER is legal.
+ * state alone decides every other answer, but for the buffering mode:
+ * INITIALIZE asks streaming mode half the time, where SAVE_BUFFER is
+ * legal, else circular or oneshot, where the table's refusal of it
+ * outside streaming mode applies; and buffers of 1 to 8 times the
+ * smallest size.
  *
  * It prints the table of counts, state by request, with the
  * disagreements beside them.  Last, the oracle checks itself: for a few
@@ -81,7 +84,8 @@ struct sf {
 	bool other;		/* the request at hand is mgr2's */
 	__u32 id;
 	int state;		/* the provider's, by the table */
-	__u64 size;		/* its buffer's */
+	__u32 mode, init_mode;	/* its buffer's (TRACEBUF_MODE_*), asked */
+	__u64 size, init_size;
 	/* outstanding, and what answers it */
 	bool save, snap, update;
 	__u32 save_wrapped, gen;
@@ -138,6 +142,10 @@ static struct sf_answer sf_expect(const struct sf *f, int r, int s, bool matched
 	if (sf_in(row->legal, s)) {
 		if (row->unmatched_err && !matched) {
 			a.err = row->unmatched_err;
+			return a;
+		}
+		if (row->unstreamed_err && f->mode != TRACEBUF_MODE_STREAMING) {
+			a.err = row->unstreamed_err;
 			return a;
 		}
 		for (i = 0; i < TB_UAPI_RULES_MAX; i++) {
@@ -236,6 +244,7 @@ static int sf_new_provider(struct sf *f)
 	if (f->prov < 0)
 		return f->prov;
 	f->state = TRACEBUF_STATE_REGISTERED;
+	f->mode = TRACEBUF_MODE_STREAMING;
 	f->save = f->snap = f->update = false;
 	return 0;
 }
@@ -341,16 +350,21 @@ static bool sf_outstanding(const struct sf *f, int answerer)
 /* Make request @r; 0 or -errno.  @matched: answer what is outstanding. */
 static int sf_make(struct sf *f, int r, bool matched)
 {
-	__u64 durable = tracebuf_layout_durable_size(f->size, TRACEBUF_MODE_STREAMING);
-	__u64 rolling = tracebuf_layout_rolling_size(f->size, TRACEBUF_MODE_STREAMING);
+	__u64 durable = tracebuf_layout_durable_size(f->size, f->mode);
+	__u64 rolling = tracebuf_layout_rolling_size(f->size, f->mode);
 	struct tracebuf_start_args sa;
 	struct tracebuf_pkt p;
 	int ret, bfd, m = f->other ? f->mgr2 : f->mgr;
 
 	switch (r) {
 	case TB_UAPI_mgr_INITIALIZE:
-		ret = mgr_initialize(m, f->id, TRACEBUF_MODE_STREAMING,
-				     f->size, sf_below(f, 2) ? &f->cats : NULL, &bfd);
+		/* streaming half the time (always for the self-check) */
+		f->init_mode = f->quiet || sf_below(f, 2) ? TRACEBUF_MODE_STREAMING :
+			       sf_below(f, 2) ? TRACEBUF_MODE_CIRCULAR :
+			       TRACEBUF_MODE_ONESHOT;
+		f->init_size = (1 + sf_below(f, 8)) * tb_buffer_min();
+		ret = mgr_initialize(m, f->id, f->init_mode, f->init_size,
+				     sf_below(f, 2) ? &f->cats : NULL, &bfd);
 		if (!ret)
 			close(bfd);
 		return ret;
@@ -627,6 +641,10 @@ static bool sf_do_one(struct sf *f, int r, bool matched)
 	/* what is outstanding now */
 	if (!ret) {
 		switch (r) {
+		case TB_UAPI_mgr_INITIALIZE:
+			f->mode = f->init_mode;
+			f->size = f->init_size;
+			break;
 		case TB_UAPI_pkt_SAVE_BUFFER: f->save = true; break;
 		case TB_UAPI_mgr_BUFFER_SAVED: f->save = false; break;
 		case TB_UAPI_mgr_SNAPSHOT: f->snap = true; break;
@@ -806,7 +824,7 @@ static int sf_init(struct sf *f, __u64 seed)
 	memcpy(f->table, tb_uapi_table, sizeof(f->table));
 	f->rng = seed;
 	f->prov = f->mgr = f->mgr2 = -1;
-	f->size = 4 * tb_buffer_min();
+	f->size = tb_buffer_min();
 	if (tb_cats_build(&f->cats, "a", "fuzz", NULL))
 		return -ENOMEM;
 	return sf_reset(f);
