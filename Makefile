@@ -29,7 +29,7 @@
 #                             each (state, request) pair of the uapi's state
 #                             table FUZZ_STATE_MIN (default 100) times, the
 #                             module's answers checked against the table, a
-#                             table of counts; on the debug kernel (~10 min;
+#                             table of counts; on the debug kernel (~13 min;
 #                             FUZZ_MODE=random or =states runs one of them)
 #   make soak                 the kill soak, SOAK_CYCLES (default 1000)
 #                             cycles, on the debug kernel (~1 hour)
