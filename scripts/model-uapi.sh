@@ -33,8 +33,9 @@
 # refusal of a request that answers something outstanding when nothing
 # outstanding matches (the "REQ without ... ERRNO" rows), and of one
 # legal in streaming mode only ("REQ outside streaming mode ERRNO"); and
-# TB_UAPI_ERR_NOT_OWNER, the refusal of a manager's request on a
-# provider another manager owns.
+# TB_UAPI_ERR_NOT_OWNER and TB_UAPI_ERR_UNSEEN, the refusals of a
+# manager's request on a provider another manager owns, and on one it
+# cannot see.
 # A header whose table cannot be read this way fails (status 2).
 set -euo pipefail
 
@@ -150,9 +151,13 @@ inref {
 	err = acc; sub(/.* /, "", err)
 	text = acc; acc = ""
 	sub(/ +E[A-Z0-9]+$/, "", text)
-	# a manager request on a provider another manager owns
+	# a manager request on a provider another manager owns, or gone
 	if (text ~ /owned by another manager/) {
 		not_owner = err
+		next
+	}
+	if (text ~ /provider the manager cannot see/) {
+		unseen = err
 		next
 	}
 	# legal in streaming mode only
@@ -222,7 +227,9 @@ function c_header(    i, j, k, eff, tells) {
 	print "#define TB_UAPI_RULES_MAX\t4"
 	print "#define TB_UAPI_TELLS_PROVIDER\t1\n#define TB_UAPI_TELLS_MANAGER\t2"
 	printf "/* a manager request on a provider another manager owns */\n"
-	printf "#define TB_UAPI_ERR_NOT_OWNER\t%s\n\n", not_owner == "" ? "0" : not_owner
+	printf "#define TB_UAPI_ERR_NOT_OWNER\t%s\n", not_owner == "" ? "0" : not_owner
+	printf "/* a manager request on a provider it cannot see (one gone) */\n"
+	printf "#define TB_UAPI_ERR_UNSEEN\t%s\n\n", unseen == "" ? "0" : unseen
 	printf "static const char *const tb_uapi_state_names[TB_UAPI_STATE_MAX + 1] = {\n"
 	for (i = 1; i <= nstates; i++)
 		printf "\t[%d] = \"%s\",\n", val[order[i]], order[i]

@@ -11,8 +11,9 @@
 # table is listed, for "make model" to find it unanswered.  The C table
 # of the state-directed fuzzer (--c) compiles and says, for every state
 # and request, what the model's macros say, and has the refusals of an
-# unmatched answer, of SAVE_BUFFER outside streaming mode and of another
-# manager's provider; the changed header changes its START row.
+# unmatched answer, of SAVE_BUFFER outside streaming mode, of another
+# manager's provider and of one the manager cannot see; the changed
+# header changes its START row.
 # KTAP output.
 set -u
 
@@ -148,7 +149,8 @@ if ctable "$HDR" "$TMP/c" && grep -qx '16 requests, 0 disagree' "$TMP/c/log" &&
    grep -A2 '\[TB_UAPI_mgr_START\]' "$TMP/c/tb_uapi_table.h" | grep -q '{ 0x44, 3, 1 }' &&
    grep -A1 '\[TB_UAPI_mgr_BUFFER_SAVED\]' "$TMP/c/tb_uapi_table.h" | grep -q ', EINVAL, 0,$' &&
    grep -A1 '\[TB_UAPI_pkt_SAVE_BUFFER\]' "$TMP/c/tb_uapi_table.h" | grep -q ', 0, EPROTO,$' &&
-   grep -qx '#define TB_UAPI_ERR_NOT_OWNER	EPERM' "$TMP/c/tb_uapi_table.h"; then
+   grep -qx '#define TB_UAPI_ERR_NOT_OWNER	EPERM' "$TMP/c/tb_uapi_table.h" &&
+   grep -qx '#define TB_UAPI_ERR_UNSEEN	ESRCH' "$TMP/c/tb_uapi_table.h"; then
 	result c_table_as_model 0
 else
 	say < "$TMP/c/log"

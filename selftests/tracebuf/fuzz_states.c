@@ -509,6 +509,17 @@ static void sf_kcov_end(struct sf_kcov *k, unsigned long steps)
 }
 #endif
 
+/* A manager's request of the table, at random. */
+static int sf_gone_request(struct sf *f)
+{
+	int q;
+
+	do {
+		q = (int)sf_below(f, TB_UAPI_NREQ);
+	} while (!sf_is_mgr(f, q));
+	return q;
+}
+
 /*
  * Make request @r in the current state and check the module's answer
  * against the table.  A disagreement ends the pair (a fresh one goes
@@ -606,11 +617,23 @@ static bool sf_do_one(struct sf *f, int r, bool matched)
 		ok = false;
 	}
 
-	/* the state after it, as each side sees it */
+	/*
+	 * the state after it, as each side sees it; a closed provider is
+	 * gone: a manager's request on it is refused (TB_UAPI_ERR_UNSEEN)
+	 */
 	if (r == TB_UAPI_provider_closes_its_file) {
+		int q = sf_gone_request(f), gone;
+
 		ms = mgr_state(f->mgr, f->id);
 		if (ms != -ESRCH) {
 			sf_disagree(f, r, s, "the manager still lists it (%d)", ms);
+			ok = false;
+		}
+		gone = sf_make(f, q, false);
+		if (-gone != TB_UAPI_ERR_UNSEEN) {
+			sf_disagree(f, r, s, "%s on it after: %s, the uapi says %s",
+				    f->table[q].name, sf_err_name(-gone),
+				    sf_err_name(TB_UAPI_ERR_UNSEEN));
 			ok = false;
 		}
 		if (sf_new_provider(f)) {
