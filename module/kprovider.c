@@ -127,8 +127,9 @@ static void tracebuf_kclose_cpu(struct tracebuf_kprov *k, struct tracebuf_kcpu *
 	if (c->pos != c->end)
 		tracebuf_kpad(k, c->pos, c->end);
 	c->pos = 0;
+	c->end = 0;
 	/* the padding before; tracebuf_kothers_closed() */
-	smp_store_release(&c->end, 0);
+	smp_store_release(&c->open, 0);
 }
 
 /*
@@ -152,7 +153,7 @@ static bool tracebuf_kothers_closed(struct tracebuf_kprov *k, u32 wrap)
 		if (smp_load_acquire(&c->taking))
 			return false;
 		/* closed (its padding written), or of @wrap */
-		if (smp_load_acquire(&c->end) && READ_ONCE(c->wrap) < wrap)
+		if (smp_load_acquire(&c->open) && READ_ONCE(c->wrap) < wrap)
 			return false;
 	}
 	return true;
@@ -244,8 +245,9 @@ retry:
 	} while (!atomic64_try_cmpxchg(&k->cursor, &cur, next));
 	if (off != TRACEBUF_KFULL) {
 		c->pos = k->rolling + (wrap & 1) * k->rolling_size + off;
-		WRITE_ONCE(c->end, c->pos + len);
+		c->end = c->pos + len;
 		WRITE_ONCE(c->wrap, wrap);
+		WRITE_ONCE(c->open, 1);
 	}
 	/* its chunk, if it took one, before; tracebuf_kothers_closed() */
 	smp_store_release(&c->taking, 0);

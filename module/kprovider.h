@@ -39,17 +39,20 @@ struct tracebuf_provider;
 
 /*
  * A CPU's chunk: [pos, end) of the buffer is free, in the rolling buffer
- * of @wrap; pos == end when it has none.
+ * of @wrap; pos == end when it has none.  What other CPUs read of it is
+ * 32 bits wide, or an atomic64_t: a 32-bit kernel loads and stores a u64
+ * in two halves.
  */
 struct tracebuf_kcpu {
 	u64 pos;
 	u64 end;
 	u32 wrap;
-	u32 taking;				/* taking a chunk:
-						 * tracebuf_kothers_closed()
+	u32 open;				/* it has a chunk (end != 0),
+						 * for tracebuf_kothers_closed()
 						 */
+	u32 taking;				/* taking a chunk: the same */
 	u32 exit_next;				/* ksched.c: the next of exits[] */
-	u64 exits[8];				/* the last threads to exit here:
+	atomic64_t exits[8];			/* the last threads to exit here:
 						 * a key of the task's address
 						 * << 32 | its id, one word
 						 */

@@ -98,7 +98,7 @@ static bool tracebuf_kexit_find(const struct tracebuf_kcpu *c, u64 key, u64 *tid
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(c->exits); i++) {
-		u64 e = READ_ONCE(c->exits[i]);
+		u64 e = atomic64_read(&c->exits[i]);
 
 		if ((e & ~0xffffffffull) == key) {
 			*tid = (u32)e;
@@ -226,20 +226,20 @@ static void tracebuf_kprobe_exit(void *data, struct task_struct *t)
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(k->cpus, cpu);
 		for (i = 0; i < ARRAY_SIZE(c->exits); i++) {
-			u64 e = READ_ONCE(c->exits[i]);
+			u64 e = atomic64_read(&c->exits[i]);
 
 			if ((e & ~0xffffffffull) == key)
-				cmpxchg64(&c->exits[i], e, 0);
+				atomic64_cmpxchg(&c->exits[i], e, 0);
 		}
 	}
 	local_irq_save(flags);
 	c = this_cpu_ptr(k->cpus);
 	for (i = 0; i < ARRAY_SIZE(c->exits); i++)
-		if (!READ_ONCE(c->exits[i]))
+		if (!atomic64_read(&c->exits[i]))
 			break;
 	if (i == ARRAY_SIZE(c->exits))
 		i = c->exit_next++ % ARRAY_SIZE(c->exits);
-	WRITE_ONCE(c->exits[i], key | (u32)tracebuf_ktid(k, t));
+	atomic64_set(&c->exits[i], key | (u32)tracebuf_ktid(k, t));
 	local_irq_restore(flags);
 }
 
