@@ -139,6 +139,23 @@ static inline u64 tracebuf_counter_read(void)
 #endif
 }
 
+/*
+ * A store with release of a u64 of a buffer's header, which user space
+ * loads with acquire.  A 32-bit kernel stores it in two halves, after the
+ * same full barrier: the fields stored so are stop_mark, whose halves
+ * are both non-zero (a reader sees the mark whole or not at all), and
+ * a rolling buffer's data end, which stays below 4 GiB.
+ */
+static inline void tracebuf_store_release_u64(u64 *p, u64 v)
+{
+#if BITS_PER_LONG == 64
+	smp_store_release(p, v);	/* pairs with the reader's acquire */
+#else
+	smp_mb();	/* what precedes, before either half; the reader's acquire */
+	WRITE_ONCE(*p, v);
+#endif
+}
+
 /* The feature bit saying which counter tracebuf_counter_khz() is about. */
 static inline u64 tracebuf_counter_features(void)
 {

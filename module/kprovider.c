@@ -445,7 +445,7 @@ static void tracebuf_khandle_buffer_saved(struct tracebuf_kprov *k,
 		return;
 	tracebuf_buf_zero(k->buf, from, from + k->rolling_size);
 	/* zeroed, then said so: a manager walking it finds no saved record */
-	smp_store_release(&tracebuf_khdr(k)->rolling_data_end[k->saved & 1], 0);
+	tracebuf_store_release_u64(&tracebuf_khdr(k)->rolling_data_end[k->saved & 1], 0);
 	k->save_out = false;
 	k->saved++;
 	tracebuf_kallow(k, k->saved + 1);
@@ -580,7 +580,7 @@ static void tracebuf_kstop(struct tracebuf_kprov *k, bool gone)
 		WRITE_ONCE(h->num_records_dropped, atomic64_read(&k->dropped));
 		WRITE_ONCE(h->bytes_recorded, (u64)wrap * k->rolling_size + off + dend);
 		/* last, for a manager that trusts the data ends by it (uapi) */
-		smp_store_release(&h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
+		tracebuf_store_release_u64(&h->stop_mark, TRACEBUF_HEADER_STOP_MARK);
 		put_pid_ns(k->ns);
 		k->ns = NULL;
 	}
