@@ -64,6 +64,7 @@
 #include <linux/hardirq.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -503,7 +504,8 @@ static void tracebuf_kstart(struct tracebuf_kprov *k)
 	k->dsize = k->buf->durable_size;
 	k->rolling = TRACEBUF_HEADER_SIZE + k->dsize;
 	k->rolling_size = k->buf->rolling_size;
-	k->chunk = clamp_t(u64, k->rolling_size / (4 * num_possible_cpus()), 256, SZ_4K) & ~7ull;
+	k->chunk = clamp_t(u64, div_u64(k->rolling_size, 4 * num_possible_cpus()), 256, SZ_4K) &
+		   ~7ull;
 	/* oneshot keeps its prelude in the rolling buffer the kernel cleared */
 	if (disposition == TRACEBUF_START_CLEAR_NONDURABLE && k->mode == TRACEBUF_MODE_ONESHOT)
 		disposition = TRACEBUF_START_CLEAR_ENTIRE;
