@@ -274,7 +274,12 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
  * reference, not the entries, keeps the pages.
  */
 #define TRACEBUF_SEAL_SLOT_PAGES	(TRACEBUF_BUFFER_MAX >> PAGE_SHIFT)
-#define TRACEBUF_SEAL_SLOTS		BIT(20)		/* loff_t holds them all */
+/*
+ * As many as loff_t holds, and a page offset: an unsigned long, whose
+ * 2^32 pages on a 32-bit kernel hold 4094 slots after slot 0 (4 KiB
+ * pages).
+ */
+#define TRACEBUF_SEAL_SLOTS		min_t(u64, BIT(20), ULONG_MAX / TRACEBUF_SEAL_SLOT_PAGES)
 
 /* INITIALIZE with TRACEBUF_INIT_F_SEAL_SAVES, before anyone maps @buf. */
 int tracebuf_buf_set_sealable(struct tracebuf_buf *buf)
