@@ -321,7 +321,7 @@ static void expect_blocked(const struct sched_counts *c, int i, const long *nvcs
 	printf("# sleeper %d: %ld voluntary switches by getrusage(), %u blocked in the trace\n",
 	       i, nvcsw[i], c->blocked[i]);
 	T_EXPECT(nvcsw[i] >= sleeps && nvcsw[i] <= sleeps + 5);
-	T_EXPECT(c->blocked[i] >= nvcsw[i] && c->blocked[i] <= nvcsw[i] + 2);
+	T_EXPECT((long)c->blocked[i] >= nvcsw[i] && (long)c->blocked[i] <= nvcsw[i] + 2);
 }
 
 /* The sleepers' tids from the workload's output, by CPU; how many. */
