@@ -244,11 +244,12 @@ if [ $COVERAGE = 1 ]; then
 	UFLAGS=(CFLAGS="-O2 -g --coverage" LDFLAGS="$TB_LDFLAGS --coverage")
 fi
 mkdir -p "$TESTS"
-tb_log "building the selftests (static, $TB_CC and $TB_CC32) into $TESTS"
+tb_log "building the selftests (static, $TB_CC${TB_CC32:+ and $TB_CC32}) into $TESTS"
 make -C "$SELFTESTS" OUTPUT="$TESTS" CC="$TB_CC" CC32="$TB_CC32" \
 	EXTRA_LDFLAGS="-static $TB_LDFLAGS" >&2 ||
 	tb_die "the selftests did not build"
-[ -x "$TESTS/abi_test_32" ] ||
+# (a 32-bit target's programs are its 32-bit ones: TB_CC32 is '')
+[ -z "$TB_CC32" ] || [ -x "$TESTS/abi_test_32" ] ||
 	tb_die "no 32-bit selftests: '$TB_CC32' cannot link a static program (scripts/install-deps.sh)"
 # the debug kernel has no userfaultfd and no memory cgroups: the
 # programs that need them run on Debian's kernel only (list-debug)
@@ -299,7 +300,7 @@ unit() {
 	done
 }
 if [ $DEBUG = 0 ] && [ $COVERAGE = 0 ]; then
-	unit "$TB_CC32" "$TB_CXX32" _32
+	[ -z "$TB_CC32" ] || unit "$TB_CC32" "$TB_CXX32" _32
 	[ "$TB_ARCH" = "$(tb_host_arch)" ] || unit "$TB_CC" "$TB_CXX" ''
 else
 	grep -v '_32$' "$WORK/tests.list" > "$WORK/tests.list.new" || true

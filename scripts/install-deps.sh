@@ -75,8 +75,10 @@ done
 # the module (64-bit) and the test programs (64-bit and armhf, C and
 # C++), with their C libraries, qemu-system-aarch64, and qemu-aarch64
 # (qemu-user) for "make bench TARGET=arm64-6.1"; its kernel, headers and
-# busybox are unpacked, not installed (below).  Every target: the C++
-# compiler of its 32-bit programs.
+# busybox are unpacked, not installed (below).  arm (armhf): the same for
+# 32-bit ARM, one compiler for the module and the programs, and
+# qemu-system-arm.  Every target: the C++ compiler of its 32-bit programs
+# (a 32-bit target's own).
 UNPACK=()
 if [ -n "$TARGET" ]; then
 	tb_target "$TARGET"
@@ -92,8 +94,12 @@ if [ -n "$TARGET" ]; then
 			   libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
 			   qemu-user)
 		UNPACK=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG" busybox-static) ;;
+	arm)
+		PACKAGES+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm)
+		UNPACK=("linux-image-$TB_KPKG" "linux-headers-$TB_KPKG" busybox-static) ;;
 	esac
-	PACKAGES+=("g++-${TB_CXX32%-g++}")
+	cxx32=${TB_CXX32:-$TB_CXX}
+	PACKAGES+=("g++-${cxx32%-g++}")
 fi
 
 if [ $LIST = 1 ]; then

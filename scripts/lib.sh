@@ -15,7 +15,9 @@ TB_TARGETS="x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12-16k"
 # Targets tb_target knows that TB_TARGETS (so "make check-all" and CI)
 # does not list: run them with "make check TARGET=NAME".
 # x86_64-6.1-rt: Debian's PREEMPT_RT kernel (linux-image-rt-amd64).
-TB_TARGETS_MORE="x86_64-6.1-rt"
+# armhf-6.1: Debian's 32-bit ARM kernel (armmp) in qemu-system-arm,
+# slower to emulate than the others.
+TB_TARGETS_MORE="x86_64-6.1-rt armhf-6.1"
 
 # tb_target NAME: describe target NAME in
 #   TB_ARCH     the guest's architecture, as scripts/vm-run.sh --arch takes it
@@ -28,6 +30,7 @@ TB_TARGETS_MORE="x86_64-6.1-rt"
 #   TB_KARCH    the Debian architecture of those packages (amd64, arm64)
 #   TB_KMAKE    extra make arguments for the module build (ARCH=, CROSS_COMPILE=)
 #   TB_CC, TB_CC32    the C compilers of the 64-bit and 32-bit test programs
+#               (a 32-bit target's programs are 32-bit: TB_CC32 is '')
 #   TB_CXX, TB_CXX32  the C++ ones
 #   TB_LDFLAGS  linker flags of every test program
 #   TB_BUSYBOX  a static busybox for the guest ('' = the host's)
@@ -68,6 +71,17 @@ tb_target() {
 			# 16 KiB pages: what assumed 4 KiB ones shows here
 			TB_SERIES=6.12 TB_FLAVOUR=arm64-16k TB_KPKG=6.12-arm64-16k
 		fi ;;
+	armhf-6.1)
+		# ARMv7 with the virtualization extensions (Cortex-A15): the
+		# armmp kernel, LPAE off, so buffer pages can be highmem
+		TB_ARCH=arm TB_KARCH=armhf TB_KROOT=$TB_BUILD/targets/$1
+		TB_SERIES=6.1 TB_FLAVOUR=armmp TB_KPKG=armmp
+		TB_KMAKE=(ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-)
+		TB_CC=arm-linux-gnueabihf-gcc TB_CC32=''
+		TB_CXX=arm-linux-gnueabihf-g++ TB_CXX32=''
+		TB_BUSYBOX=$TB_KROOT/bin/busybox
+		TB_NOT_RUN='uffd_test mixed_vmtest'
+		TB_NOT_RUN_WHY='32-bit ARM has no userfaultfd write-protect faults; its programs are all 32-bit, with none of another width to mix' ;;
 	*) tb_die "unknown target '$1' (known: $TB_TARGETS $TB_TARGETS_MORE)" ;;
 	esac
 	TB_TARGET=$1

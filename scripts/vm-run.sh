@@ -16,8 +16,9 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
 
   --kernel IMAGE       kernel image to boot (bzImage / vmlinuz / arm64 Image)
   --arch ARCH          the kernel's and the programs' architecture: x86_64
-                       (default) or arm64 (qemu-system-aarch64 -M virt);
-                       programs of a foreign architecture must be static
+                       (default), arm64 (qemu-system-aarch64 -M virt) or
+                       arm (32-bit, qemu-system-arm -M virt); programs of
+                       a foreign architecture must be static
   --busybox FILE       a static busybox of ARCH (default: the host's, for
                        the host's architecture)
   --module KO          tracebuf.ko built for that kernel
@@ -33,7 +34,8 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
   --smp N              guest CPUs (default 2)
   --cpu MODEL          QEMU CPU model (default x86_64: qemu64,+rdrand, arm64:
                        max,pauth-impdef=on; both have a hardware RNG, so the
-                       guest's RNG is ready at boot, not after ~1 min)
+                       guest's RNG is ready at boot, not after ~1 min; arm:
+                       cortex-a15, seeded from the device tree instead)
   --timeout SECS       per-program timeout (default: timeout= in DIR/settings, else 45)
   --timeout-mult N     multiply every timeout, boot allowance included (default 1)
   --kmemleak           after the tests, scan with kmemleak; any report fails
@@ -150,7 +152,17 @@ arm64)
 	QEMU_BIN=qemu-system-aarch64 QEMU_MACHINE=(-M virt "${TCG[@]}") CONSOLE=ttyAMA0
 	: "${CPU:=max,pauth-impdef=on}"
 	ARCH_CMDLINE= ;;
-*) tb_die "unknown --arch '$ARCH' (x86_64 or arm64)" ;;
+arm)
+	# QEMU's ARMv7 board, with a Cortex-A15.  highmem=off: the PCIe
+	# configuration space of the board's default layout lies above
+	# 4 GiB, where a kernel without LPAE (Debian's armmp) cannot map it
+	# ("pci-host-generic: probe ... failed with error -16", and no 9p).
+	# The kernel credits the device tree's rng-seed, which QEMU fills:
+	# the RNG is ready at boot.
+	QEMU_BIN=qemu-system-arm QEMU_MACHINE=(-M virt,highmem=off "${TCG[@]}") CONSOLE=ttyAMA0
+	: "${CPU:=cortex-a15}"
+	ARCH_CMDLINE= ;;
+*) tb_die "unknown --arch '$ARCH' (x86_64, arm64 or arm)" ;;
 esac
 NATIVE=0
 [ "$ARCH" != "$(tb_host_arch)" ] || NATIVE=1
@@ -228,7 +240,7 @@ for t in "${names[@]}"; do
 	fi
 	machine=$(readelf -h "$dst" 2>/dev/null | sed -n 's/^ *Machine: *//p' || true)
 	case $ARCH:$machine in
-	*:|x86_64:*X86-64|x86_64:*80386|arm64:AArch64|arm64:ARM) ;;
+	*:|x86_64:*X86-64|x86_64:*80386|arm64:AArch64|arm64:ARM|arm:ARM) ;;
 	*)
 		echo "built for $machine, not for $ARCH" > "$SHARE/out/$t.missing"
 		tb_log "$t is built for $machine, not for $ARCH"
