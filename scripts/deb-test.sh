@@ -35,8 +35,8 @@
 # tracebuf-dkms against Debian's 6.1 kernel headers of ARCH
 # (linux-headers-arm64, linux-headers-armmp, downloaded once into
 # .build/deb-headers/ARCH), cross-compiled, or declines the kernel when
-# dkms.conf excludes its architecture (32-bit ARM, today), and then what
-# the module's build says for that kernel is shown.  No binfmt_misc
+# dkms.conf excludes its architecture, and then what the module's build
+# says for that kernel is shown.  No binfmt_misc
 # entry: a program of ARCH runs as "qemu-aarch64 PROGRAM".
 # KTAP, then "N passed, M failed" as the last line; exit status 0 iff M
 # is 0.
@@ -554,8 +554,7 @@ arch_headers() {
 # (ARCH=, CROSS_COMPILE=), when dkms.conf's BUILD_EXCLUSIVE_ARCH takes
 # that architecture: a module for that machine with that kernel's
 # vermagic; when it does not, DKMS must decline the kernel, and
-# what the module's build says there is shown (the module is 64-bit
-# only: that is why dkms.conf excludes 32-bit kernels).
+# what the module's build says there is shown.
 arch_dkms() {
 	local hdr kver karch mach machine cross version st dk log ko vm elf
 	if ! hdr=$(arch_headers "$TB_BUILD/deb-headers/$ARCH"); then
@@ -601,12 +600,12 @@ arch_dkms() {
 	[ $st = 77 ] || { tail -n 20 "$log" | tb_say; }
 	tb_check "dkms_declines_$kver" "$([ $st = 77 ] && echo 0 || echo 1)" \
 		"dkms.conf's BUILD_EXCLUSIVE_ARCH has no $mach"
-	# what the module's build says there, for the port to 32-bit kernels
+	# what the module's build says there, for a port to that architecture
 	if make -C "$hdr" ARCH="$karch" CROSS_COMPILE="$cross" \
 		M="$dk/pkg/usr/src/tracebuf-$version" modules > "$WORK/module-build.log" 2>&1; then
 		echo "# the module builds for $kver: dkms.conf's BUILD_EXCLUSIVE_ARCH can take $mach"
 	else
-		echo "# the module does not build for $kver yet (32-bit kernel; see $WORK/module-build.log):"
+		echo "# the module does not build for $kver (see $WORK/module-build.log):"
 		grep -E '(error|warning):|\*\*\*' "$WORK/module-build.log" | sed "s|$dk/pkg/usr/src/tracebuf-$version/||" |
 			head -n 20 | tb_say
 	fi
