@@ -92,7 +92,11 @@ static void tracebuf_buf_free_pages(struct tracebuf_buf *buf)
  * or freed) and charged it to @user (released when it is freed).  The
  * pages are charged to the caller's memory cgroup.  A buffer that does
  * not fit is an ENOMEM for the manager: never a warning in the log, never
- * the OOM killer, and a fatal signal stops the loop.
+ * the OOM killer, and a fatal signal stops the loop.  The pages may be
+ * highmem (on a 32-bit kernel): user space maps them, and the kernel
+ * reaches them through ->data, their vmap(), or kmap_local_page(), never
+ * page_address(); highmem spares the scarce low memory of a 32-bit kernel
+ * and is the same zones as before on a 64-bit one, which has none.
  */
 struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 					 struct tracebuf_user *user)
@@ -111,7 +115,7 @@ struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 	for (i = 0; i < buf->nr_pages; i++) {
 		if (fatal_signal_pending(current))
 			goto out_free_pages;
-		buf->pages[i] = alloc_page(gfp | __GFP_ZERO);
+		buf->pages[i] = alloc_page(gfp | __GFP_HIGHMEM | __GFP_ZERO);
 		if (!buf->pages[i])
 			goto out_free_pages;
 		cond_resched();
