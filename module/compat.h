@@ -20,6 +20,15 @@
 #include <linux/percpu.h>
 #include <asm/arch_timer.h>
 #endif
+#if defined(CONFIG_ARM) && defined(CONFIG_ARM_ARCH_TIMER)
+#include <linux/of.h>
+#include <asm/arch_timer.h>
+#endif
+
+/* The Arm generic timer's virtual count: arm64, and 32-bit ARM with it. */
+#if defined(CONFIG_ARM64) || (defined(CONFIG_ARM) && defined(CONFIG_ARM_ARCH_TIMER))
+#define TRACEBUF_HAVE_CNTVCT
+#endif
 
 /* v6.8 dropped the count argument of eventfd_signal(). */
 static inline void tracebuf_eventfd_signal(struct eventfd_ctx *ctx)
@@ -82,7 +91,38 @@ static inline bool tracebuf_cntvct_trapped(void)
 #endif
 	return false;
 }
+#endif
 
+#if defined(CONFIG_ARM) && defined(CONFIG_ARM_ARCH_TIMER)
+/*
+ * 32-bit ARM: may user space read CNTVCT directly?  Where the kernel's
+ * own vDSO does (arch/arm's cntvct_functional()): the device tree has a
+ * generic timer whose registers the firmware set up (not
+ * "arm,cpu-registers-not-fw-configured": CNTVOFF then has no known
+ * value, perhaps another on each CPU), so the CPU has one (a Cortex-A9 has none, and reading
+ * its registers would be an undefined instruction); and the arch timer
+ * driver let PL0 read the virtual count (CNTKCTL.PL0VCTEN).
+ */
+static inline bool tracebuf_cntvct_user_readable(void)
+{
+	static const struct of_device_id ids[] = {
+		{ .compatible = "arm,armv7-timer" },
+		{ .compatible = "arm,armv8-timer" },
+		{ }
+	};
+	struct device_node *np = of_find_matching_node(NULL, ids);
+	bool ok;
+
+	if (!np)
+		return false;
+	ok = of_device_is_available(np) &&
+	     !of_property_read_bool(np, "arm,cpu-registers-not-fw-configured");
+	of_node_put(np);
+	return ok && (arch_timer_get_cntkctl() & ARCH_TIMER_USR_VCT_ACCESS_EN);
+}
+#endif
+
+#ifdef TRACEBUF_HAVE_CNTVCT
 /*
  * The counter's rate in Hz, as the arch timer driver takes it: the
  * device tree's clock-frequency if the timer node has one (firmware that
@@ -111,6 +151,7 @@ static inline u32 tracebuf_cntfrq(void)
  * when there is none (see counter_khz in the uapi header).
  * x86: the TSC, when constant, non-stop and not marked unstable.
  * arm64: the generic timer's virtual count, when no CPU traps EL0 reads.
+ * 32-bit ARM: the same, where user space may read it.
  */
 static inline u64 tracebuf_counter_khz(void)
 {
@@ -123,6 +164,14 @@ static inline u64 tracebuf_counter_khz(void)
 
 	if (rate && !(rate % 1000) && !tracebuf_cntvct_trapped())
 		return rate / 1000;
+#elif defined(TRACEBUF_HAVE_CNTVCT)
+	u32 rate;
+
+	if (!tracebuf_cntvct_user_readable())
+		return 0;
+	rate = tracebuf_cntfrq();
+	if (rate && !(rate % 1000))
+		return rate / 1000;
 #endif
 	return 0;
 }
@@ -132,7 +181,7 @@ static inline u64 tracebuf_counter_read(void)
 {
 #if defined(CONFIG_X86)
 	return rdtsc_ordered();
-#elif defined(CONFIG_ARM64)
+#elif defined(TRACEBUF_HAVE_CNTVCT)
 	return __arch_counter_get_cntvct();
 #else
 	return 0;
@@ -159,7 +208,7 @@ static inline void tracebuf_store_release_u64(u64 *p, u64 v)
 /* The feature bit saying which counter tracebuf_counter_khz() is about. */
 static inline u64 tracebuf_counter_features(void)
 {
-	return IS_ENABLED(CONFIG_ARM64) ? TRACEBUF_FEAT_CNTVCT : 0;
+	return IS_ENABLED(CONFIG_ARM64) || IS_ENABLED(CONFIG_ARM) ? TRACEBUF_FEAT_CNTVCT : 0;
 }
 
 #endif /* _TRACEBUF_COMPAT_H */

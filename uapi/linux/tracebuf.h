@@ -464,7 +464,10 @@ struct tracebuf_version_args {
  *    program), at the rate of CNTFRQ_EL0 (or the device tree's, which the
  *    kernel's timer then uses too), when the kernel lets EL0 read it
  *    directly on every CPU: no counter erratum workaround traps it, for
- *    64-bit or (ARM erratum 1418040) for 32-bit programs.
+ *    64-bit or (ARM erratum 1418040) for 32-bit programs;
+ *  - 32-bit Arm (TRACEBUF_FEAT_CNTVCT set): the same CNTVCT, where the
+ *    CPU has the generic timer, the firmware set it up and the kernel
+ *    lets PL0 read it (as for its own vDSO).
  * The value is the same for every caller, so that every provider on a
  * machine timestamps alike.  A program built for one architecture must
  * not use the other's counter (a 32-bit Arm program under user-mode
