@@ -60,7 +60,8 @@ Usage: ${0##*/} --kernel IMAGE --module KO --tests DIR [options]
 
 A guest runs on one host thread (QEMU's -accel tcg,thread=single):
 TB_TCG_THREAD=multi gives each vCPU its own, faster but, with QEMU 7.2,
-unsafe while the guest patches its code (see below).
+unsafe while the guest patches its code (see below).  A 32-bit ARM guest
+(--arch arm) runs multi-threaded unless TB_TCG_THREAD=single (see below).
 EOF
 	exit 2
 }
@@ -132,9 +133,27 @@ trap on_exit EXIT
 # drop, with both probes registered, as if the sched_switch
 # tracepoint's branch, patched on as the session started, stayed off on
 # both vCPUs.
-[[ ${TB_TCG_THREAD:-single} =~ ^(single|multi)$ ]] ||
+#
+# 32-bit ARM is the other way round: multi-threaded by default.  Its
+# kernel invalidates a kernel address range's TLB entries one 4 KiB page
+# at a time, with no fallback to a whole flush, and a broadcast
+# invalidation hands a single host thread to the other vCPU, which, when
+# it is spinning in stop_machine() (ARM patches its static keys under
+# stop_machine(), and so changes section permissions), keeps it until
+# QEMU's 100 ms round-robin kick: ten pages a second.  Single-threaded,
+# the armmp boot sat silent for many minutes in free_initmem() after
+# "uart-pl011 ...: no DMA platform data" (CPU0 in
+# v7wbi_flush_kern_tlb_range() under set_section_perms(), CPU1 in
+# multi_cpu_stop()), and, booted on one CPU with the second onlined
+# later, kapi_vmtest's module load did the same over 750 MiB in
+# do_free_init(), with soft lockups on both CPUs.  Multi-threaded the
+# boot reaches /init in 3 s.  ARM's own code patching stops the other
+# CPUs first, unlike x86-64's int3 patching.
+TCG_DEFAULT=single
+[ "$ARCH" != arm ] || TCG_DEFAULT=multi
+[[ ${TB_TCG_THREAD:-$TCG_DEFAULT} =~ ^(single|multi)$ ]] ||
 	tb_die "TB_TCG_THREAD is single or multi, not '$TB_TCG_THREAD'"
-TCG=(-accel "tcg,thread=${TB_TCG_THREAD:-single}")
+TCG=(-accel "tcg,thread=${TB_TCG_THREAD:-$TCG_DEFAULT}")
 # What differs between the architectures the guest can have.
 case $ARCH in
 x86_64)
