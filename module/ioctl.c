@@ -179,7 +179,8 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_SEAL_SAVES | TRACEBUF_FEAT_SEAL_STOPS |
 			TRACEBUF_FEAT_SAVE_NOW | TRACEBUF_FEAT_GONE_STATUS |
 			tracebuf_counter_features();
-	if (IS_ENABLED(CONFIG_COMPAT))
+	/* 32-bit callers: native on a 32-bit kernel, else through compat */
+	if (IS_ENABLED(CONFIG_COMPAT) || !IS_ENABLED(CONFIG_64BIT))
 		args.features |= TRACEBUF_FEAT_COMPAT;
 	for (i = 0; i < ARRAY_SIZE(tracebuf_ioctls); i++)
 		args.ioctls |= BIT_ULL(_IOC_NR(tracebuf_ioctls[i]));

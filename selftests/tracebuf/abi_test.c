@@ -245,7 +245,10 @@ static void tb_check_version(struct __test_metadata *_metadata,
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MAJOR, v->abi_major);
 	EXPECT_EQ((__u32)TRACEBUF_ABI_MINOR, v->abi_minor);
 	EXPECT_EQ(feats, v->features & feats);
-	/* A 32-bit test reaching this point went through compat ioctl. */
+	/*
+	 * A 32-bit test reaching this point was served: through compat ioctl
+	 * on a 64-bit kernel, natively on a 32-bit one.
+	 */
 	if (sizeof(long) == 4) {
 		EXPECT_EQ(TRACEBUF_FEAT_COMPAT,
 			  v->features & TRACEBUF_FEAT_COMPAT);

@@ -483,7 +483,9 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_EVENTFD		_BITULL(0)
 #define TRACEBUF_FEAT_WATCH		_BITULL(1)	/* ATTACH_F_WATCH */
 #define TRACEBUF_FEAT_ADDITIONAL_CATEGORIES _BITULL(2)
-#define TRACEBUF_FEAT_COMPAT		_BITULL(3)	/* 32-bit callers */
+#define TRACEBUF_FEAT_COMPAT		_BITULL(3)	/* 32-bit callers (a 32-bit
+							 * kernel, or CONFIG_COMPAT)
+							 */
 #define TRACEBUF_FEAT_KNOWN_CATEGORIES	_BITULL(4)	/* PROVIDER_SET_CATEGORIES,
 							 * MGR_GET_CATEGORIES
 							 */
