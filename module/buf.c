@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracebuf: trace buffers.  Zero-filled pages, vmap()ed for the kernel,
- * with Fuchsia's 128-byte header at offset 0, mapped read-write by the
- * provider and read-only by the manager, and freed with the last reference
- * (provider, mapping or handle).
+ * tracebuf: trace buffers.  Zero-filled pages, possibly highmem, with
+ * Fuchsia's 128-byte header at offset 0, mapped read-write by the provider
+ * and read-only by the manager, and freed with the last reference
+ * (provider, mapping or handle).  The kernel maps a page while it touches
+ * it (kmap_local_page()); only a kernel provider's buffer is vmap()ed
+ * whole (tracebuf_buf_vmap()), since a 32-bit kernel's vmalloc space, a
+ * few hundred MiB, is scarcer than the memory buffers may take.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,16 +57,22 @@ static void tracebuf_buf_compute_sizes(struct tracebuf_buf *buf)
 	buf->rolling_size = tracebuf_layout_rolling_size(buf->size, buf->mode);
 }
 
-static struct tracebuf_buffer_header *tracebuf_buf_header(struct tracebuf_buf *buf)
+/* The header, in page 0; tracebuf_buf_unmap_header() when done. */
+static struct tracebuf_buffer_header *tracebuf_buf_map_header(struct tracebuf_buf *buf)
 {
-	return buf->data;
+	BUILD_BUG_ON(sizeof(struct tracebuf_buffer_header) > PAGE_SIZE);
+	return kmap_local_page(buf->pages[0]);
+}
+
+static void tracebuf_buf_unmap_header(struct tracebuf_buffer_header *hdr)
+{
+	kunmap_local(hdr);
 }
 
 /* The fields the kernel owns; the provider owns the others. */
-static void tracebuf_buf_write_header(struct tracebuf_buf *buf)
+static void tracebuf_buf_write_header(struct tracebuf_buf *buf,
+				      struct tracebuf_buffer_header *hdr)
 {
-	struct tracebuf_buffer_header *hdr = tracebuf_buf_header(buf);
-
 	hdr->magic = TRACEBUF_HEADER_MAGIC;
 	hdr->version = TRACEBUF_HEADER_VERSION;
 	hdr->buffering_mode = tracebuf_layout_header_mode(buf->mode);
@@ -94,14 +103,16 @@ static void tracebuf_buf_free_pages(struct tracebuf_buf *buf)
  * not fit is an ENOMEM for the manager: never a warning in the log, never
  * the OOM killer, and a fatal signal stops the loop.  The pages may be
  * highmem (on a 32-bit kernel): user space maps them, and the kernel
- * reaches them through ->data, their vmap(), or kmap_local_page(), never
- * page_address(); highmem spares the scarce low memory of a 32-bit kernel
- * and is the same zones as before on a 64-bit one, which has none.
+ * reaches them through kmap_local_page() or a kernel provider's ->data
+ * (tracebuf_buf_vmap()), never page_address(); highmem spares the scarce
+ * low memory of a 32-bit kernel and is the same zones as before on a
+ * 64-bit one, which has none.
  */
 struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 					 struct tracebuf_user *user)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	struct tracebuf_buffer_header *hdr;
 	struct tracebuf_buf *buf;
 	unsigned long i;
 
@@ -120,9 +131,6 @@ struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 			goto out_free_pages;
 		cond_resched();
 	}
-	buf->data = vmap(buf->pages, buf->nr_pages, VM_MAP, PAGE_KERNEL);
-	if (!buf->data)
-		goto out_free_pages;
 
 	kref_init(&buf->refs);
 	buf->size = size;
@@ -132,7 +140,9 @@ struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 	tracebuf_user_get(user);
 	buf->user = user;
 	tracebuf_buf_compute_sizes(buf);
-	tracebuf_buf_write_header(buf);
+	hdr = tracebuf_buf_map_header(buf);
+	tracebuf_buf_write_header(buf, hdr);
+	tracebuf_buf_unmap_header(hdr);
 	return buf;
 
 out_free_pages:
@@ -145,6 +155,25 @@ out_free_buf:
 void tracebuf_buf_get(struct tracebuf_buf *buf)
 {
 	kref_get(&buf->refs);
+}
+
+/*
+ * Map the whole buffer at ->data, for a kernel provider, which writes
+ * records across pages from its tracepoint probes.  Once: the mapping
+ * lasts until the buffer is freed.  It may sleep.
+ */
+int tracebuf_buf_vmap(struct tracebuf_buf *buf)
+{
+	void *data;
+
+	if (READ_ONCE(buf->data))
+		return 0;
+	data = vmap(buf->pages, buf->nr_pages, VM_MAP, PAGE_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (cmpxchg(&buf->data, NULL, data))
+		vunmap(data);
+	return 0;
 }
 
 /* Slots of sealable buffers (tracebuf_buf_set_sealable()). */
@@ -162,7 +191,8 @@ static void tracebuf_buf_free_work(struct work_struct *work)
 {
 	struct tracebuf_buf *buf = container_of(work, struct tracebuf_buf, free_work);
 
-	vunmap(buf->data);
+	if (buf->data)
+		vunmap(buf->data);
 	tracebuf_buf_free_pages(buf);
 	tracebuf_buf_seal_free(buf);
 	kfree(buf);
@@ -208,7 +238,7 @@ void tracebuf_buf_put(struct tracebuf_buf *buf)
  */
 static void tracebuf_buf_reset_header(struct tracebuf_buf *buf, bool durable)
 {
-	struct tracebuf_buffer_header *hdr = tracebuf_buf_header(buf);
+	struct tracebuf_buffer_header *hdr = tracebuf_buf_map_header(buf);
 
 	hdr->wrapped_count = 0;
 	if (durable)
@@ -219,21 +249,34 @@ static void tracebuf_buf_reset_header(struct tracebuf_buf *buf, bool durable)
 	hdr->stop_mark = 0;
 	hdr->bytes_recorded = 0;
 	memset(hdr->reserved, 0, sizeof(hdr->reserved));
-	tracebuf_buf_write_header(buf);
+	tracebuf_buf_write_header(buf, hdr);
+	tracebuf_buf_unmap_header(hdr);
 }
 
-/* Zero [from, to) of the buffer, a chunk at a time; it may sleep. */
+/* The header's num_records_dropped, one load: the provider writes it. */
+u64 tracebuf_buf_records_dropped(struct tracebuf_buf *buf)
+{
+	struct tracebuf_buffer_header *hdr = tracebuf_buf_map_header(buf);
+	u64 dropped = READ_ONCE(hdr->num_records_dropped);
+
+	tracebuf_buf_unmap_header(hdr);
+	return dropped;
+}
+
+/* Zero [from, to) of the buffer, a page at a time; it may sleep. */
 void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from, u64 to)
 {
-	const u64 chunk = (u64)TRACEBUF_RESCHED_PAGES << PAGE_SHIFT;
+	unsigned long n = 0;
 
 	to = min_t(u64, to, buf->size);
 	while (from < to) {
-		u64 len = min(chunk, to - from);
+		unsigned int off = offset_in_page(from);
+		unsigned int len = min_t(u64, PAGE_SIZE - off, to - from);
 
-		memset(buf->data + from, 0, len);
+		memzero_page(buf->pages[from >> PAGE_SHIFT], off, len);
 		from += len;
-		cond_resched();
+		if (++n % TRACEBUF_RESCHED_PAGES == 0)
+			cond_resched();
 	}
 }
 
@@ -592,8 +635,33 @@ static ssize_t tracebuf_handle_read(struct file *file, char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
 	struct tracebuf_buf *buf = file->private_data;
+	loff_t pos = *ppos;
+	size_t done = 0;
 
-	return simple_read_from_buffer(ubuf, count, ppos, buf->data, buf->size);
+	if (pos < 0)
+		return -EINVAL;
+	if (pos >= buf->size)
+		return 0;
+	count = min_t(u64, count, buf->size - pos);
+	if (!count)
+		return 0;
+	while (done < count) {
+		unsigned int off = offset_in_page(pos);
+		size_t len = min_t(size_t, PAGE_SIZE - off, count - done);
+		void *va = kmap_local_page(buf->pages[pos >> PAGE_SHIFT]);
+		size_t left = copy_to_user(ubuf + done, va + off, len);
+
+		kunmap_local(va);
+		done += len - left;
+		pos += len - left;
+		if (left)
+			break;
+		cond_resched();
+	}
+	if (!done)
+		return -EFAULT;
+	*ppos = pos;
+	return done;
 }
 
 static loff_t tracebuf_handle_llseek(struct file *file, loff_t offset,

@@ -41,7 +41,6 @@ static int tracebuf_genl_fill(struct sk_buff *skb, struct tracebuf_provider *p,
 			      struct pid_namespace *ns, u8 cmd, u32 portid,
 			      u32 seq, int flags)
 {
-	const struct tracebuf_buffer_header *h;
 	u64 dropped;
 	void *hdr;
 
@@ -62,9 +61,7 @@ static int tracebuf_genl_fill(struct sk_buff *skb, struct tracebuf_provider *p,
 	    nla_put_u64_64bit(skb, TRACEBUF_A_SAVES, p->saves, TRACEBUF_A_PAD))
 		goto out_cancel;
 	if (p->buf) {
-		/* the provider writes the header at any time: one load */
-		h = p->buf->data;
-		dropped = READ_ONCE(h->num_records_dropped);
+		dropped = tracebuf_buf_records_dropped(p->buf);
 		if (nla_put_u32(skb, TRACEBUF_A_MODE, p->mode) ||
 		    nla_put_u64_64bit(skb, TRACEBUF_A_BUFFER_SIZE, p->buf->size,
 				      TRACEBUF_A_PAD) ||

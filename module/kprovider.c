@@ -486,7 +486,8 @@ static void tracebuf_kstart(struct tracebuf_kprov *k)
 		ns = get_pid_ns(k->p->owner->pid_ns);
 	disposition = k->p->disposition;
 	mutex_unlock(&tracebuf_lock);
-	if (!buf || !ns) {
+	/* the probes write through ->data (k->buf's is mapped already) */
+	if (!buf || !ns || tracebuf_buf_vmap(buf)) {
 		if (buf)
 			tracebuf_buf_put(buf);
 		goto fail;

@@ -180,7 +180,9 @@ struct tracebuf_buf {
 	struct tracebuf_user *user;		/* charged until freed */
 	struct page **pages;			/* zeroed at allocation */
 	unsigned long nr_pages;
-	void *data;				/* vmap() of the pages */
+	void *data;				/* vmap() of the pages, for a
+						 * kernel provider only
+						 */
 	size_t size;
 	u32 mode;				/* TRACEBUF_MODE_* */
 	u64 durable_size;
@@ -315,6 +317,8 @@ struct tracebuf_buf *tracebuf_buf_create(u64 size, u32 mode,
 					 struct tracebuf_user *user);
 void tracebuf_buf_retire(struct tracebuf_buf *buf);
 void tracebuf_buf_get(struct tracebuf_buf *buf);
+int tracebuf_buf_vmap(struct tracebuf_buf *buf);
+u64 tracebuf_buf_records_dropped(struct tracebuf_buf *buf);
 void tracebuf_buf_put(struct tracebuf_buf *buf);
 void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition);
 void tracebuf_buf_zero(struct tracebuf_buf *buf, u64 from, u64 to);

@@ -181,6 +181,27 @@ TEST_F(limits, max_total_memory_counts_while_the_provider_has_it)
 	EXPECT_EQ(0, tb_lim_init(self, 1, TB_K64));
 }
 
+/*
+ * The default max_total_memory (256 MiB) is reachable with buffers of the
+ * default max_buffer_size (64 MiB).  On a 32-bit kernel that is more than
+ * its vmalloc space (240 MiB on ARM): the kernel must not vmap() a
+ * provider's buffer whole.  Root (CAP_SYS_RESOURCE) has no user share.
+ */
+TEST_F(limits, max_total_memory_default_reached)
+{
+	const __u64 size = 64 << 20;
+	int i;
+
+	ASSERT_EQ(0, tb_param_change(&self->max_buffer, "max_buffer_size",
+				     size));
+	ASSERT_EQ(0, tb_param_change(&self->max_total, "max_total_memory",
+				     4 * size));
+	for (i = 0; i < 4; i++) {
+		tb_lim_provider(_metadata, self, i);
+		EXPECT_EQ(0, tb_lim_init(self, i, size)) TH_LOG("buffer %d", i);
+	}
+}
+
 TEST_F(limits, max_total_memory_freed_with_provider_file)
 {
 	int i;
