@@ -126,6 +126,7 @@ static int tracebuf_genl_dump_start(struct netlink_callback *cb)
 	}
 	cb->args[0] = 1;	/* the next id to look at */
 	cb->args[1] = (long)get_pid_ns(task_active_pid_ns(current));
+	cb->args[2] = 0;	/* 1: the dump is done */
 	return 0;
 }
 
@@ -142,6 +143,8 @@ static int tracebuf_genl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct tracebuf_provider *p;
 	int ret = 0;
 
+	if (cb->args[2])
+		return 0;
 	mutex_lock(&tracebuf_lock);
 	for (p = xa_find(&tracebuf_providers, &id, ULONG_MAX, XA_PRESENT); p;
 	     p = xa_find_after(&tracebuf_providers, &id, ULONG_MAX, XA_PRESENT)) {
@@ -155,8 +158,12 @@ static int tracebuf_genl_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	mutex_unlock(&tracebuf_lock);
 
-	/* full: this one goes first in the next skb; done: nothing left */
-	cb->args[0] = p ? id : ULONG_MAX;
+	/*
+	 * full: this one goes first in the next skb; done: nothing left
+	 * (not told by the id: ULONG_MAX is an id on a 32-bit kernel)
+	 */
+	cb->args[0] = id;
+	cb->args[2] = !p;
 	if (ret && !skb->len)
 		return ret;	/* not even one fits: cannot happen */
 	return skb->len;

@@ -349,7 +349,12 @@ int tracebuf_manager_list_providers(struct tracebuf_manager *m,
 				goto out_free;
 			}
 		}
-		/* not in u32: after the last id, 0 would start over */
+		/*
+		 * After the last id (U32_MAX, which is ULONG_MAX on a 32-bit
+		 * kernel) there is none: id + 1 would start over at 0.
+		 */
+		if (n && batch[n - 1].id == U32_MAX)
+			break;
 		if (n)
 			id = (unsigned long)batch[n - 1].id + 1;
 	} while (n == TRACEBUF_READ_BATCH && written < args->capacity);

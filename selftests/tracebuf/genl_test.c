@@ -151,6 +151,36 @@ TEST_F(genl, dump_lists_every_provider_once)
 	TH_LOG("%u providers in the dump", d.n);
 }
 
+/*
+ * A dump that reaches the last id, U32_MAX, ends there: once each, no
+ * wrap to 0.  (On a 32-bit kernel U32_MAX is ULONG_MAX, once the dump's
+ * "done" mark.)
+ */
+TEST_F(genl, dump_ends_at_the_last_id)
+{
+	static struct dump d;
+	unsigned int i, seen[2] = { 0 };
+	int fds[2];
+	__u32 id;
+
+	ASSERT_EQ(0, tb_param_set_path("/sys/kernel/debug/tracebuf/next_provider_id",
+				       0xfffffffeLL))
+		TH_LOG("no debugfs knob");
+	for (i = 0; i < 2; i++) {
+		fds[i] = tb_open_provider("genl-last", &id);
+		ASSERT_LE(0, fds[i]);
+		ASSERT_EQ(0xfffffffeU + i, id);
+	}
+	ASSERT_EQ(0, nl_dump(&self->nl, &d));
+	for (i = 0; i < d.n; i++)
+		if (d.p[i].id >= 0xfffffffeU)
+			seen[d.p[i].id - 0xfffffffeU]++;
+	EXPECT_EQ(1U, seen[0]);
+	EXPECT_EQ(1U, seen[1]);
+	for (i = 0; i < 2; i++)
+		close(fds[i]);
+}
+
 TEST_F(genl, unknown_provider_is_enoent_with_message)
 {
 	struct gprov g;
