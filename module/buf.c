@@ -306,7 +306,7 @@ void tracebuf_buf_apply_disposition(struct tracebuf_buf *buf, u32 disposition)
  * Sealed saves (the uapi header's TRACEBUF_INIT_F_SEAL_SAVES).  The
  * provider's mappings of a sealable buffer sit in its file's address
  * space at pgoff seal_base + page, seal_base of a slot no other live
- * sealable buffer has, so that unmap_mapping_range() reaches every one of
+ * sealable buffer has, so that unmap_mapping_pages() reaches every one of
  * them (split or moved) and nobody else's.  They are filled by faults
  * only, never at mmap (a VMA is in the address space only after ->mmap
  * returns), under seal_lock: sealing sets the bit and unmaps under it,
@@ -373,10 +373,14 @@ bool tracebuf_buf_seal(struct tracebuf_buf *buf, unsigned int mask)
 		if (!(mask & BIT(r)))
 			continue;
 		set_bit(TRACEBUF_BUF_SEALED + r, &buf->flags);
+		/*
+		 * In pages: unmap_mapping_range() casts its byte offset to a
+		 * pgoff_t before shifting, which on a 32-bit kernel loses
+		 * every slot's offset above 4 GiB.
+		 */
 		if (mapping && end > first)
-			unmap_mapping_range(mapping,
-					    (loff_t)(buf->seal_base + first) << PAGE_SHIFT,
-					    (loff_t)(end - first) << PAGE_SHIFT, 1);
+			unmap_mapping_pages(mapping, buf->seal_base + first,
+					    end - first, true);
 	}
 	mutex_unlock(&buf->seal_lock);
 	return true;

@@ -41,7 +41,7 @@
  * them and writes them only while the provider must not write.
  * A buffer's seal_lock (buf.c) nests inside tracebuf_lock (sealing) and
  * inside mmap_lock (a fault on a sealable mapping), and holds the
- * provider file's i_mmap_rwsem (unmap_mapping_range()) and page table
+ * provider file's i_mmap_rwsem (unmap_mapping_pages()) and page table
  * locks.
  *
  * PREEMPT_RT (Documentation/locking/locktypes.rst).  Every lock of the
