@@ -501,7 +501,9 @@ out:
  * cannot pin a page of a VM_IO mapping and comes here instead: up to the
  * end of the page at @addr, from the buffer's page; but a write is
  * refused where the provider's own store would be: into a mapping not
- * writable now, or a sealed rolling buffer.
+ * writable now, or a sealed rolling buffer.  A kernel without
+ * CONFIG_HAVE_IOREMAP_PROT (32-bit ARM) never comes here: there a
+ * debugger gets EIO from these mappings.
  */
 static int tracebuf_vm_access_sealable(struct vm_area_struct *vma, unsigned long addr,
 				       void *data, int len, int write)

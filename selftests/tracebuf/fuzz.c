@@ -1335,7 +1335,8 @@ static void op_touch(struct fz *z)
  * A debugger's read or write of a mapping (/proc/self/mem): all of it, or
  * up to a page that refuses; EIO for a write nothing would take (a
  * read-only mapping, a sealed page), or a read where a mapping has no
- * PROT_READ and the kernel does not force it.
+ * PROT_READ and the kernel does not force it.  A 32-bit ARM kernel gives
+ * a debugger EIO from any sealable buffer's mapping (tb_kernel_is_arm32()).
  */
 static void op_proc_mem(struct fz *z)
 {
@@ -1362,7 +1363,7 @@ static void op_proc_mem(struct fz *z)
 		n = pwrite(fd, buf, len, (off_t)(uintptr_t)(m->addr + off));
 	else
 		n = pread(fd, buf, len, (off_t)(uintptr_t)(m->addr + off));
-	if (n < 0 && (write || !(m->prot & PROT_READ)))
+	if (n < 0 && (write || !(m->prot & PROT_READ) || tb_kernel_is_arm32()))
 		FZ_CHECK(z, -errno, EIO, ENOMEM);
 	else
 		FZ_CHECK(z, n < 0 ? -errno : 0, ENOMEM);

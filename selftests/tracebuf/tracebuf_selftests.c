@@ -8,6 +8,7 @@
 #include "tracebuf_selftests.h"
 
 #include <signal.h>
+#include <sys/utsname.h>
 
 int tb_open_flags(int flags)
 {
@@ -68,6 +69,14 @@ int tb_touch(volatile char *p, bool write)
 int tb_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+bool tb_kernel_is_arm32(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && !strncmp(u.machine, "arm", 3) &&
+	       strcmp(u.machine, "armv8l") && strcmp(u.machine, "arm64");
 }
 
 bool tb_cpu_has_invariant_tsc(void)

@@ -137,6 +137,15 @@ static inline __u64 tb_ptr(const void *p)
 /* Does /proc/cpuinfo list both constant_tsc and nonstop_tsc? */
 bool tb_cpu_has_invariant_tsc(void);
 
+/*
+ * Is the kernel 32-bit ARM (uname's machine armv7l and older; an arm64
+ * kernel's 32-bit personality says armv8l)?  It has no
+ * CONFIG_HAVE_IOREMAP_PROT, without which access_remote_vm() never asks
+ * a VM_IO mapping's ->access(): a debugger (/proc/PID/mem, ptrace) gets
+ * EIO from a sealable buffer's mappings.
+ */
+bool tb_kernel_is_arm32(void);
+
 #if defined(__aarch64__) || defined(__arm__)
 /* The generic timer's virtual count, as a program reads it. */
 static inline __u64 tb_counter(void)
