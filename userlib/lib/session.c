@@ -402,9 +402,16 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		return;
 	}
 	/*
-	 * The data is out: the provider may reuse the rolling buffer, and one
-	 * gone meanwhile (ESRCH) lost nothing.
+	 * The data is out, in the file (not in our buffer, which our death
+	 * would lose once the rolling buffer is reused): the provider may
+	 * reuse the rolling buffer, and one gone meanwhile (ESRCH) lost
+	 * nothing.
 	 */
+	ret = tb_out_flush(&s->out);
+	if (ret) {
+		tb_tracee_error(s, t, ret, "writing a save failed");
+		return;
+	}
 	ret = tb_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
 	if (ret)
 		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
