@@ -1129,6 +1129,53 @@ TRACEBUF_API int tracebuf_session_provider_end(const struct tracebuf_session *s,
 	return how;
 }
 
+/*
+ * fork() copies neither the read-only mappings of the buffers nor a
+ * sealed save's view of one (VM_DONTCOPY): the child maps each buffer
+ * again, wherever there is room (its fork handlers may have mapped
+ * something where the parent's mapping was), and drops the views'
+ * private pages (a read-out makes them again).
+ */
+static int tb_map_again(struct tb_tracee *t)
+{
+	void *p;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		if (t->view[i].base)
+			munmap(t->view[i].base, t->view[i].len);
+		t->view[i].base = NULL;
+	}
+	if (!t->map)
+		return 0;
+	p = mmap(NULL, (size_t)t->info.buffer_size, PROT_READ, MAP_SHARED, t->buffer_fd, 0);
+	t->map = p == MAP_FAILED ? NULL : p;
+	return t->map ? 0 : -errno;
+}
+
+TRACEBUF_API int tracebuf_session_forked(struct tracebuf_session *s, int *fds, size_t cap)
+{
+	size_t n = 0;
+	int ret = 0;
+
+	if (s->in_notify || (cap && !fds))
+		return -EINVAL;
+	/* the parent's to write (its tracebuf_session_write() wrote it) */
+	s->out.len = 0;
+	if (n++ < cap)
+		fds[n - 1] = tracebuf_manager_fd(s->m);
+	if (n++ < cap)
+		fds[n - 1] = s->out.fd;
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		int err = tb_map_again(t);
+
+		if (err && !ret)
+			ret = err;
+		if (t->buffer_fd >= 0 && n++ < cap)
+			fds[n - 1] = t->buffer_fd;
+	}
+	return ret ? ret : (int)n;
+}
+
 TRACEBUF_API uint64_t tracebuf_session_bytes(const struct tracebuf_session *s)
 {
 	return s->out.bytes;

@@ -477,6 +477,22 @@ int tracebuf_session_write(struct tracebuf_session *s, const void *records, size
  */
 int tracebuf_session_rotate(struct tracebuf_session *s, int fd);
 /**
+ * tracebuf_session_forked() - in a child of fork() that is to finish its
+ * parent's session once the parent is gone (a keeper that writes what a
+ * dead controller's providers left): map the providers' buffers again,
+ * which fork() does not copy, and drop the output the parent had not
+ * written yet (the parent writes it).  The child, alone, then uses the
+ * session as its parent would have: it must not touch it while the
+ * parent may (they share the manager file, whose messages the first
+ * reader takes).  @fds: up to @cap of the files the session uses (its
+ * manager file, its output, the buffers' handles), so that the child may
+ * close every other.  Not from the notify callback.
+ * Return: how many files the session uses (more than @cap: some left
+ * out), -EINVAL, or the first error mapping a buffer again (-errno: that
+ * provider's data is not read out).
+ */
+int tracebuf_session_forked(struct tracebuf_session *s, int *fds, size_t cap);
+/**
  * tracebuf_session_category_known() - whether the session's category
  * number @i (of tracebuf_session_config.categories) is known: published
  * by a provider the session started, or the category of an event it
