@@ -109,6 +109,8 @@ POSIXTRACE_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set
 	} else {
 		memcpy(&t->filter, &next, sizeof(next));
 	}
+	/* its keeper writes the STOP by it */
+	t->keeper_stale = true;
 	pt_trace_put(t);
 	return ret;
 }

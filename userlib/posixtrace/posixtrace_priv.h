@@ -33,8 +33,10 @@
  *   layer 4: run.c
  *       A stream's session runs: started with its filter's categories,
  *       stopped (its data to the log or the queue), started again.
- *   layer 5: online.c
- *       Reading an active stream without a log (getnext): it stops a full
+ *   layer 5: keeper.c online.c
+ *       The keeper of a running stream with a log, a process that shuts
+ *       it down when its controller dies without doing so.  Reading an
+ *       active stream without a log (getnext): it stops a full
  *       UNTIL_FULL stream, and starts it again once its reader emptied it.
  *   layer 6: filter.c log.c stream.c
  *       The API, which no other file calls: event types and the filter; logs,
@@ -43,9 +45,10 @@
  *
  * Upward calls: none is direct.  One goes up through a pointer, which the
  * check does not see: pt_trace_put() (trid.c) runs the trace's put_hook,
- * which a stream sets to pt_errors_record() (sysevent.c), so that the
- * errors its session noted during a call are recorded before its lock is
- * released.  (The check would pass one direct upward call if this
+ * which a stream sets to a function of stream.c's that runs
+ * pt_errors_record() (sysevent.c), so that the errors its session noted
+ * during a call are recorded before its lock is released, and
+ * pt_keeper_sync() (keeper.c).  (The check would pass one direct upward call if this
  * comment named it, on a line of its own indented as the layers are:
  * "upward: FILE.c calls FUNCTION()".)
  */
@@ -393,6 +396,10 @@ struct pt_trace {
 	uint64_t order;
 	uint64_t sealed_ticks;		/* all stamped before it were read */
 	uint64_t window_ns;		/* the last drop window taken starts here */
+	/* the keeper (keeper.c): its pipe, or -1; the stream's generation */
+	int keeper_fd;
+	uint32_t *keeper_gen;		/* shared with the keepers, or NULL */
+	bool keeper_stale;		/* the session changed since it was made */
 	/* calls blocked in a getnext; shutdown waits for them */
 	pthread_cond_t cond;
 	unsigned int waiters;
@@ -413,9 +420,14 @@ struct pt_trace {
 	void (*put_hook)(struct pt_trace *t);
 };
 
-/* Close the files a stream opened for its thread and its reading. */
+/*
+ * Close the files a stream opened for its thread, its reading and its
+ * keeper (retired first, but in a child of fork(): pt_keeper_free()).
+ */
 static inline void pt_stream_close_files(const struct pt_trace *t)
 {
+	if (t->keeper_fd >= 0)
+		close(t->keeper_fd);
 	if (t->wake_fd >= 0)
 		close(t->wake_fd);
 	if (t->out_fd >= 0)
@@ -484,6 +496,12 @@ void pt_events_wake(void);
  */
 struct pt_trace *pt_trace_new(int kind);
 void pt_trace_free(struct pt_trace *t);
+/*
+ * Around a fork() of a stream's keeper, @on true before and false after
+ * (in the parent): the thread holds the stream's lock, and the child
+ * keeps the stream's files.
+ */
+void pt_table_keeper_fork(bool on);
 /*
  * Find trace @trid of @kind (0: either) and lock it; NULL if there is
  * none.  pt_trace_put() runs its put_hook and unlocks it.
@@ -623,6 +641,15 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		      const struct timespec *deadline, bool wait);
 /* Before get_status: what an active stream without a log holds, if it may tell more. */
 int pt_online_refresh(struct pt_trace *t);
+
+/*
+ * keeper.c: @t, locked, has a keeper as it is now when it is a running
+ * stream with a log (made again if its session changed since:
+ * keeper_stale), and none otherwise.  pt_keeper_free() retires it and
+ * frees what @t holds for keepers, before its files are closed.
+ */
+void pt_keeper_sync(struct pt_trace *t);
+void pt_keeper_free(struct pt_trace *t);
 
 /* Layer 6: filter.c, log.c, stream.c define the API alone. */
 

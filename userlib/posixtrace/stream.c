@@ -64,9 +64,20 @@ static void *pt_serve(void *arg)
 			pt_stream_stop_full(t);
 		if (t->nerrors)
 			pt_errors_record(t);
+		pt_keeper_sync(t);
 		pthread_mutex_unlock(&t->lock);
 	}
 	return NULL;
+}
+
+/*
+ * A stream's put_hook (pt_trace_put()): the errors its session noted
+ * during the call recorded, its keeper as the stream is now.
+ */
+static void pt_stream_put(struct pt_trace *t)
+{
+	pt_errors_record(t);
+	pt_keeper_sync(t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -155,6 +166,8 @@ static int pt_stream_free(struct pt_trace *t)
 		pthread_join(t->thread, NULL);
 		pthread_mutex_lock(&t->lock);
 	}
+	/* shut down: its keeper has nothing to do */
+	pt_keeper_free(t);
 	if (t->session)
 		ret = tracebuf_session_destroy(t->session);
 	pt_stream_close_files(t);
@@ -169,7 +182,8 @@ static int pt_stream_free(struct pt_trace *t)
  * posix_trace_shutdown() function", which writes what a stream with a
  * log still holds to its log.  Run at exit() and at the return from
  * main(); _exit(), a death by a signal and exec*() run nothing of the
- * process's (posix_trace(7) says what is left then).
+ * process's: a running stream's keeper shuts it down then (keeper.c;
+ * posix_trace(7) says what is left).
  */
 static void pt_exit_shutdown(void)
 {
@@ -241,7 +255,7 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 		return ENOMEM;
 	t->has_log = file_desc >= 0;
 	/* what the session noted during a call is recorded as it returns */
-	t->put_hook = pt_errors_record;
+	t->put_hook = pt_stream_put;
 	if (attr)
 		t->attr = *a;
 	else
@@ -372,6 +386,7 @@ POSIXTRACE_API int posix_trace_start(trace_id_t trid)
 		if (!ret)
 			ret = pt_system_event(t, POSIX_TRACE_START, ticks, NULL, 0);
 	}
+	t->keeper_stale = true;
 	pt_trace_put(t);
 	return ret;
 }
@@ -391,6 +406,7 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 	}
 	/* stopped by its caller: not started again once emptied */
 	t->full_stopped = false;
+	t->keeper_stale = true;
 	pt_trace_put(t);
 	return ret;
 }
@@ -425,6 +441,7 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 		pt_online_full_reset(t);
 	}
 	t->flush_error = ret;
+	t->keeper_stale = true;
 	pt_trace_put(t);
 	return ret;
 }
@@ -472,6 +489,7 @@ POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
 	t->overrun = false;
 	if (!ret && running)
 		ret = pt_session_start(t, TRACEBUF_START_CLEAR_ENTIRE);
+	t->keeper_stale = true;
 	pt_trace_put(t);
 	return ret;
 }

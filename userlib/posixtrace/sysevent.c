@@ -99,6 +99,9 @@ void pt_session_note(void *arg, const struct tracebuf_session_note *note)
 {
 	struct pt_trace *t = arg;
 
+	/* the session changed: its keeper is made again (keeper.c) */
+	if (note->type != TRACEBUF_LIB_NOTE_ALERT && note->type != TRACEBUF_LIB_NOTE_ERROR)
+		t->keeper_stale = true;
 	if (note->type != TRACEBUF_LIB_NOTE_ERROR || note->error == -ESTALE ||
 	    note->error == -ESRCH)
 		return;

@@ -63,14 +63,28 @@ static void pt_trace_forget(struct pt_trace *t)
 	pt_stream_close_files(t);
 }
 
+/*
+ * A fork of a stream's keeper (pt_table_keeper_fork()): its thread holds
+ * the stream's lock, so it must not take pt_table_lock (the locking
+ * order), and the keeper keeps the stream's files (it closes the others).
+ */
+static _Thread_local bool pt_keeper_forking;
+
+void pt_table_keeper_fork(bool on)
+{
+	pt_keeper_forking = on;
+}
+
 static void pt_table_fork_prepare(void)
 {
-	pthread_mutex_lock(&pt_table_lock);
+	if (!pt_keeper_forking)
+		pthread_mutex_lock(&pt_table_lock);
 }
 
 static void pt_table_fork_parent(void)
 {
-	pthread_mutex_unlock(&pt_table_lock);
+	if (!pt_keeper_forking)
+		pthread_mutex_unlock(&pt_table_lock);
 }
 
 /*
@@ -80,6 +94,8 @@ static void pt_table_fork_parent(void)
  */
 static void pt_table_fork_child(void)
 {
+	if (pt_keeper_forking)
+		return;
 	for (unsigned int i = 0; i < PT_SLOTS; i++) {
 		if (pt_table[i])
 			pt_trace_forget(pt_table[i]);
@@ -104,6 +120,7 @@ struct pt_trace *pt_trace_new(int kind)
 	t->out_fd = -1;
 	t->snap_fd = -1;
 	t->log_fd = -1;
+	t->keeper_fd = -1;
 	t->log_start = -1;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);

@@ -6,8 +6,11 @@
  * as if an explicit call were made to the posix_trace_shutdown()
  * function", which writes what a stream with a log holds to its log: the
  * log then has every event recorded, and the STOP of the shutdown.  A
- * process that ends by _exit() runs nothing of its own: its log stays
- * what it was, and still opens.
+ * process that ends by _exit() or by a signal runs nothing of its own:
+ * the stream's keeper, a process of the library's, writes what the
+ * buffers held and the STOP then, and ends.  The tests are the keepers'
+ * subreaper: they wait until every process the child left has ended
+ * (none lingers) before they read the log.
  */
 #define _GNU_SOURCE
 #include "ktap.h"
@@ -16,6 +19,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,44 +29,108 @@
 #include "ptvm.h"
 
 #define N_EVENTS	100
+/* events of a child that saves halves of its buffer (1 MiB) meanwhile */
+#define N_MANY		30000u
 
-enum how { BY_EXIT, BY_EXIT_LATER, BY_EXIT_STOPPED, BY_EXIT_ONLINE, BY__EXIT };
+enum how {
+	BY_EXIT, BY_EXIT_LATER, BY_EXIT_STOPPED, BY_EXIT_ONLINE, BY__EXIT, BY_SIGKILL,
+	BY_SIGSEGV,
+	/* POSIX_TRACE_INHERITED: a child of its records, then it is killed */
+	BY_SIGKILL_AFTER_CHILD,
+};
+
+/*
+ * Wait until every process left to this one (a subreaper) has ended: a
+ * keeper that read out, or one retired.  Returns false if one is still
+ * there after 20 s.
+ */
+static bool no_process_left(void)
+{
+	double end = t_now() + 20;
+
+	while (t_now() < end) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p < 0 && errno == ECHILD)
+			return true;
+		if (p <= 0)
+			usleep(10 * 1000);
+	}
+	return false;
+}
+
+/* The events of a child, numbered from 0, then how it ends. */
+static void post_and_end(trace_id_t trid, trace_event_id_t id, uint64_t n, enum how how)
+{
+	struct rlimit none = { 0, 0 };
+
+	for (uint64_t i = 0; i < n; i++) {
+		posix_trace_event(id, &i, sizeof(i));
+		/* many: at the pace the emulated guest saves halves, losing none */
+		if (i % 500 == 499)
+			usleep(5 * 1000);
+	}
+	if (how == BY_EXIT_LATER)
+		usleep(300 * 1000);
+	if (how == BY_EXIT_STOPPED && posix_trace_stop(trid))
+		_exit(3);
+	if (how == BY__EXIT)
+		_exit(0);
+	if (how == BY_SIGKILL)
+		raise(SIGKILL);
+	if (how == BY_SIGSEGV) {
+		/* no core file: the guest's directory is read-only */
+		setrlimit(RLIMIT_CORE, &none);
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+	}
+	exit(0);
+}
 
 /*
  * A child makes a stream of itself (with its log on @fd, unless
- * BY_EXIT_ONLINE), records N_EVENTS events numbered 0, 1, ... and ends
- * @how, without posix_trace_shutdown().  Returns its wait status.
+ * BY_EXIT_ONLINE), records @n events numbered 0, 1, ... and ends @how,
+ * without posix_trace_shutdown().  Returns its wait status, once every
+ * process it left ended (else -1).
  */
-static int child_ends(int fd, enum how how)
+static int child_ends(int fd, enum how how, uint64_t n)
 {
 	int status;
 	pid_t pid;
 
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return -1;
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		trace_attr_t attr;
 		trace_event_id_t id;
 		trace_id_t trid;
+		pid_t kid;
 		int ret;
 
 		alarm(30);
-		ret = how == BY_EXIT_ONLINE ? posix_trace_create(0, NULL, &trid) :
-		      posix_trace_create_withlog(0, NULL, fd, &trid);
+		if (posix_trace_attr_init(&attr))
+			_exit(2);
+		if (how == BY_SIGKILL_AFTER_CHILD &&
+		    posix_trace_attr_setinherited(&attr, POSIX_TRACE_INHERITED))
+			_exit(2);
+		ret = how == BY_EXIT_ONLINE ? posix_trace_create(0, &attr, &trid) :
+		      posix_trace_create_withlog(0, &attr, fd, &trid);
 		if (ret || posix_trace_eventid_open("exit", &id) || posix_trace_start(trid))
 			_exit(2);
-		for (uint64_t i = 0; i < N_EVENTS; i++)
-			posix_trace_event(id, &i, sizeof(i));
-		if (how == BY_EXIT_LATER)
-			usleep(300 * 1000);
-		if (how == BY_EXIT_STOPPED && posix_trace_stop(trid))
-			_exit(3);
-		if (how == BY__EXIT)
-			_exit(0);
-		exit(0);
+		if (how != BY_SIGKILL_AFTER_CHILD)
+			post_and_end(trid, id, n, how);
+		kid = fork();
+		if (kid == 0)
+			post_and_end(trid, id, n, BY__EXIT);
+		if (kid < 0 || waitpid(kid, &ret, 0) != kid || !WIFEXITED(ret))
+			_exit(4);
+		raise(SIGKILL);
 	}
-	if (waitpid(pid, &status, 0) != pid)
+	if (waitpid(pid, &status, 0) != pid || !no_process_left())
 		return -1;
 	return status;
 }
@@ -73,7 +142,7 @@ struct log_seen {
 	bool opened;
 };
 
-static struct log_seen read_log(int fd)
+static struct log_seen read_log(int fd, uint64_t n)
 {
 	struct log_seen s = { .in_order = true };
 	char name[TRACE_EVENT_NAME_MAX + 1];
@@ -92,7 +161,7 @@ static struct log_seen read_log(int fd)
 					      &unavailable) || unavailable)
 			break;
 		if (info.posix_event_id == POSIX_TRACE_STOP) {
-			s.stop_last = s.events == N_EVENTS;
+			s.stop_last = s.events == n;
 			continue;
 		}
 		if (posix_trace_eventid_get_name(trid, info.posix_event_id, name) ||
@@ -106,16 +175,27 @@ static struct log_seen read_log(int fd)
 	return s;
 }
 
-/* Ended by @how, with a log: every event in it, then the STOP. */
-static void expect_whole_log(enum how how)
+/* Ended by @how, with a log: all @n events in it, then the STOP. */
+static void expect_whole_log(enum how how, uint64_t n)
 {
-	int fd = log_fd(), status = child_ends(fd, how);
+	int fd = log_fd(), status = child_ends(fd, how, n);
 	struct log_seen s;
 
-	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	s = read_log(fd);
+	T_ASSERT(status != -1);
+	switch (how) {
+	case BY_SIGKILL:
+	case BY_SIGKILL_AFTER_CHILD:
+		T_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		break;
+	case BY_SIGSEGV:
+		T_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+		break;
+	default:
+		T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	s = read_log(fd, n);
 	T_EXPECT(s.opened);
-	T_EXPECT_EQ(s.events, N_EVENTS);
+	T_EXPECT_EQ(s.events, n);
 	T_EXPECT(s.in_order);
 	T_EXPECT(s.stop_last);
 	close(fd);
@@ -124,42 +204,59 @@ static void expect_whole_log(enum how how)
 /* exit() right after the events */
 static void exit_writes_the_log(void)
 {
-	expect_whole_log(BY_EXIT);
+	expect_whole_log(BY_EXIT, N_EVENTS);
 }
 
 /* exit() 300 ms after them */
 static void exit_later_writes_the_log(void)
 {
-	expect_whole_log(BY_EXIT_LATER);
+	expect_whole_log(BY_EXIT_LATER, N_EVENTS);
 }
 
 /* exit() with the stream stopped: the stop wrote the events, once */
 static void exit_of_a_stopped_stream(void)
 {
-	expect_whole_log(BY_EXIT_STOPPED);
+	expect_whole_log(BY_EXIT_STOPPED, N_EVENTS);
 }
 
 /* a stream read on-line has nothing to write: exit() ends at once */
 static void exit_with_an_online_stream(void)
 {
 	double t0 = t_now();
-	int status = child_ends(-1, BY_EXIT_ONLINE);
+	int status = child_ends(-1, BY_EXIT_ONLINE, N_EVENTS);
 
 	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	T_EXPECT(t_now() - t0 < 10);
 }
 
-/* _exit() runs nothing: the log is what was written before, and opens */
-static void _exit_leaves_a_log_that_opens(void)
+/* _exit() runs nothing of the process's: the keeper writes the log */
+static void _exit_writes_the_log(void)
 {
-	int fd = log_fd(), status = child_ends(fd, BY__EXIT);
-	struct log_seen s;
+	expect_whole_log(BY__EXIT, N_EVENTS);
+}
 
-	T_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	s = read_log(fd);
-	T_EXPECT(s.opened);
-	T_EXPECT(s.in_order);
-	close(fd);
+/* killed: the buffers outlive it, the keeper writes them */
+static void sigkill_writes_the_log(void)
+{
+	expect_whole_log(BY_SIGKILL, N_EVENTS);
+}
+
+/* a fault that kills it */
+static void sigsegv_writes_the_log(void)
+{
+	expect_whole_log(BY_SIGSEGV, N_EVENTS);
+}
+
+/* killed after halves of its buffer were saved: each event once */
+static void sigkill_after_saves_writes_the_log(void)
+{
+	expect_whole_log(BY_SIGKILL, N_MANY);
+}
+
+/* killed after a child in its stream posted and ended */
+static void sigkill_after_a_child_writes_the_log(void)
+{
+	expect_whole_log(BY_SIGKILL_AFTER_CHILD, N_EVENTS);
 }
 
 static const struct t_test tests[] = {
@@ -167,7 +264,11 @@ static const struct t_test tests[] = {
 	T_TEST(exit_later_writes_the_log),
 	T_TEST(exit_of_a_stopped_stream),
 	T_TEST(exit_with_an_online_stream),
-	T_TEST(_exit_leaves_a_log_that_opens),
+	T_TEST(_exit_writes_the_log),
+	T_TEST(sigkill_writes_the_log),
+	T_TEST(sigsegv_writes_the_log),
+	T_TEST(sigkill_after_saves_writes_the_log),
+	T_TEST(sigkill_after_a_child_writes_the_log),
 };
 
 T_MAIN(tests)
