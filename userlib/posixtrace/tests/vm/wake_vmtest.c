@@ -8,7 +8,9 @@
  * is posted.  Figures: median and p99 of each, and their ratio; the test
  * checks only that every event came, once and in order ("make bench"
  * prints the figures: scripts/bench.sh).  TB_BENCH_TRIPS: trips per
- * figure (default 200).
+ * figure (default 200).  The same again with the events and the pipe's
+ * writes in another process, the traced one, and the reader in the
+ * controller: its wake-up ratio is wake_latency_process.
  */
 #define _GNU_SOURCE
 #include "ktap.h"
@@ -18,6 +20,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,8 +177,156 @@ static void event_to_blocked_getnext(void)
 	       (double)t99 / (double)p99);
 }
 
+/*
+ * Across processes: the handshake in shared memory, the stream's event
+ * type known by name (the target opened it, the ids are the stream's).
+ */
+struct xtrip {
+	atomic_uint ready;	/* trips the reader is ready for */
+	atomic_uint go;		/* the target may open its type and post */
+};
+
+static unsigned int bench_trips(void)
+{
+	const char *env = getenv("TB_BENCH_TRIPS");
+
+	return env && atoi(env) > 0 ? (unsigned int)atoi(env) : 200;
+}
+
+/* The target: trip i once the reader is blocked for it. */
+static void xsend_trips(struct xtrip *x, unsigned int trips, int pipe_wr)
+{
+	trace_event_id_t id = 0;
+
+	while (!atomic_load(&x->go))
+		usleep(1000);
+	if (pipe_wr < 0 && posix_trace_eventid_open("wake", &id))
+		_exit(2);
+	for (unsigned int i = 0; i < trips; i++) {
+		uint64_t d[2];
+
+		while (atomic_load(&x->ready) < i + 1)
+			usleep(100);
+		usleep(5000);
+		d[0] = now_ns();
+		d[1] = i;
+		if (pipe_wr >= 0) {
+			if (write(pipe_wr, d, sizeof(d)) != sizeof(d))
+				_exit(3);
+		} else {
+			posix_trace_event(id, d, sizeof(d));
+		}
+	}
+	/*
+	 * Until the reader has the last one: what a target that ended left
+	 * comes to an on-line reader only once the stream stops.
+	 */
+	for (int i = 0; i < 1000 && atomic_load(&x->ready) <= trips; i++)
+		usleep(10 * 1000);
+	_exit(0);
+}
+
+/* Fork the target of @x, which posts to @pipe_wr or (-1) its stream. */
+static pid_t xtarget(struct xtrip *x, unsigned int trips, int pipe_wr)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		xsend_trips(x, trips, pipe_wr);
+	return pid;
+}
+
+static void event_of_another_process_to_blocked_getnext(void)
+{
+	unsigned int trips = bench_trips(), got = 0, in_order = 0, named = 0;
+	uint64_t *lp = calloc(trips, sizeof(uint64_t)), *lt = calloc(trips, sizeof(uint64_t));
+	struct xtrip *x = mmap(NULL, sizeof(*x), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char name[TRACE_EVENT_NAME_MAX + 1];
+	uint64_t pm, p99, tm, t99;
+	trace_id_t trid;
+	int p[2], status;
+	pid_t pid;
+
+	T_ASSERT(lp && lt && x != MAP_FAILED);
+
+	/* the pipe: the target writes, this process reads */
+	T_ASSERT_EQ(pipe(p), 0);
+	pid = xtarget(x, trips, p[1]);
+	T_ASSERT(pid > 0);
+	close(p[1]);
+	atomic_store(&x->go, 1);
+	for (unsigned int i = 0; i < trips; i++) {
+		uint64_t d[2];
+
+		atomic_store(&x->ready, i + 1);
+		if (read(p[0], d, sizeof(d)) != sizeof(d))
+			break;
+		lp[i] = now_ns() - d[0];
+		got++;
+	}
+	atomic_store(&x->ready, trips + 1);
+	close(p[0]);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_ASSERT_EQ(got, trips);
+
+	/* a stream of the target, read on-line here */
+	memset(x, 0, sizeof(*x));
+	pid = xtarget(x, trips, -1);
+	T_ASSERT(pid > 0);
+	T_ASSERT_EQ(posix_trace_create(pid, NULL, &trid), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	atomic_store(&x->go, 1);
+	got = 0;
+	for (unsigned int i = 0; i < trips;) {
+		struct posix_trace_event_info info;
+		uint64_t d[2] = { 0 };
+		size_t len;
+		int un;
+
+		struct timespec until;
+
+		atomic_store(&x->ready, i + 1);
+		/* a lost event would stall both: 5 s at most, then the count says */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 5;
+		if (posix_trace_timedgetnext_event(trid, &info, d, sizeof(d), &len, &un, &until) ||
+		    un)
+			break;
+		/* the system events carry no 16 bytes */
+		if (len != sizeof(d))
+			continue;
+		if (!posix_trace_eventid_get_name(trid, info.posix_event_id, name))
+			named += !strcmp(name, "wake");
+		lt[i] = now_ns() - d[0];
+		in_order += d[1] == i;
+		got++;
+		i++;
+	}
+	atomic_store(&x->ready, trips + 1);
+	if (got != trips)
+		kill(pid, SIGKILL);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(got != trips || (WIFEXITED(status) && WEXITSTATUS(status) == 0));
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
+	T_EXPECT_EQ(got, trips);
+	T_EXPECT_EQ(named, got);
+	T_EXPECT_EQ(in_order, trips);
+	if (got != trips)
+		return;
+
+	report("pipe, other process -> blocked read", lp, trips, &pm, &p99);
+	report("event, other process -> getnext", lt, trips, &tm, &t99);
+	printf("# wake_latency_process: median %.1fx, p99 %.1fx the pipe's\n",
+	       (double)tm / (double)pm, (double)t99 / (double)p99);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(event_to_blocked_getnext),
+	T_TEST(event_of_another_process_to_blocked_getnext),
 };
 
 T_MAIN(tests)
