@@ -24,7 +24,7 @@
  * the POSIX_TRACE_STOP, and ends.
  *
  * The stream's session changes (a provider joined, started, stopped or
- * died, a half of a buffer was saved; start, stop, flush, clear, a new
+ * died, a rolling buffer was saved; start, stop, flush, clear, a new
  * filter) only in the controller's calls and its stream thread, each
  * under the stream's lock, at the end of which the keeper is made again
  * if it is stale: never on posix_trace_event()'s path.  So a keeper
