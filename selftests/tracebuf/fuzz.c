@@ -129,12 +129,7 @@ struct fz {
 
 static __u64 fz_rand(struct fz *z)
 {
-	/* splitmix64 */
-	__u64 x = (z->rng += 0x9e3779b97f4a7c15ULL);
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return tb_splitmix64(&z->rng);
 }
 
 static unsigned int fz_below(struct fz *z, unsigned int n)

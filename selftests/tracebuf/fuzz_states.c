@@ -102,12 +102,7 @@ struct sf {
 
 static __u64 sf_rand(struct sf *f)
 {
-	/* splitmix64 */
-	__u64 x = (f->rng += 0x9e3779b97f4a7c15ULL);
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return tb_splitmix64(&f->rng);
 }
 
 static unsigned int sf_below(struct sf *f, unsigned int n)

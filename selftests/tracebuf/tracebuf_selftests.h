@@ -129,6 +129,16 @@ void *tb_bad_page(void);
 
 int tb_ioctl(int fd, unsigned long cmd, void *arg);
 
+/* The fuzzers' generator: splitmix64, seeded by *state, which it steps. */
+static inline __u64 tb_splitmix64(__u64 *state)
+{
+	__u64 x = (*state += 0x9e3779b97f4a7c15ULL);
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 static inline __u64 tb_ptr(const void *p)
 {
 	return (__u64)(uintptr_t)p;
