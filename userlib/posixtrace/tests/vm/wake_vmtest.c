@@ -94,24 +94,34 @@ static void *pipe_reader(void *arg)
 	return NULL;
 }
 
-/* Each trip: wait until the reader is blocked for trip i, then send i. */
-static void send_trips(struct trip *t, int pipe_wr)
+/*
+ * Each trip: wait until the reader is blocked for trip i (@ready), then
+ * send i to @pipe_wr or, when it is -1, as an event of type @id.
+ * Returns -1 when a pipe write failed.
+ */
+static int post_trips(atomic_uint *ready, unsigned int trips, trace_event_id_t id, int pipe_wr)
 {
-	for (unsigned int i = 0; i < t->trips; i++) {
+	for (unsigned int i = 0; i < trips; i++) {
 		uint64_t d[2];
 
-		while (atomic_load(&t->ready) < i + 1)
+		while (atomic_load(ready) < i + 1)
 			usleep(100);
 		usleep(5000);
 		d[0] = now_ns();
 		d[1] = i;
 		if (pipe_wr >= 0) {
 			if (write(pipe_wr, d, sizeof(d)) != sizeof(d))
-				break;
+				return -1;
 		} else {
-			posix_trace_event(t->id, d, sizeof(d));
+			posix_trace_event(id, d, sizeof(d));
 		}
 	}
+	return 0;
+}
+
+static void send_trips(struct trip *t, int pipe_wr)
+{
+	post_trips(&t->ready, t->trips, t->id, pipe_wr);
 }
 
 static void report(const char *what, uint64_t *lat, unsigned int n, uint64_t *median,
@@ -202,21 +212,8 @@ static void xsend_trips(struct xtrip *x, unsigned int trips, int pipe_wr)
 		usleep(1000);
 	if (pipe_wr < 0 && posix_trace_eventid_open("wake", &id))
 		_exit(2);
-	for (unsigned int i = 0; i < trips; i++) {
-		uint64_t d[2];
-
-		while (atomic_load(&x->ready) < i + 1)
-			usleep(100);
-		usleep(5000);
-		d[0] = now_ns();
-		d[1] = i;
-		if (pipe_wr >= 0) {
-			if (write(pipe_wr, d, sizeof(d)) != sizeof(d))
-				_exit(3);
-		} else {
-			posix_trace_event(id, d, sizeof(d));
-		}
-	}
+	if (post_trips(&x->ready, trips, id, pipe_wr))
+		_exit(3);
 	/*
 	 * Until the reader has the last one: what a target that ended left
 	 * comes to an on-line reader only once the stream stops.
