@@ -527,8 +527,8 @@ static bool sf_do_one(struct sf *f, int r, bool matched)
 {
 	int s = f->state, ret, ps, ms, n;
 	struct sf_answer a;
-	struct tracebuf_mgr_msg msg;
-	struct tracebuf_pkt pkt;
+	struct tracebuf_mgr_msg msg = { 0 };
+	struct tracebuf_pkt pkt = { 0 };
 	bool owned = sf_owned(f, s), ok = true;
 	__u16 type, request;
 
