@@ -21,6 +21,9 @@
 #      tracebuf_* symbol of its objects (at -O0, static ones too) is in
 #      the map, the public headers' inline API or the uapi header's; any
 #      other fails (the private ones are tb_*).
+#   6. the selftests build (-Werror) with the cross compilers of those
+#      targets (aarch64 and its 32-bit ARM programs): each compiler warns
+#      about other things, and "make check" builds only the native ones.
 # Builds happen in .build/lint/ (a copy of the sources), never in the tree.
 #
 #   lint.sh [--kdir DIR]     only against the build tree DIR (a native one)
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
 done
 # "NAME KDIR MAKEARGS..." per line: what the module is built against.
 trees=()
+ccs=()	# "CC CC32" of each cross target, once each
 if [ -n "$KDIR" ]; then
 	trees=("$(basename "$(dirname "$KDIR")") $KDIR")
 else
@@ -51,6 +55,8 @@ else
 		kinfo=$(tb_find_kernel "$TB_SERIES" "$TB_FLAVOUR" "$TB_KROOT")
 		read -r _ kdir _ <<< "$kinfo"
 		trees+=("$t $kdir ${TB_KMAKE[*]}")
+		[ "$TB_CC" = gcc ] || printf '%s\n' "${ccs[@]}" | grep -qxF "$TB_CC $TB_CC32" ||
+			ccs+=("$TB_CC $TB_CC32")
 	done
 fi
 
@@ -226,6 +232,20 @@ check_prefix() {
 check_prefix
 # libposixtrace (userlib/posixtrace): also its -Werror build
 check_abi libposixtrace posixtrace "POSIXTRACE_API"
+
+# 6. The selftests with each cross target's compilers.
+for cc in "${ccs[@]}"; do
+	read -r cc cc32 <<< "$cc"
+	out=$LINT/selftests-$cc
+	mkdir -p "$out"
+	echo "lint: the selftests with $cc${cc32:+ and $cc32}"
+	if ! make -s -C "$TB_ROOT/selftests/tracebuf" OUTPUT="$out" CC="$cc" CC32="$cc32" \
+		> "$out.log" 2>&1; then
+		grep -E 'error|warning' "$out.log" | head -n 20
+		echo "lint: the selftests did not build with $cc (see $out.log)"
+		status=1
+	fi
+done
 
 if [ $status = 0 ]; then
 	echo "lint: all clean"
