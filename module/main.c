@@ -79,6 +79,17 @@ static int tracebuf_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* A descriptor of the file is closed: see tracebuf_provider_flush(). */
+static int tracebuf_flush(struct file *file, fl_owner_t id)
+{
+	struct tracebuf_file *tf = file->private_data;
+
+	/* see tracebuf_set_role() */
+	if (smp_load_acquire(&tf->role) == TRACEBUF_ROLE_PROVIDER)
+		tracebuf_provider_flush(tf->provider);
+	return 0;
+}
+
 /* Is the inbox of a file with @role non-empty?  Lockless, for waiting. */
 static bool tracebuf_pending(struct tracebuf_file *tf, enum tracebuf_role role)
 {
@@ -194,6 +205,7 @@ static int tracebuf_mmap(struct file *file, struct vm_area_struct *vma)
 static const struct file_operations tracebuf_fops = {
 	.owner = THIS_MODULE,
 	.open = tracebuf_open,
+	.flush = tracebuf_flush,
 	.release = tracebuf_release,
 	.read = tracebuf_read,
 	.poll = tracebuf_poll,

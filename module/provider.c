@@ -240,34 +240,75 @@ out_unlock:
 	return ERR_PTR(ret);
 }
 
+/* Is current a thread of the provider's process? */
+static bool tracebuf_is_own(const struct tracebuf_provider *p)
+{
+	return p->pid && !(current->flags & PF_KTHREAD) && task_tgid(current) == p->pid;
+}
+
 /*
- * How the provider's process stands as its file closes, for MSG_GONE's
- * pkt (TRACEBUF_GONE_*).  The last fput of a process that exits runs in
- * that process, in do_exit() after its exit code is set: a wait status,
- * the group's when the whole thread group exits.  A file closed by
- * another process that shared it, or by a kernel thread, says nothing of
- * the provider's process: that is left unknown (0).
+ * If current is the provider's process exiting (do_exit(), after its exit
+ * code is set), its wait status | BIT(31): the group's when the whole
+ * thread group exits; else 0.
  */
-static void tracebuf_gone_status(const struct tracebuf_provider *p,
-				 struct tracebuf_pkt *pkt)
+static u32 tracebuf_own_exit(const struct tracebuf_provider *p)
 {
 	const struct signal_struct *sig = current->signal;
 	int code;
 
-	memset(pkt, 0, sizeof(*pkt));
-	if (!p->pid || (current->flags & PF_KTHREAD) ||
-	    task_tgid(current) != p->pid)
-		return;
-	if (!(current->flags & PF_EXITING)) {
-		pkt->data16 = TRACEBUF_GONE_CLOSED;
-		return;
-	}
+	if (!tracebuf_is_own(p) || !(current->flags & PF_EXITING))
+		return 0;
 	if (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT)
 		code = READ_ONCE(sig->group_exit_code);
 	else
 		code = READ_ONCE(current->exit_code);
+	return (code & 0xffff) | BIT(31);
+}
+
+/*
+ * A descriptor of the provider's file is closed (filp_close()).  When its
+ * process exits, do_exit() closes its descriptors after the exit code is
+ * set: keep the status for tracebuf_gone_status(), since the last
+ * reference may be dropped elsewhere (below).
+ */
+void tracebuf_provider_flush(struct tracebuf_provider *p)
+{
+	u32 wait = tracebuf_own_exit(p);
+
+	if (wait)
+		WRITE_ONCE(p->exit_wait, wait);
+}
+
+/*
+ * How the provider's process stands as its file closes, for MSG_GONE's
+ * pkt (TRACEBUF_GONE_*).  The last fput of a process that exits usually
+ * runs in that process, in do_exit(), with its exit code set.  But its
+ * buffer's mapping holds the file too, and its mm can outlive it: a
+ * reader of /proc/PID/stat holds it for a moment (get_task_mm()), and
+ * then drops the last reference.  So the status kept as its process's
+ * exit closed its descriptor stands when the process is not the closer.
+ * A file closed by another process that shared it, and that the
+ * provider's process did not hold when it exited, or one closed by a
+ * kernel thread, says nothing of the provider's process: that is left
+ * unknown (0).
+ */
+static void tracebuf_gone_status(const struct tracebuf_provider *p,
+				 struct tracebuf_pkt *pkt)
+{
+	u32 wait;
+
+	memset(pkt, 0, sizeof(*pkt));
+	if (tracebuf_is_own(p) && !(current->flags & PF_EXITING)) {
+		pkt->data16 = TRACEBUF_GONE_CLOSED;
+		return;
+	}
+	wait = tracebuf_own_exit(p);
+	if (!wait)
+		wait = READ_ONCE(p->exit_wait);
+	if (!wait)
+		return;
 	pkt->data16 = TRACEBUF_GONE_EXITED;
-	pkt->data32 = code & 0xffff;
+	pkt->data32 = wait & 0xffff;
 }
 
 /*

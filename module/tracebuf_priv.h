@@ -289,6 +289,10 @@ struct tracebuf_provider {
 						 * when the manager reads one
 						 */
 	struct tracebuf_msg_node gone_node;	/* [L] queued once, at death */
+	u32 exit_wait;				/* ONCE: 0, or the wait status
+						 * of its process's exit | BIT(31):
+						 * tracebuf_provider_flush()
+						 */
 
 	u64 packets_sent;			/* [L] */
 	u64 packets_received;			/* [L] */
@@ -338,6 +342,7 @@ struct tracebuf_cats *tracebuf_cats_get(struct tracebuf_cats *cats);
 void tracebuf_cats_put(struct tracebuf_cats *cats);
 struct tracebuf_provider *tracebuf_provider_create(const char *name, u32 flags,
 						   struct work_struct *kwork, u32 *status);
+void tracebuf_provider_flush(struct tracebuf_provider *p);
 void tracebuf_provider_release(struct tracebuf_provider *p);
 void tracebuf_provider_get(struct tracebuf_provider *p);
 void tracebuf_provider_put(struct tracebuf_provider *p);

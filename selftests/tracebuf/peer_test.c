@@ -608,12 +608,14 @@ FIXTURE(gone_status) {
 
 FIXTURE_VARIANT(gone_status) {
 	enum tb_end end;
+	bool held;	/* another process holds its file as it ends */
 };
 
 FIXTURE_VARIANT_ADD(gone_status, exit_3) { .end = TB_END_EXIT };
 FIXTURE_VARIANT_ADD(gone_status, killed_by_sigterm) { .end = TB_END_SIGTERM };
 FIXTURE_VARIANT_ADD(gone_status, crashed_with_sigsegv) { .end = TB_END_SEGV };
 FIXTURE_VARIANT_ADD(gone_status, thread_calls_exit_5) { .end = TB_END_THREAD_EXIT };
+FIXTURE_VARIANT_ADD(gone_status, exit_3_file_held) { .end = TB_END_EXIT, .held = true };
 
 FIXTURE_SETUP(gone_status)
 {
@@ -639,19 +641,23 @@ static void *tb_exit_5(void *arg)
 	exit(5);
 }
 
-/* The provider: register, tell the id, wait for the word, then end. */
+/*
+ * The provider: register, tell the id and the file's descriptor, wait for
+ * the word, then end.
+ */
 static void __attribute__((noreturn)) tb_ender(int out_fd, int in_fd,
 					       enum tb_end end)
 {
 	const struct rlimit no_core = { 0, 0 };
 	pthread_t thread;
-	__u32 id;
+	__u32 id[2];
 	char go;
 	int fd;
 
 	setrlimit(RLIMIT_CORE, &no_core);
-	fd = tb_open_provider("ender", &id);
-	if (fd < 0 || write(out_fd, &id, sizeof(id)) != sizeof(id))
+	fd = tb_open_provider("ender", &id[0]);
+	id[1] = (__u32)fd;
+	if (fd < 0 || write(out_fd, id, sizeof(id)) != sizeof(id))
 		_exit(10);
 	if (read(in_fd, &go, 1) != 1)
 		_exit(11);
@@ -676,13 +682,15 @@ static void __attribute__((noreturn)) tb_ender(int out_fd, int in_fd,
 
 /*
  * MSG_GONE of a provider whose process ended says so, with the status
- * wait() reports for that process.
+ * wait() reports for that process; also when another process held its
+ * file then and closed it last (as one that holds the process's mm for a
+ * moment, reading /proc/PID/stat, may drop the mapping's reference).
  */
 TEST_F(gone_status, manager_told_how_it_exited)
 {
 	struct tracebuf_mgr_msg msg;
-	int to_child[2], from_child[2], status;
-	__u32 id;
+	int to_child[2], from_child[2], status, pidfd, held = -1;
+	__u32 id[2];
 
 	ASSERT_EQ(0, pipe(to_child));
 	ASSERT_EQ(0, pipe(from_child));
@@ -695,10 +703,17 @@ TEST_F(gone_status, manager_told_how_it_exited)
 	}
 	close(to_child[0]);
 	close(from_child[1]);
-	ASSERT_EQ((ssize_t)sizeof(id), read(from_child[0], &id, sizeof(id)));
+	ASSERT_EQ((ssize_t)sizeof(id), read(from_child[0], id, sizeof(id)));
 	close(from_child[0]);
-	ASSERT_EQ(0, mgr_initialize(self->mgr, id, TRACEBUF_MODE_ONESHOT,
+	ASSERT_EQ(0, mgr_initialize(self->mgr, id[0], TRACEBUF_MODE_ONESHOT,
 				    tb_buffer_min(), NULL, NULL));
+	if (variant->held) {
+		pidfd = (int)syscall(SYS_pidfd_open, self->child, 0);
+		ASSERT_LE(0, pidfd);
+		held = (int)syscall(SYS_pidfd_getfd, pidfd, (int)id[1], 0);
+		ASSERT_LE(0, held);
+		close(pidfd);
+	}
 	if (variant->end == TB_END_SIGTERM) {
 		ASSERT_EQ(0, kill(self->child, SIGTERM));
 	} else {
@@ -721,7 +736,12 @@ TEST_F(gone_status, manager_told_how_it_exited)
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 5);
 		break;
 	}
-	tb_next_msg(_metadata, self->mgr, id, TRACEBUF_MSG_GONE,
+	if (held >= 0) {
+		/* still open here: not gone yet */
+		EXPECT_EMPTY(self->mgr);
+		close(held);
+	}
+	tb_next_msg(_metadata, self->mgr, id[0], TRACEBUF_MSG_GONE,
 		    TRACEBUF_STATE_INITIALIZED, &msg);
 	EXPECT_EQ(0, msg.pkt.request);
 	EXPECT_EQ(TRACEBUF_GONE_EXITED, msg.pkt.data16);

@@ -850,10 +850,15 @@ struct tracebuf_mgr_msg {
  * the provider's process stood when its file closed.  data16 is
  * TRACEBUF_GONE_EXITED when the process was exiting, and data32 then
  * holds how it exits, as wait() reports it (WIFEXITED and WEXITSTATUS,
- * WIFSIGNALED, WTERMSIG and WCOREDUMP apply); TRACEBUF_GONE_CLOSED when
- * it lived on (it closed the file, or an exec did); 0 when the file was
- * closed by another process (one that inherited it) or by the kernel, and
- * nothing is known.  request and data64 stay zero.
+ * WIFSIGNALED, WTERMSIG and WCOREDUMP apply), also when the process exited
+ * holding the file and another one dropped the last reference (one that
+ * it passed the file to, or one that held the dying process's memory for
+ * a moment: the buffer's mapping holds the file too);
+ * TRACEBUF_GONE_CLOSED when it lived on (it closed the file, or an exec
+ * did); 0 when the file was last closed by another process (one that
+ * inherited it) while the provider's process lived on or after it had
+ * closed its own, or by the kernel, and nothing is known.  request and
+ * data64 stay zero.
  */
 #define TRACEBUF_GONE_EXITED		0x0001
 #define TRACEBUF_GONE_CLOSED		0x0002
