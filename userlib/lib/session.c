@@ -412,11 +412,33 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tb_tracee_error(s, t, ret, "writing a save failed");
 		return;
 	}
+	if (s->holding) {
+		/* sent by tb_send_saved(), once the caller has done its part */
+		t->saved_ack = ack;
+		t->saved_held = true;
+		tb_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
+		return;
+	}
 	ret = tb_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &ack);
 	if (ret)
 		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
 	else
 		tb_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
+}
+
+/* HOLD_SAVED: send the BUFFER_SAVED of each save written since the last call. */
+static void tb_send_saved(struct tracebuf_session *s)
+{
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		int ret;
+
+		if (!t->saved_held)
+			continue;
+		t->saved_held = false;
+		ret = tb_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &t->saved_ack);
+		if (ret)
+			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
+	}
 }
 
 /*
@@ -577,6 +599,7 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 		if (t->was_started)
 			tb_readout(s, t, false);
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
+		t->saved_held = false;
 		tb_release_buffer(t);
 		tb_note(s, TRACEBUF_LIB_NOTE_TERMINATED, t, 0, NULL, NULL);
 		break;
@@ -585,6 +608,7 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 		 * had sent STOPPED, and then it was read out already)
 		 */
 		t->info.state = TRACEBUF_LIB_TRACEE_GONE;
+		t->saved_held = false;
 		/* zero from a module before ABI 1.11: unknown */
 		t->gone_how = msg->pkt.data16;
 		t->gone_status = msg->pkt.data32;
@@ -606,12 +630,13 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
  */
 #define TB_DISPATCH_READS	4
 
-TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
+static int tb_dispatch(struct tracebuf_session *s)
 {
 	struct tracebuf_mgr_msg msgs[32];
 	int handled = 0;
 	ssize_t n = 0;
 
+	tb_send_saved(s);
 	for (int reads = 0; reads < TB_DISPATCH_READS; reads++) {
 		n = tb_sys_read_msgs(tracebuf_manager_fd(s->m), msgs, TRACEBUF_ARRAY_SIZE(msgs));
 		if (n <= 0)
@@ -628,6 +653,24 @@ TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
 	return n < 0 && n != -EAGAIN ? (int)n : handled;
 }
 
+TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
+{
+	int ret;
+
+	s->holding = s->cfg.flags & TRACEBUF_LIB_SESSION_HOLD_SAVED;
+	ret = tb_dispatch(s);
+	s->holding = false;
+	return ret;
+}
+
+TRACEBUF_API int tracebuf_session_send_saved(struct tracebuf_session *s)
+{
+	if (s->in_notify)
+		return -EINVAL;
+	tb_send_saved(s);
+	return 0;
+}
+
 /* Dispatch until @done says so or @timeout_ms passes; 1 if done. */
 static int tb_wait(struct tracebuf_session *s, bool (*done)(struct tracebuf_session *),
 		   uint32_t timeout_ms)
@@ -637,7 +680,7 @@ static int tb_wait(struct tracebuf_session *s, bool (*done)(struct tracebuf_sess
 
 	for (;;) {
 		int64_t left;
-		int ret = tracebuf_session_dispatch(s);
+		int ret = tb_dispatch(s);
 
 		if (ret < 0 && ret != -EIO)
 			return ret;
@@ -698,7 +741,7 @@ TRACEBUF_API int tracebuf_session_create(const struct tracebuf_session_config *c
 	int ret;
 
 	if (!TB_OPTS_VALID(cfg, struct tracebuf_session_config, device) || !out ||
-	    (cfg->flags & ~TRACEBUF_LIB_SESSION_NO_PROVIDERS) ||
+	    (cfg->flags & ~(TRACEBUF_LIB_SESSION_NO_PROVIDERS | TRACEBUF_LIB_SESSION_HOLD_SAVED)) ||
 	    cfg->mode > TRACEBUF_MODE_STREAMING || cfg->output_fd < 0 ||
 	    (cfg->buffer_size && tracebuf_buffer_size_check(NULL, cfg->buffer_size) == -EINVAL))
 		return -EINVAL;
@@ -823,7 +866,7 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 			return ret;
 	}
 	/* whoever registered since is traced too */
-	tracebuf_session_dispatch(s);
+	tb_dispatch(s);
 	s->state = TB_S_STARTING;
 	/* a provider of ours that registers from now on waits for its START */
 	if (!(s->cfg.flags & TRACEBUF_LIB_SESSION_NO_PROVIDERS))
@@ -872,7 +915,7 @@ TRACEBUF_API int tracebuf_session_update(struct tracebuf_session *s,
 	s->extra_size = size;
 	s->extra_count = count;
 	/* a provider still starting takes the list when it is started */
-	tracebuf_session_dispatch(s);
+	tb_dispatch(s);
 	tb_wait(s, tb_all_started, s->start_timeout_ms);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
@@ -903,7 +946,7 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 
 	if (s->state != TB_S_STARTING && s->state != TB_S_STARTED)
 		return -EALREADY;
-	tracebuf_session_dispatch(s);
+	tb_dispatch(s);
 	/* late joiners that never answered their start */
 	tb_not_started(s);
 	s->state = TB_S_STOPPING;
@@ -938,7 +981,7 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 
 	if (s->state == TB_S_TERMINATED)
 		return 0;
-	tracebuf_session_dispatch(s);
+	tb_dispatch(s);
 	s->state = TB_S_TERMINATING;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (!tb_active(t) || t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING)
@@ -957,6 +1000,7 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 		if (t->was_started)
 			tb_readout(s, t, false);
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
+		t->saved_held = false;
 		tb_release_buffer(t);
 	}
 	s->state = TB_S_TERMINATED;
@@ -996,7 +1040,7 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
 	tb_out_write(&sn.out, &magic, sizeof(magic));
 	/* whoever registered or stopped since is known first */
-	tracebuf_session_dispatch(s);
+	tb_dispatch(s);
 	s->snap = &sn;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED || !t->map)
@@ -1060,7 +1104,7 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 	    !(v->features & TRACEBUF_FEAT_SAVE_NOW) : v->abi_minor < 5)
 		return -EOPNOTSUPP;
 	/* whoever registered or stopped since is known first */
-	tracebuf_session_dispatch(s);
+	tb_dispatch(s);
 	s->flushing = true;
 	s->flush_failed = false;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {

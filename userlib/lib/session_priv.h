@@ -65,6 +65,9 @@ struct tb_tracee {
 	/* MSG_GONE's: how its process ended (tracebuf_session_provider_end()) */
 	uint16_t gone_how;			/* TRACEBUF_GONE_*, 0: unknown */
 	uint32_t gone_status;			/* EXITED: the wait status */
+	/* HOLD_SAVED: the BUFFER_SAVED of a save written, not sent yet */
+	bool saved_held;
+	struct tracebuf_pkt saved_ack;
 };
 
 struct tb_out {
@@ -107,6 +110,9 @@ struct tracebuf_session {
 						 */
 	size_t snap_copy_cap;
 	bool in_notify;				/* in the caller's notify callback */
+	bool holding;				/* in the caller's dispatch, with
+						 * HOLD_SAVED: saves' acks held
+						 */
 	bool flushing;				/* tracebuf_session_flush() */
 	bool flush_failed;			/* a provider's part not written */
 	bool own_info_written;			/* provider 0's, in this file */

@@ -205,6 +205,15 @@ typedef void (*tracebuf_session_notify_fn)(void *arg,
  * no provider waits for its start.
  */
 #define TRACEBUF_LIB_SESSION_NO_PROVIDERS	(1u << 0)
+/*
+ * HOLD_SAVED (since 1.4): in tracebuf_session_dispatch(), a streaming
+ * save is written (TRACEBUF_LIB_NOTE_SAVED) but its BUFFER_SAVED, which
+ * lets the provider write into that rolling buffer again, is held until
+ * tracebuf_session_send_saved() or the next dispatch (the calls that wait
+ * for providers dispatch too): the caller first does what must not miss
+ * the save (libposixtrace copies the session into its keeper).
+ */
+#define TRACEBUF_LIB_SESSION_HOLD_SAVED		(1u << 1)
 
 struct tracebuf_session_config {
 	size_t size;			/* sizeof(struct tracebuf_session_config) */
@@ -492,6 +501,14 @@ int tracebuf_session_rotate(struct tracebuf_session *s, int fd);
  * provider's data is not read out).
  */
 int tracebuf_session_forked(struct tracebuf_session *s, int *fds, size_t cap);
+/**
+ * tracebuf_session_send_saved() - HOLD_SAVED: send the BUFFER_SAVED of
+ * the saves written by the last tracebuf_session_dispatch() (one that
+ * cannot be sent is said in a TRACEBUF_LIB_NOTE_ERROR note).  Not from
+ * the notify callback.
+ * Return: 0, or -EINVAL.
+ */
+int tracebuf_session_send_saved(struct tracebuf_session *s);
 /**
  * tracebuf_session_category_known() - whether the session's category
  * number @i (of tracebuf_session_config.categories) is known: published

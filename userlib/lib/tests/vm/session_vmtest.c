@@ -47,7 +47,7 @@
 /* Provider children                                                      */
 
 enum { CMD_WRITE = 'w', CMD_OTHER = 'o', CMD_MARK = 'm', CMD_FOREVER = 'f', CMD_QUIT = 'q',
-       CMD_ALERT = 'a' };
+       CMD_ALERT = 'a', CMD_PENDING = 'p' };
 
 struct cmd {
 	uint32_t op;
@@ -139,6 +139,10 @@ static void child_main(const struct child_opts *o, int cmd, int rsp)
 			break;
 		case CMD_ALERT:
 			ok = tracebuf_provider_alert(g_prov, "boom") ? 'e' : 'k';
+			break;
+		case CMD_PENDING:
+			/* answered with how many rolling buffers wait for a save */
+			ok = (char)('0' + tb_engine_pending_rolling_buffers());
 			break;
 		case CMD_FOREVER:
 			/* answer after the first range, then never return */
@@ -262,10 +266,11 @@ static void on_note(void *arg, const struct tracebuf_session_note *n)
 
 static struct notes g_notes;
 
-static struct tracebuf_session *session(uint32_t mode, uint64_t size, int *fd)
+static struct tracebuf_session *session_flags(uint32_t mode, uint64_t size, int *fd,
+					      uint32_t flags)
 {
 	struct tracebuf_session_config cfg = {
-		.size = sizeof(cfg), .mode = mode, .buffer_size = size,
+		.size = sizeof(cfg), .mode = mode, .flags = flags, .buffer_size = size,
 		.output_fd = memfd_create("trace.fxt", MFD_CLOEXEC),
 		.notify = on_note, .arg = &g_notes,
 		.start_timeout_ms = 10000, .stop_timeout_ms = 20000,
@@ -283,6 +288,11 @@ static struct tracebuf_session *session(uint32_t mode, uint64_t size, int *fd)
 		return NULL;
 	}
 	return s;
+}
+
+static struct tracebuf_session *session(uint32_t mode, uint64_t size, int *fd)
+{
+	return session_flags(mode, size, fd, 0);
 }
 
 struct trace {
@@ -989,6 +999,60 @@ static void provider_exits_while_tracing(void)
 	T_EXPECT_EQ(sh.dups, 0);
 	T_EXPECT(sh.contiguous);
 	trace_free(&tr);
+}
+
+/* The child's count of rolling buffers that wait for a save, or -1. */
+static int child_pending(struct child *ch)
+{
+	char n;
+
+	if (child_send(ch, CMD_PENDING, 0, 0, false) || read(ch->rsp, &n, 1) != 1)
+		return -1;
+	return n - '0';
+}
+
+/*
+ * HOLD_SAVED: a save is written as the session dispatches, but its
+ * BUFFER_SAVED waits for tracebuf_session_send_saved(): until then the
+ * provider's rolling buffer still waits for its save.
+ */
+static void hold_saved_waits_for_send(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi = { 0 };
+	struct tracebuf_session *s;
+	struct child ch;
+	int fd, n = -1, before;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session_flags(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd,
+			  TRACEBUF_LIB_SESSION_HOLD_SAVED);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	/* more than a rolling buffer holds, with nobody dispatching */
+	T_ASSERT_EQ(child_do(&ch, NULL, CMD_WRITE, 0, 3000, false), 0);
+	before = child_pending(&ch);
+	T_ASSERT(before >= 1);
+	/* one dispatch writes the save and holds its answer */
+	for (int i = 0; i < 500 && pi.saves == 0; i++) {
+		tracebuf_session_dispatch(s);
+		T_ASSERT(find_prov(s, "writer", &pi));
+		if (!pi.saves)
+			usleep(10 * 1000);
+	}
+	T_ASSERT_EQ(pi.saves, 1);
+	usleep(100 * 1000);
+	T_EXPECT_EQ(child_pending(&ch), before);
+	/* the first rolling buffer is the provider's again */
+	T_EXPECT_EQ(tracebuf_session_send_saved(s), 0);
+	for (int i = 0; i < 500 && (n = child_pending(&ch)) == before; i++)
+		usleep(10 * 1000);
+	T_EXPECT_EQ(n, before - 1);
+	T_EXPECT_EQ(g_notes.errors, 0);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_EXPECT_EQ(tracebuf_session_destroy(s), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	close(fd);
 }
 
 /*
@@ -1846,7 +1910,7 @@ static void no_providers_session_takes_none(void)
 	struct child ch;
 
 	T_ASSERT(cfg.output_fd >= 0);
-	cfg.flags = 2;
+	cfg.flags = 1u << 31;
 	T_EXPECT_EQ(tracebuf_session_create(&cfg, &s), -EINVAL);
 	cfg.flags = TRACEBUF_LIB_SESSION_NO_PROVIDERS;
 	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
@@ -1886,6 +1950,7 @@ static const struct t_test tests[] = {
 	T_TEST(restart_streaming),
 	T_TEST(provider_killed_mid_stream),
 	T_TEST(provider_exits_while_tracing),
+	T_TEST(hold_saved_waits_for_send),
 	T_TEST(provider_killed_after_writing),
 	T_TEST(manager_killed_mid_save),
 	T_TEST(several_providers_one_file),
