@@ -490,6 +490,24 @@ static void tb_flush_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	t->flush_saving = true;
 }
 
+
+/*
+ * @t died: harvest what it left (its header is final only if it had sent
+ * STOPPED, @stopped, and then it was read out already).  @how, @status:
+ * MSG_GONE's, how its process ended (0: unknown).
+ */
+static void tb_gone(struct tracebuf_session *s, struct tb_tracee *t, bool stopped,
+		    uint16_t how, uint32_t status)
+{
+	t->info.state = TRACEBUF_LIB_TRACEE_GONE;
+	t->saved_held = false;
+	t->gone_how = how;
+	t->gone_status = status;
+	if (t->was_started)
+		tb_readout(s, t, stopped);
+	tb_release_buffer(t);
+	tb_note(s, TRACEBUF_LIB_NOTE_GONE, t, 0, NULL, NULL);
+}
 /* SNAPSHOT_TAKEN: @t's part of the snapshot under way, if it asked. */
 static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			      const struct tracebuf_pkt *pkt)
@@ -604,18 +622,9 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 		tb_note(s, TRACEBUF_LIB_NOTE_TERMINATED, t, 0, NULL, NULL);
 		break;
 	case TRACEBUF_MSG_GONE:
-		/* died: harvest what it left (its header is final only if it
-		 * had sent STOPPED, and then it was read out already)
-		 */
-		t->info.state = TRACEBUF_LIB_TRACEE_GONE;
-		t->saved_held = false;
 		/* zero from a module before ABI 1.11: unknown */
-		t->gone_how = msg->pkt.data16;
-		t->gone_status = msg->pkt.data32;
-		if (t->was_started)
-			tb_readout(s, t, msg->state == TRACEBUF_STATE_STOPPED);
-		tb_release_buffer(t);
-		tb_note(s, TRACEBUF_LIB_NOTE_GONE, t, 0, NULL, NULL);
+		tb_gone(s, t, msg->state == TRACEBUF_STATE_STOPPED, msg->pkt.data16,
+			msg->pkt.data32);
 		break;
 	default:
 		break;
@@ -629,10 +638,11 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
  * is waiting.
  */
 #define TB_DISPATCH_READS	4
+#define TB_DISPATCH_BATCH	32	/* messages a read */
 
 static int tb_dispatch(struct tracebuf_session *s)
 {
-	struct tracebuf_mgr_msg msgs[32];
+	struct tracebuf_mgr_msg msgs[TB_DISPATCH_BATCH];
 	int handled = 0;
 	ssize_t n = 0;
 
@@ -651,6 +661,18 @@ static int tb_dispatch(struct tracebuf_session *s)
 	if (s->out.err)
 		return -EIO;
 	return n < 0 && n != -EAGAIN ? (int)n : handled;
+}
+
+/*
+ * Every message that came before the call, not one dispatch's share: a
+ * call that then judges who answered (a stop: who never started) must
+ * not judge by part of them.  Bounded, for a session whose providers keep
+ * sending as fast as it reads.
+ */
+static void tb_dispatch_all(struct tracebuf_session *s)
+{
+	for (int i = 0; i < 64 && tb_dispatch(s) >= TB_DISPATCH_READS * TB_DISPATCH_BATCH; i++)
+		;
 }
 
 TRACEBUF_API int tracebuf_session_dispatch(struct tracebuf_session *s)
@@ -725,9 +747,27 @@ static bool tb_all_stopped(struct tracebuf_session *s)
 static bool tb_all_terminated(struct tracebuf_session *s)
 {
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
-		if (tb_active(t))
+		if (tb_active(t) && !t->unknown)
 			return false;
 	return true;
+}
+
+/*
+ * After a stop or a terminate: a provider the kernel no longer knew
+ * (t->unknown) died.  Its MSG_GONE, when it was queued to us, came with
+ * every message before it; one still active after them all went to
+ * another reader of the manager file (the parent of a forked session,
+ * tracebuf_session_forked()): it is harvested as that message would
+ * have had it, how it ended unknown.
+ */
+static void tb_gone_unread(struct tracebuf_session *s)
+{
+	tb_dispatch_all(s);
+	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		if (t->unknown && tb_active(t))
+			tb_gone(s, t, false, 0, 0);
+		t->unknown = false;
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -866,7 +906,7 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 			return ret;
 	}
 	/* whoever registered since is traced too */
-	tb_dispatch(s);
+	tb_dispatch_all(s);
 	s->state = TB_S_STARTING;
 	/* a provider of ours that registers from now on waits for its START */
 	if (!(s->cfg.flags & TRACEBUF_LIB_SESSION_NO_PROVIDERS))
@@ -915,7 +955,7 @@ TRACEBUF_API int tracebuf_session_update(struct tracebuf_session *s,
 	s->extra_size = size;
 	s->extra_count = count;
 	/* a provider still starting takes the list when it is started */
-	tb_dispatch(s);
+	tb_dispatch_all(s);
 	tb_wait(s, tb_all_started, s->start_timeout_ms);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
@@ -946,7 +986,7 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 
 	if (s->state != TB_S_STARTING && s->state != TB_S_STARTED)
 		return -EALREADY;
-	tb_dispatch(s);
+	tb_dispatch_all(s);
 	/* late joiners that never answered their start */
 	tb_not_started(s);
 	s->state = TB_S_STOPPING;
@@ -956,10 +996,14 @@ TRACEBUF_API int tracebuf_session_stop(struct tracebuf_session *s, bool write_re
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTING &&
 		    t->info.state != TRACEBUF_LIB_TRACEE_STARTED)
 			continue;
-		if (tb_sys_stop(tracebuf_manager_fd(s->m), t->info.id) == 0)
+		ret = tb_sys_stop(tracebuf_manager_fd(s->m), t->info.id);
+		if (ret == 0)
 			t->info.state = TRACEBUF_LIB_TRACEE_STOPPING;
+		else if (ret == -ESRCH)
+			t->unknown = true;
 	}
 	ret = tb_wait(s, tb_all_stopped, s->stop_timeout_ms);
+	tb_gone_unread(s);
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STOPPING)
 			continue;
@@ -981,15 +1025,19 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 
 	if (s->state == TB_S_TERMINATED)
 		return 0;
-	tb_dispatch(s);
+	tb_dispatch_all(s);
 	s->state = TB_S_TERMINATING;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (!tb_active(t) || t->info.state == TRACEBUF_LIB_TRACEE_TERMINATING)
 			continue;
-		if (tb_sys_terminate(tracebuf_manager_fd(s->m), t->info.id) == 0)
+		ret = tb_sys_terminate(tracebuf_manager_fd(s->m), t->info.id);
+		if (ret == 0)
 			t->info.state = TRACEBUF_LIB_TRACEE_TERMINATING;
+		else if (ret == -ESRCH)
+			t->unknown = true;
 	}
 	ret = tb_wait(s, tb_all_terminated, s->stop_timeout_ms);
+	tb_gone_unread(s);
 	/* who did not answer: take what its buffer holds */
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (!tb_active(t))
@@ -1040,7 +1088,7 @@ TRACEBUF_API int tracebuf_session_snapshot(struct tracebuf_session *s, int fd,
 	tracebuf_fxt_magic_write(&magic, sizeof(magic));
 	tb_out_write(&sn.out, &magic, sizeof(magic));
 	/* whoever registered or stopped since is known first */
-	tb_dispatch(s);
+	tb_dispatch_all(s);
 	s->snap = &sn;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_STARTED || !t->map)
@@ -1104,7 +1152,7 @@ TRACEBUF_API int tracebuf_session_flush(struct tracebuf_session *s)
 	    !(v->features & TRACEBUF_FEAT_SAVE_NOW) : v->abi_minor < 5)
 		return -EOPNOTSUPP;
 	/* whoever registered or stopped since is known first */
-	tb_dispatch(s);
+	tb_dispatch_all(s);
 	s->flushing = true;
 	s->flush_failed = false;
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {

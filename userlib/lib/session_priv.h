@@ -65,6 +65,11 @@ struct tb_tracee {
 	/* MSG_GONE's: how its process ended (tracebuf_session_provider_end()) */
 	uint16_t gone_how;			/* TRACEBUF_GONE_*, 0: unknown */
 	uint32_t gone_status;			/* EXITED: the wait status */
+	/*
+	 * a stop or terminate found it gone (ESRCH): its MSG_GONE is queued,
+	 * or went to another reader of the manager file (tb_gone_unread())
+	 */
+	bool unknown;
 	/* HOLD_SAVED: the BUFFER_SAVED of a save written, not sent yet */
 	bool saved_held;
 	struct tracebuf_pkt saved_ack;

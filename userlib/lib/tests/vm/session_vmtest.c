@@ -1056,6 +1056,71 @@ static void hold_saved_waits_for_send(void)
 }
 
 /*
+ * A copy of the session made by fork() (tracebuf_session_forked(), as
+ * libposixtrace's keeper) whose parent read the provider's MSG_GONE and
+ * wrote what it left: the copy, once it cut the output back to where it
+ * stood at the fork, finds the provider gone as it stops (ESRCH), not at
+ * its destroy after the stop timeout, and writes it there: every event
+ * once.
+ */
+static void forked_session_finds_its_provider_gone(void)
+{
+	struct child_opts o = { .name = "writer", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	struct tracebuf_session_provider pi;
+	struct tracebuf_session *s;
+	int fd, go[2], status;
+	struct trace tr;
+	struct shape sh;
+	struct child ch;
+	off_t at;
+	pid_t pid;
+
+	T_ASSERT_EQ(child_start(&ch, &o), 0);
+	s = session(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	T_ASSERT_EQ(child_do(&ch, s, CMD_WRITE, 0, 5000, true), 0);
+	T_ASSERT_EQ(pipe(go), 0);
+	at = lseek(fd, 0, SEEK_CUR);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (!pid) {
+		int fds[16];
+		char c;
+
+		close(go[1]);
+		if (tracebuf_session_forked(s, fds, 16) < 0 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		if (ftruncate(fd, at) || lseek(fd, at, SEEK_SET) != at)
+			_exit(3);
+		if (tracebuf_session_stop(s, true) || !find_prov(s, "writer", &pi) ||
+		    pi.state != TRACEBUF_LIB_TRACEE_GONE)
+			_exit(4);
+		_exit(tracebuf_session_destroy(s) ? 5 : 0);
+	}
+	close(go[0]);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	for (int i = 0; i < 5000 && !g_notes.gone; i++) {
+		tracebuf_session_dispatch(s);
+		usleep(1000);
+	}
+	T_EXPECT(g_notes.gone);
+	/* the copy takes over from here */
+	T_ASSERT_EQ(write(go[1], "", 1), 1);
+	close(go[1]);
+	T_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "writer"));
+	T_EXPECT_EQ(sh.n, 5000);
+	T_EXPECT_EQ(sh.dups, 0);
+	T_EXPECT(sh.contiguous);
+	trace_free(&tr);
+	tracebuf_session_destroy(s);
+}
+
+/*
  * A provider killed after it wrote every event, in a oneshot buffer it
  * filled a little: its events are all there, and the unused rest of the
  * buffer (zeros) is not counted as bytes left out; tracebufctl printed
@@ -1950,6 +2015,7 @@ static const struct t_test tests[] = {
 	T_TEST(restart_streaming),
 	T_TEST(provider_killed_mid_stream),
 	T_TEST(provider_exits_while_tracing),
+	T_TEST(forked_session_finds_its_provider_gone),
 	T_TEST(hold_saved_waits_for_send),
 	T_TEST(provider_killed_after_writing),
 	T_TEST(manager_killed_mid_save),
