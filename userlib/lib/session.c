@@ -1251,8 +1251,6 @@ TRACEBUF_API int tracebuf_session_forked(struct tracebuf_session *s, int *fds, s
 
 	if (s->in_notify || (cap && !fds))
 		return -EINVAL;
-	/* the parent's to write (its tracebuf_session_write() wrote it) */
-	s->out.len = 0;
 	if (n++ < cap)
 		fds[n - 1] = tracebuf_manager_fd(s->m);
 	if (n++ < cap)

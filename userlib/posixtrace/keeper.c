@@ -27,9 +27,16 @@
  * died, a rolling buffer was saved; start, stop, flush, clear, a new
  * filter) only in the controller's calls and its stream thread, each
  * under the stream's lock, at the end of which the keeper is made again
- * if it is stale: never on posix_trace_event()'s path.  So a keeper
- * knows what its log holds, but for the last change if the controller
- * died during it.  Of two keepers that see the controller die, the one
+ * if it is stale: never on posix_trace_event()'s path.  A keeper takes
+ * over from the state it copied.  What the controller did after it, the
+ * keeper does again: it cuts the log back to where it ended at the copy
+ * (a write that the controller's death cut short leaves no torn record),
+ * and the rolling buffers saved since were not given back to their
+ * providers yet (libtracebuf holds their BUFFER_SAVED until the keeper is
+ * made again: TRACEBUF_LIB_SESSION_HOLD_SAVED), so their data are still
+ * there to save.  Not so a LOOP log's oldest parts dropped since
+ * (logfull.c): a death during that leaves the log as it was moved.  Of
+ * two keepers that see the controller die, the one
  * made last reads out (the stream's generation, in memory they share);
  * the other ends.
  *
@@ -88,7 +95,8 @@ static void pt_close_others(int *keep, int n)
  * The keeper: wait until the controller is gone or the keeper retired;
  * then, if it is the stream's newest, shut the stream down.
  */
-static _Noreturn void pt_keeper_run(struct pt_trace *t, int pidfd, int ctl, uint32_t gen)
+static _Noreturn void pt_keeper_run(struct pt_trace *t, int pidfd, int ctl, uint32_t gen,
+				    off_t log_end)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = ctl, .events = POLLIN },
@@ -118,6 +126,13 @@ static _Noreturn void pt_keeper_run(struct pt_trace *t, int pidfd, int ctl, uint
 	if (__atomic_load_n(t->keeper_gen, __ATOMIC_ACQUIRE) != gen)
 		_exit(0);
 	alarm(PT_KEEPER_TIMEOUT_S);
+	/*
+	 * What the controller wrote since this copy of it was made, the keeper
+	 * writes again: a write that its death cut short leaves no torn record
+	 * behind.
+	 */
+	if (log_end >= 0)
+		pt_log_cut(t, (uint64_t)log_end);
 	/* the providers that died with it first: their data, as they left it */
 	while (tracebuf_session_dispatch(t->session) > 0)
 		;
@@ -145,6 +160,7 @@ static void pt_keeper_retire(struct pt_trace *t)
 static int pt_keeper_make(struct pt_trace *t)
 {
 	int ctl[2], pidfd, status = 0;
+	off_t log_end;
 	uint32_t gen;
 	pid_t mid, got;
 
@@ -162,6 +178,8 @@ static int pt_keeper_make(struct pt_trace *t)
 	/* -1 before Linux 5.3: the socket alone tells then */
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	gen = __atomic_load_n(t->keeper_gen, __ATOMIC_RELAXED) + 1;
+	/* where the session's writes end now (-1: a pipe, which cannot be cut) */
+	log_end = lseek(t->log_fd, 0, SEEK_CUR);
 	pt_table_keeper_fork(true);
 	mid = fork();
 	if (mid == 0) {
@@ -169,7 +187,7 @@ static int pt_keeper_make(struct pt_trace *t)
 		pid_t k = _Fork();
 
 		if (k == 0)
-			pt_keeper_run(t, pidfd, ctl[0], gen);
+			pt_keeper_run(t, pidfd, ctl[0], gen, log_end);
 		_exit(k < 0);
 	}
 	pt_table_keeper_fork(false);

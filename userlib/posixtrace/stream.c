@@ -65,6 +65,8 @@ static void *pt_serve(void *arg)
 		if (t->nerrors)
 			pt_errors_record(t);
 		pt_keeper_sync(t);
+		/* the keeper knows of the saves: their rolling buffers are free */
+		tracebuf_session_send_saved(t->session);
 		pthread_mutex_unlock(&t->lock);
 	}
 	return NULL;
@@ -78,6 +80,8 @@ static void pt_stream_put(struct pt_trace *t)
 {
 	pt_errors_record(t);
 	pt_keeper_sync(t);
+	if (t->session)
+		tracebuf_session_send_saved(t->session);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -270,6 +274,9 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	t->follower = pt_pid_traced(t->pid);
 	if (t->follower)
 		cfg.flags = TRACEBUF_LIB_SESSION_NO_PROVIDERS;
+	/* a save's rolling buffer is reused once its keeper knows (keeper.c) */
+	if (t->has_log)
+		cfg.flags |= TRACEBUF_LIB_SESSION_HOLD_SAVED;
 	posix_trace_eventset_empty(&t->filter);
 	/* the target's children register under its name when they inherit */
 	if (t->attr.inheritance == POSIX_TRACE_INHERITED)

@@ -489,11 +489,14 @@ int tracebuf_session_rotate(struct tracebuf_session *s, int fd);
  * tracebuf_session_forked() - in a child of fork() that is to finish its
  * parent's session once the parent is gone (a keeper that writes what a
  * dead controller's providers left): map the providers' buffers again,
- * which fork() does not copy, and drop the output the parent had not
- * written yet (the parent writes it).  The child, alone, then uses the
- * session as its parent would have: it must not touch it while the
- * parent may (they share the manager file, whose messages the first
- * reader takes).  @fds: up to @cap of the files the session uses (its
+ * which fork() does not copy; the output the parent had not written yet
+ * stays, the child's to write.  The child, alone, then uses the session
+ * as its parent would have: it must not touch it while the parent may
+ * (they share the manager file, whose messages the first reader takes,
+ * and the output).  If the parent may have written since the fork, the
+ * child first cuts the output back to where it stood then (an offset the
+ * parent took before fork()), so that what it writes follows what the
+ * session it copied wrote.  @fds: up to @cap of the files the session uses (its
  * manager file, its output, the buffers' handles), so that the child may
  * close every other.  Not from the notify callback.
  * Return: how many files the session uses (more than @cap: some left

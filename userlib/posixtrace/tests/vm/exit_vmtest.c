@@ -37,7 +37,12 @@ enum how {
 	BY_SIGSEGV,
 	/* POSIX_TRACE_INHERITED: a child of its records, then it is killed */
 	BY_SIGKILL_AFTER_CHILD,
+	/* killed as it wrote to its log: the start of a record, not the rest */
+	BY_SIGKILL_IN_A_WRITE,
 };
+
+/* the log of the child of child_ends(), -1: none */
+static int child_log = -1;
 
 /*
  * Wait until every process left to this one (a subreaper) has ended: a
@@ -76,6 +81,14 @@ static void post_and_end(trace_id_t trid, trace_event_id_t id, uint64_t n, enum 
 		_exit(3);
 	if (how == BY__EXIT)
 		_exit(0);
+	if (how == BY_SIGKILL_IN_A_WRITE) {
+		/* an event record's header that says 4 words, and 1 of them */
+		const uint64_t torn[2] = { 4u << 4 | 4, 0x7878787878787878ull };
+
+		if (write(child_log, torn, sizeof(torn)) != (ssize_t)sizeof(torn))
+			_exit(5);
+		raise(SIGKILL);
+	}
 	if (how == BY_SIGKILL)
 		raise(SIGKILL);
 	if (how == BY_SIGSEGV) {
@@ -112,6 +125,7 @@ static int child_ends(int fd, enum how how, uint64_t n)
 		int ret;
 
 		alarm(30);
+		child_log = fd;
 		if (posix_trace_attr_init(&attr))
 			_exit(2);
 		if (how == BY_SIGKILL_AFTER_CHILD &&
@@ -185,6 +199,7 @@ static void expect_whole_log(enum how how, uint64_t n)
 	switch (how) {
 	case BY_SIGKILL:
 	case BY_SIGKILL_AFTER_CHILD:
+	case BY_SIGKILL_IN_A_WRITE:
 		T_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 		break;
 	case BY_SIGSEGV:
@@ -259,6 +274,15 @@ static void sigkill_after_a_child_writes_the_log(void)
 	expect_whole_log(BY_SIGKILL_AFTER_CHILD, N_EVENTS);
 }
 
+/*
+ * killed as it wrote to its log, a record begun: the keeper writes the
+ * log again from where it stood when the keeper was made
+ */
+static void sigkill_in_a_write_writes_the_log(void)
+{
+	expect_whole_log(BY_SIGKILL_IN_A_WRITE, N_EVENTS);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(exit_writes_the_log),
 	T_TEST(exit_later_writes_the_log),
@@ -269,6 +293,7 @@ static const struct t_test tests[] = {
 	T_TEST(sigsegv_writes_the_log),
 	T_TEST(sigkill_after_saves_writes_the_log),
 	T_TEST(sigkill_after_a_child_writes_the_log),
+	T_TEST(sigkill_in_a_write_writes_the_log),
 };
 
 T_MAIN(tests)
