@@ -167,6 +167,9 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		if (wait)
 			gen = pt_events_watch();
 		p = pt_ready(t);
+		if (!p && wait && t->wake_remote && !t->wake_armed && t->running)
+			/* before the snapshot: an event it misses wakes us */
+			t->wake_armed = !pt_session_wake_arm(t);
 		if (!p) {
 			ret = pt_refill(t);
 			if (!ret)

@@ -272,6 +272,13 @@ _Static_assert(__TRACEBUF_PT_NAME_MAX == TRACEBUF_NAME_MAX + 1, "TRACE_NAME_MAX 
 #define PT_CATEGORY_ALL		"posix:*"
 /* enabled too by a stream created with POSIX_TRACE_INHERITED (target.c) */
 #define PT_CATEGORY_INHERIT	"posix.inherit"
+/*
+ * enabled too by a stream read on-line: a process it traces sends ALERT
+ * PT_WAKE_ALERT at its first event after each categories update (its
+ * reader waits: target.c, online.c)
+ */
+#define PT_CATEGORY_WAKE	"posix.wake"
+#define PT_WAKE_ALERT		"posix.wake"
 #define PT_PROVIDER_PREFIX	"posix_trace."
 /* the name of POSIX_TRACE_UNNAMED_USER_EVENT */
 #define PT_UNNAMED_NAME		"POSIX_TRACE_UNNAMED_USEREVENT"
@@ -356,6 +363,7 @@ struct pt_trace {
 	struct tracebuf_session *session;
 	char provider[TRACEBUF_NAME_MAX + 1];
 	const char *providers[1];	/* = provider, borrowed by the session */
+	const char *cats[3];		/* its categories, borrowed too */
 	pthread_t thread;
 	bool has_thread;
 	int wake_fd;			/* eventfd: the thread is to quit */
@@ -385,6 +393,10 @@ struct pt_trace {
 	bool overrun;			/* since the last get_status */
 	bool loop_full;			/* LOOP: lost unread events since emptied */
 	uint64_t refill_bytes;		/* pt_recorded() at the last snapshot */
+	bool wake_remote;		/* it traces another process than this */
+	bool wake_armed;		/* target.c's pt_wake_site armed since
+					 * the last PT_WAKE_ALERT
+					 */
 	bool full_stopped;		/* UNTIL_FULL: stopped full, to restart
 					 * once its reader emptied it
 					 */
@@ -616,6 +628,7 @@ void pt_errors_record(struct pt_trace *t);
 
 /* run.c: start @t's session with its filter's categories: 0, ENOMEM, EBUSY or EIO */
 int pt_session_start(struct pt_trace *t, uint32_t disposition);
+int pt_session_wake_arm(struct pt_trace *t);
 /* Stop a running stream's provider, its data written as its log allows, or queued. */
 int pt_stream_stop(struct pt_trace *t);
 /* Stop and start a running stream's provider again. */

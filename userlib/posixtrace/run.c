@@ -151,6 +151,17 @@ static int pt_session_categories(struct pt_trace *t, uint32_t disposition, bool 
 	return ret;
 }
 
+/*
+ * Arm the wake of @t's reader by the next event of a process it traces
+ * (target.c's pt_wake_site): a categories update, which leaves the
+ * categories as they are.  0, or an error (not running, a module without
+ * updates): then the reader polls.
+ */
+int pt_session_wake_arm(struct pt_trace *t)
+{
+	return pt_session_categories(t, 0, true);
+}
+
 /* Start @t's session (pt_session_categories()): 0, ENOMEM, EBUSY or EIO. */
 int pt_session_start(struct pt_trace *t, uint32_t disposition)
 {

@@ -230,10 +230,7 @@ static bool pt_pid_traced(uint32_t pid)
 /* A stream of @pid, with a log on @file_desc, or without one (-1). */
 static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_id_t *trid)
 {
-	static const char *const cats[] = { PT_CATEGORY_ALL, PT_CATEGORY_INHERIT };
-	struct tracebuf_session_config cfg = {
-		.size = sizeof(cfg), .categories = cats, .ncategories = 1, .nproviders = 1,
-	};
+	struct tracebuf_session_config cfg = { .size = sizeof(cfg), .nproviders = 1 };
 	const struct pt_attr *a = (const struct pt_attr *)attr;
 	struct pt_trace *t;
 	trace_id_t id;
@@ -278,9 +275,16 @@ static int pt_create(pid_t pid, const trace_attr_t *attr, int file_desc, trace_i
 	if (t->has_log)
 		cfg.flags |= TRACEBUF_LIB_SESSION_HOLD_SAVED;
 	posix_trace_eventset_empty(&t->filter);
+	t->cats[cfg.ncategories++] = PT_CATEGORY_ALL;
 	/* the target's children register under its name when they inherit */
 	if (t->attr.inheritance == POSIX_TRACE_INHERITED)
-		cfg.ncategories = 2;
+		t->cats[cfg.ncategories++] = PT_CATEGORY_INHERIT;
+	/* its reader is woken by the events of another process (online.c) */
+	if (!t->has_log)
+		t->cats[cfg.ncategories++] = PT_CATEGORY_WAKE;
+	t->wake_remote = !t->has_log && (t->pid != (uint32_t)getpid() ||
+					 t->attr.inheritance == POSIX_TRACE_INHERITED);
+	cfg.categories = t->cats;
 
 	switch (t->attr.stream_policy) {
 	case POSIX_TRACE_LOOP:

@@ -102,6 +102,12 @@ void pt_session_note(void *arg, const struct tracebuf_session_note *note)
 	/* the session changed: its keeper is made again (keeper.c) */
 	if (note->type != TRACEBUF_LIB_NOTE_ALERT && note->type != TRACEBUF_LIB_NOTE_ERROR)
 		t->keeper_stale = true;
+	/* a process it traces wrote an event, and its reader waits (online.c) */
+	if (note->type == TRACEBUF_LIB_NOTE_ALERT && !strcmp(note->alert, PT_WAKE_ALERT)) {
+		t->wake_armed = false;
+		pt_events_wake();
+		return;
+	}
 	if (note->type != TRACEBUF_LIB_NOTE_ERROR || note->error == -ESTALE ||
 	    note->error == -ESRCH)
 		return;

@@ -102,6 +102,17 @@ static struct tracebuf_site pt_inherit_site = {
 	.name = "",
 };
 
+/*
+ * Enabled when a stream read on-line traces this process; armed (not
+ * DISABLED) again by each categories update: pt_events_written().
+ */
+static struct tracebuf_site pt_wake_site = {
+	.state = TRACEBUF_LIB_SITE_UNKNOWN,
+	.type = TRACEBUF_LIB_FXT_EVENT_INSTANT,
+	.category = PT_CATEGORY_WAKE,
+	.name = "",
+};
+
 static const char *const pt_system_names[] = {
 	[POSIX_TRACE_START] = "POSIX_TRACE_START",
 	[POSIX_TRACE_STOP] = "POSIX_TRACE_STOP",
@@ -443,10 +454,15 @@ static inline uint64_t pt_data_header(uint64_t site_header, const void *data, si
  * waits bumps pt_event_gen and wakes them (a private futex: the readers
  * and the writers share this process's memory).  A reader counts itself
  * before it takes the snapshot that found nothing, so an event that
- * snapshot missed was written after it, and sees the count; the hot path
- * reads the count without a fence, so in the rare race where it does
- * not, and for events of another process (an inheriting child, another
- * target), which wake nobody, the reader's wait ends at its poll period.
+ * snapshot missed was written after it, and sees the count.
+ *
+ * A reader in another process (of another target, or of an inheriting
+ * child) cannot be counted here: it arms pt_wake_site instead, with a
+ * categories update of its session (online.c), before its snapshot.  The
+ * first event after that finds the site not DISABLED, disarms it and
+ * sends the ALERT PT_WAKE_ALERT, which the reader's stream thread turns
+ * into a wake.  The hot path reads both without a fence, so in the rare
+ * race where it misses one, the reader's wait ends at its poll period.
  */
 static atomic_uint pt_event_waiters;
 static atomic_uint pt_event_gen;
@@ -455,6 +471,36 @@ static __attribute__((noinline, cold)) void pt_futex_wake(void)
 {
 	atomic_fetch_add(&pt_event_gen, 1);
 	syscall(SYS_futex, &pt_event_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* An event was written, and a waiter may be woken: local, or remote. */
+static __attribute__((noinline, cold)) void pt_events_wake_all(void)
+{
+	uint32_t on = TRACEBUF_LIB_SITE_ENABLED;
+
+	if (atomic_load_explicit(&pt_event_waiters, memory_order_relaxed))
+		pt_futex_wake();
+	if (atomic_load(&pt_wake_site.state) == TRACEBUF_LIB_SITE_UNKNOWN)
+		__tracebuf_site_lookup(&pt_wake_site, NULL, 0);
+	/* once per arming: the category stays enabled, the site does not */
+	if (pt_provider && atomic_compare_exchange_strong(&pt_wake_site.state, &on,
+							  TRACEBUF_LIB_SITE_DISABLED))
+		tracebuf_provider_alert(pt_provider, PT_WAKE_ALERT);
+}
+
+/* Whether pt_events_wake_all() has something to do: the hot path's test. */
+static inline bool pt_events_wanted(void)
+{
+	return atomic_load_explicit(&pt_event_waiters, memory_order_relaxed) |
+	       (atomic_load_explicit(&pt_wake_site.state, memory_order_relaxed) ^
+		TRACEBUF_LIB_SITE_DISABLED);
+}
+
+/* An event was written: wake who waits for it. */
+static inline void pt_events_written(void)
+{
+	if (__builtin_expect(pt_events_wanted(), 0))
+		pt_events_wake_all();
 }
 
 uint32_t pt_events_watch(void)
@@ -552,7 +598,7 @@ static __attribute__((noinline)) void pt_write(const struct pt_type *t, uint32_t
 		p = tracebuf_fxt_put_stream(p, data, len);
 		tracebuf_record_commit(th, p);
 	}
-	pt_events_wake();
+	pt_events_written();
 }
 
 /*
@@ -584,8 +630,7 @@ pt_write_fast(const struct pt_type *t, uint32_t seq, void *pc, const void *data,
 			 data_header);
 	p = pt_put_data(p, data, len);
 	tracebuf_record_commit(th, p);
-	if (__builtin_expect(atomic_load_explicit(&pt_event_waiters, memory_order_relaxed), 0))
-		pt_futex_wake();
+	pt_events_written();
 }
 
 /*
@@ -646,7 +691,7 @@ static __attribute__((noinline)) void pt_event_slow(struct pt_type *t, const voi
 		return;
 	}
 	__tracebuf_emit_slow(&t->site, t->site.type, args, nargs, 0, 0);
-	pt_events_wake();
+	pt_events_written();
 }
 
 /*

@@ -10,7 +10,8 @@
  * prints the figures: scripts/bench.sh).  TB_BENCH_TRIPS: trips per
  * figure (default 200).  The same again with the events and the pipe's
  * writes in another process, the traced one, and the reader in the
- * controller: its wake-up ratio is wake_latency_process.
+ * controller: its wake-up ratio is wake_latency_process.  And the
+ * target's side of that wake, by itself: the ALERT its events send.
  */
 #define _GNU_SOURCE
 #include "ktap.h"
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include <trace.h>
+#include <tracebuf_manager.h>
 
 #include "ptvm.h"
 
@@ -321,9 +323,112 @@ static void event_of_another_process_to_blocked_getnext(void)
 	       (double)tm / (double)pm, (double)t99 / (double)p99);
 }
 
+static void count_wake_alerts(void *arg, const struct tracebuf_session_note *n)
+{
+	if (n->type == TRACEBUF_LIB_NOTE_ALERT && !strcmp(n->alert, "posix.wake"))
+		(*(unsigned int *)arg)++;
+}
+
+/* Dispatch @s until *@count is @want, or for @ms if @want is 0. */
+static void serve_until(struct tracebuf_session *s, const unsigned int *count,
+			unsigned int want, int ms)
+{
+	for (int i = 0; i < ms && (!want || *count < want); i += 5) {
+		tracebuf_session_dispatch(s);
+		usleep(5 * 1000);
+	}
+	tracebuf_session_dispatch(s);
+}
+
+/* The target of target_alerts_once_per_arming(): does what it reads. */
+static _Noreturn void alerting_target(int cmd)
+{
+	trace_event_id_t id = 0;
+	uint64_t seq = 0;
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		if (c == 'o' && posix_trace_eventid_open("x", &id))
+			_exit(2);
+		for (int i = 0; i < (c == 'E' ? 10 : c == 'e'); i++, seq++)
+			posix_trace_event(id, &seq, sizeof(seq));
+	}
+	_exit(0);
+}
+
+/*
+ * How a reader in another process is woken, on the target's side: with
+ * the category posix.wake enabled, the target's first event sends the
+ * ALERT "posix.wake" to the stream's session, and no later one does
+ * until the session's next categories update.
+ */
+static void target_alerts_once_per_arming(void)
+{
+	static const char *const cats[] = { "posix:*", "posix.wake" };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_CIRCULAR, .buffer_size = 64 * 1024,
+		.categories = cats, .ncategories = 2, .nproviders = 1,
+		.notify = count_wake_alerts,
+	};
+	struct tracebuf_session_start_args args = { 0 };
+	struct tracebuf_session_provider pi = { 0 };
+	unsigned int alerts = 0;
+	struct tracebuf_session *s;
+	const char *names[1];
+	char prov[32];
+	int cmd[2], status;
+	pid_t pid;
+
+	T_ASSERT_EQ(pipe(cmd), 0);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (!pid) {
+		close(cmd[1]);
+		alerting_target(cmd[0]);
+	}
+	close(cmd[0]);
+	snprintf(prov, sizeof(prov), "posix_trace.%d", (int)pid);
+	names[0] = prov;
+	cfg.providers = names;
+	cfg.arg = &alerts;
+	cfg.output_fd = memfd_create("alerts.fxt", MFD_CLOEXEC);
+	T_ASSERT(cfg.output_fd >= 0);
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &s), 0);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	/* it registers as it opens its type, and joins */
+	T_ASSERT_EQ(write(cmd[1], "o", 1), 1);
+	for (int i = 0; i < 1000 && pi.state != TRACEBUF_LIB_TRACEE_STARTED; i++) {
+		tracebuf_session_dispatch(s);
+		if (tracebuf_session_providers(s, &pi, 1) != 1)
+			pi.state = 0;
+		usleep(5 * 1000);
+	}
+	T_ASSERT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STARTED);
+	/* armed by the start, then by an update */
+	for (unsigned int round = 1; round <= 2; round++) {
+		if (round > 1)
+			T_ASSERT_EQ(tracebuf_session_update(s, &args), 0);
+		T_ASSERT_EQ(write(cmd[1], "e", 1), 1);
+		serve_until(s, &alerts, round, 5000);
+		T_EXPECT_EQ(alerts, round);
+		/* not again until armed again */
+		T_ASSERT_EQ(write(cmd[1], "E", 1), 1);
+		serve_until(s, &alerts, 0, 300);
+		T_EXPECT_EQ(alerts, round);
+	}
+	close(cmd[1]);
+	T_EXPECT_EQ(tracebuf_session_stop(s, false), 0);
+	T_EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_EXPECT_EQ(tracebuf_session_destroy(s), 0);
+	close(cfg.output_fd);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(event_to_blocked_getnext),
 	T_TEST(event_of_another_process_to_blocked_getnext),
+	T_TEST(target_alerts_once_per_arming),
 };
 
 T_MAIN(tests)
