@@ -39,6 +39,8 @@ enum how {
 	BY_SIGKILL_AFTER_CHILD,
 	/* killed as it wrote to its log: the start of a record, not the rest */
 	BY_SIGKILL_IN_A_WRITE,
+	/* exec() of a program that knows nothing of the stream */
+	BY_EXEC,
 };
 
 /* the log of the child of child_ends(), -1: none */
@@ -88,6 +90,10 @@ static void post_and_end(trace_id_t trid, trace_event_id_t id, uint64_t n, enum 
 		if (write(child_log, torn, sizeof(torn)) != (ssize_t)sizeof(torn))
 			_exit(5);
 		raise(SIGKILL);
+	}
+	if (how == BY_EXEC) {
+		execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+		_exit(6);
 	}
 	if (how == BY_SIGKILL)
 		raise(SIGKILL);
@@ -283,6 +289,12 @@ static void sigkill_in_a_write_writes_the_log(void)
 	expect_whole_log(BY_SIGKILL_IN_A_WRITE, N_EVENTS);
 }
 
+/* exec() runs nothing of the process's either: the keeper writes the log */
+static void exec_writes_the_log(void)
+{
+	expect_whole_log(BY_EXEC, N_EVENTS);
+}
+
 static const struct t_test tests[] = {
 	T_TEST(exit_writes_the_log),
 	T_TEST(exit_later_writes_the_log),
@@ -294,6 +306,7 @@ static const struct t_test tests[] = {
 	T_TEST(sigkill_after_saves_writes_the_log),
 	T_TEST(sigkill_after_a_child_writes_the_log),
 	T_TEST(sigkill_in_a_write_writes_the_log),
+	T_TEST(exec_writes_the_log),
 };
 
 T_MAIN(tests)
