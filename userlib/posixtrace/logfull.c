@@ -3,8 +3,8 @@
  * libposixtrace: the log-full-policy of a stream with a log, and its
  * log-max-size.
  *
- * The session writes the log: with POSIX_TRACE_FLUSH each half of the
- * buffer as it fills (the stream's thread dispatches), otherwise the
+ * The session writes the log: with POSIX_TRACE_FLUSH each rolling buffer
+ * as it fills (the stream's thread dispatches), otherwise the
  * whole buffer when the stream stops or is flushed.  These functions run
  * before and after each of those writes, the trace locked:
  *
@@ -32,11 +32,11 @@
  * Either bound is checked when data have been written, so a log may
  * exceed log-max-size by what was written before the stream's thread
  * looked: what a stop or a flush writes (a stream buffer at most), or
- * with POSIX_TRACE_FLUSH the halves saved meanwhile (both at most: the
- * provider writes into a half again only once it is saved); a LOOP log
- * keeps at least its newest part, which with POSIX_TRACE_FLUSH holds
- * under an eighth of log-max-size and a buffer's worth.  A log that cannot be cut back (a
- * pipe) does not loop: LOOP is APPEND there.
+ * with POSIX_TRACE_FLUSH the rolling buffers saved meanwhile (both at
+ * most: the provider writes into one again only once it is saved); a
+ * LOOP log keeps at least its newest part, which with POSIX_TRACE_FLUSH
+ * holds under an eighth of log-max-size and a buffer's worth.  A log
+ * that cannot be cut back (a pipe) does not loop: LOOP is APPEND there.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -77,13 +77,13 @@ static int pt_refill(struct pt_trace *t)
  */
 int pt_online_refresh(struct pt_trace *t)
 {
-	uint64_t half = tracebuf_layout_rolling_size(t->buffer_size, TRACEBUF_MODE_CIRCULAR);
+	uint64_t rolling = tracebuf_layout_rolling_size(t->buffer_size, TRACEBUF_MODE_CIRCULAR);
 
 	if (t->attr.stream_policy == POSIX_TRACE_UNTIL_FULL)
 		return pt_until_full_stop(t);
 	if (t->attr.stream_policy != POSIX_TRACE_LOOP || !t->running)
 		return 0;
-	if (t->first_pending == t->npending || pt_online_recorded(t) - t->refill_bytes >= half / 2)
+	if (t->first_pending == t->npending || pt_online_recorded(t) - t->refill_bytes >= rolling / 2)
 		return pt_refill(t);
 	return 0;
 }

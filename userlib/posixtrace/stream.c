@@ -8,8 +8,8 @@
  * process's "posix_trace.PID" (target.c), whether it registered already
  * or registers later, in category "posix:*".  Its stream-full-policy
  * picks the session's buffering mode: POSIX_TRACE_LOOP circular,
- * POSIX_TRACE_UNTIL_FULL oneshot, POSIX_TRACE_FLUSH streaming (each full
- * half of the buffer is flushed to the log as it fills).  The session
+ * POSIX_TRACE_UNTIL_FULL oneshot, POSIX_TRACE_FLUSH streaming (each
+ * rolling buffer is flushed to the log as it fills).  The session
  * writes the log: an FXT trace on the caller's file descriptor.  A thread
  * of the stream's serves the session (the provider's packets, its
  * registration and its death) while the controller does anything else.
@@ -427,7 +427,7 @@ POSIXTRACE_API int posix_trace_stop(trace_id_t trid)
 
 /*
  * The stream's data go to the log when its provider stops (and, with
- * POSIX_TRACE_FLUSH, as each half of its buffer fills): a flush of a
+ * POSIX_TRACE_FLUSH, as each rolling buffer fills): a flush of a
  * running stream writes what it recorded so far while it goes on
  * (pt_stream_flush()).  Done when it returns; a suspended stream has
  * nothing left to flush.
