@@ -508,9 +508,16 @@ POSIXTRACE_API int posix_trace_clear(trace_id_t trid)
 /* ------------------------------------------------------------------------ */
 /* posix_trace_create(3p): shutdown                                         */
 
+/*
+ * posix_trace_create(3p): posix_trace_flush() and posix_trace_shutdown()
+ * fail with EFBIG or ENOSPC when the log could not be written
+ * (pt_log_errno(): the stop's write, which the session's earlier errors
+ * fail too); another error of the end is EIO.
+ */
 POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 {
 	struct pt_trace *t = pt_trace_remove(trid, PT_KIND_STREAM);
+	int ret = 0;
 
 	if (!t)
 		return EINVAL;
@@ -521,9 +528,17 @@ POSIXTRACE_API int posix_trace_shutdown(trace_id_t trid)
 		pt_events_wake();
 	while (t->waiters)
 		pthread_cond_wait(&t->cond, &t->lock);
-	if (t->running && !pt_stream_stop(t) && !pt_online_until_full(t))
-		pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
-	return pt_stream_free(t) ? EIO : 0;
+	if (t->running) {
+		ret = pt_stream_stop(t);
+		if (!ret && !pt_online_until_full(t))
+			pt_system_event(t, POSIX_TRACE_STOP, 0, NULL, 0);
+	}
+	/* without a log, nothing failed to be written */
+	if (!t->has_log)
+		ret = 0;
+	if (pt_stream_free(t) && !ret)
+		ret = EIO;
+	return ret;
 }
 
 /* ------------------------------------------------------------------------ */

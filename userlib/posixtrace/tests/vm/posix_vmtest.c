@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -2219,6 +2221,78 @@ static void log_loop_of_a_flush_stream(void)
 	T_EXPECT(n && shape[n - 1] == 'P');
 }
 
+/*
+ * In a child: a LOOP stream (written at a flush and at the end) with its
+ * log on @fd, 3000 events of 64 bytes, a flush that must fail with @err,
+ * which posix_stream_flush_error says too, and a shutdown that must fail
+ * with it.  @limit: the child's RLIMIT_FSIZE, if not 0.  Returns the
+ * child's exit status: 0, or the number of the step that went wrong.
+ */
+static int log_write_fails(int fd, rlim_t limit, int err)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct rlimit r = { limit, limit };
+		struct posix_trace_status_info st;
+		char data[64] = { 0 };
+		trace_event_id_t id;
+		trace_attr_t attr;
+		trace_id_t trid;
+
+		alarm(60);
+		signal(SIGXFSZ, SIG_IGN);
+		if ((limit && setrlimit(RLIMIT_FSIZE, &r)) || posix_trace_attr_init(&attr) ||
+		    posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_LOOP))
+			_exit(2);
+		if (posix_trace_create_withlog(0, &attr, fd, &trid) ||
+		    posix_trace_eventid_open("fill", &id) || posix_trace_start(trid))
+			_exit(3);
+		for (int i = 0; i < 3000; i++)
+			posix_trace_event(id, data, sizeof(data));
+		if (posix_trace_flush(trid) != err)
+			_exit(4);
+		if (posix_trace_get_status(trid, &st) || st.posix_stream_flush_error != err)
+			_exit(5);
+		_exit(posix_trace_shutdown(trid) == err ? 0 : 6);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * posix_trace_create(3p): posix_trace_flush() and posix_trace_shutdown()
+ * fail with EFBIG when the log would pass the largest file the process
+ * may write (RLIMIT_FSIZE), and with ENOSPC when its file system is full.
+ */
+static void log_write_errors(void)
+{
+	char dir[] = "/tmp/posix-log-XXXXXX", path[64];
+	int fd = memfd_create("log-fsize", MFD_CLOEXEC);
+
+	T_ASSERT(fd >= 0);
+	T_EXPECT_EQ(log_write_fails(fd, 16 * 1024, EFBIG), 0);
+	close(fd);
+	/* a file system of 16 KiB */
+	T_ASSERT(mkdtemp(dir) != NULL);
+	T_ASSERT_EQ(mount("posix-log", dir, "tmpfs", 0, "size=16k"), 0);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	T_EXPECT(fd >= 0);
+	if (fd >= 0) {
+		T_EXPECT_EQ(log_write_fails(fd, 0, ENOSPC), 0);
+		close(fd);
+	}
+	T_EXPECT_EQ(umount2(dir, MNT_DETACH), 0);
+	rmdir(dir);
+}
+
 /* APPEND: log-max-size does not matter */
 static void log_append_grows(void)
 {
@@ -2645,6 +2719,7 @@ static const struct t_test tests[] = {
 	T_TEST(log_loop_smaller_than_the_stream),
 	T_TEST(log_loop_of_a_flush_stream),
 	T_TEST(log_append_grows),
+	T_TEST(log_write_errors),
 	T_TEST(error_event_when_the_target_does_not_answer),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
 	T_TEST(binary_data_is_kept_as_fxt_allows),
