@@ -542,43 +542,79 @@ static void stream_of_a_child(void)
 	}
 }
 
-/* the errors of posix_trace_create_withlog(3p) */
-static void create_withlog_errors(void)
+/*
+ * create(pid, attr, trid) with a log on @fd, or without one (@fd -1): the
+ * function of posix_trace_create(3p) that a test of both calls
+ */
+static int create_with(pid_t pid, const trace_attr_t *attr, int fd, trace_id_t *trid)
 {
+	return fd < 0 ? posix_trace_create(pid, attr, trid) :
+			posix_trace_create_withlog(pid, attr, fd, trid);
+}
+
+/*
+ * The errors posix_trace_create(3p) gives both functions: EINVAL for an
+ * attributes object that posix_trace_attr_init() did not make or no
+ * trid, ESRCH for a process that does not exist, EPERM without the
+ * privilege to trace it, ENOMEM for a stream larger than the module
+ * allows (64 MiB by default) or than any buffer can be.
+ */
+static void create_errors_of(int fd)
+{
+	size_t huge = sizeof(size_t) > 4 ? (size_t)(4ull << 30) : SIZE_MAX;
 	trace_attr_t attr;
 	trace_id_t trid;
-	int fd = log_fd(), ro, status;
-	pid_t dead;
+	int status;
+	pid_t dead, p;
 
 	memset(&attr, 0, sizeof(attr));
-	T_EXPECT_EQ(posix_trace_create_withlog(0, &attr, fd, &trid), EINVAL);
-	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, fd, NULL), EINVAL);
-	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, -1, &trid), EBADF);
-	ro = open("/proc/self/stat", O_RDONLY);
-	T_ASSERT(ro >= 0);
-	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, ro, &trid), EBADF);
-	close(ro);
+	T_EXPECT_EQ(create_with(0, &attr, fd, &trid), EINVAL);
+	T_EXPECT_EQ(create_with(0, NULL, fd, NULL), EINVAL);
 	/* a process that no longer exists */
 	dead = fork();
 	T_ASSERT(dead >= 0);
 	if (dead == 0)
 		_exit(0);
 	T_ASSERT_EQ(waitpid(dead, &status, 0), dead);
-	T_EXPECT_EQ(posix_trace_create_withlog(dead, NULL, fd, &trid), ESRCH);
+	T_EXPECT_EQ(create_with(dead, NULL, fd, &trid), ESRCH);
 	/* not a manager: no right to trace */
-	{
-		pid_t p = fork();
-
-		T_ASSERT(p >= 0);
-		if (p == 0) {
-			if (setgid(65534) || setuid(65534))
-				_exit(3);
-			_exit(posix_trace_create_withlog(0, NULL, fd, &trid) == EPERM ? 0 : 4);
-		}
-		T_ASSERT_EQ(waitpid(p, &status, 0), p);
-		T_EXPECT(WIFEXITED(status));
-		T_EXPECT_EQ(WEXITSTATUS(status), 0);
+	p = fork();
+	T_ASSERT(p >= 0);
+	if (p == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		_exit(create_with(0, NULL, fd, &trid) == EPERM ? 0 : 4);
 	}
+	T_ASSERT_EQ(waitpid(p, &status, 0), p);
+	T_EXPECT(WIFEXITED(status));
+	T_EXPECT_EQ(WEXITSTATUS(status), 0);
+	/* more memory than the module gives one buffer, or than any holds */
+	T_ASSERT_EQ(posix_trace_attr_init(&attr), 0);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, 256u << 20), 0);
+	T_EXPECT_EQ(create_with(0, &attr, fd, &trid), ENOMEM);
+	T_ASSERT_EQ(posix_trace_attr_setstreamsize(&attr, huge), 0);
+	T_EXPECT_EQ(create_with(0, &attr, fd, &trid), ENOMEM);
+	T_EXPECT_EQ(posix_trace_attr_destroy(&attr), 0);
+}
+
+/* the errors of posix_trace_create(3p), without a log */
+static void create_errors(void)
+{
+	create_errors_of(-1);
+}
+
+/* the errors of posix_trace_create_withlog(3p) */
+static void create_withlog_errors(void)
+{
+	trace_id_t trid;
+	int fd = log_fd(), ro;
+
+	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, -1, &trid), EBADF);
+	ro = open("/proc/self/stat", O_RDONLY);
+	T_ASSERT(ro >= 0);
+	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, ro, &trid), EBADF);
+	close(ro);
+	create_errors_of(fd);
 	T_EXPECT_EQ(posix_trace_start(0), EINVAL);
 	T_EXPECT_EQ(posix_trace_stop(-1), EINVAL);
 	T_EXPECT_EQ(posix_trace_shutdown(TRACE_SYS_MAX + 1), EINVAL);
@@ -593,6 +629,7 @@ static void trace_sys_max_streams(void)
 	for (i = 0; i < TRACE_SYS_MAX; i++)
 		T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid[i]), 0);
 	T_EXPECT_EQ(posix_trace_create_withlog(0, NULL, fd, &trid[i]), EAGAIN);
+	T_EXPECT_EQ(posix_trace_create(0, NULL, &trid[i]), EAGAIN);
 	T_EXPECT_EQ(t_log_open(fd, &trid[i]), EAGAIN);
 	for (i = 0; i < TRACE_SYS_MAX; i++)
 		T_EXPECT_EQ(posix_trace_shutdown(trid[i]), 0);
@@ -2686,6 +2723,7 @@ static const struct t_test tests[] = {
 	T_TEST(status_follows_start_and_stop),
 	T_TEST(eventtypelist_lists_each_type_once),
 	T_TEST(stream_of_a_child),
+	T_TEST(create_errors),
 	T_TEST(create_withlog_errors),
 	T_TEST(trace_sys_max_streams),
 	T_TEST(open_and_getnext_errors),
