@@ -5,8 +5,8 @@
 #   1. a W=1 build of the module; any compiler or modpost warning fails,
 #   2. sparse over every module source (C=2); any sparse warning or error
 #      fails,
-#   (1 and 2 for the kernel of every target in lib.sh's TB_TARGETS and of
-#   armhf-6.1: x86-64 6.1 and 6.12, arm64 6.1 and 6.12 16k and 32-bit ARM
+#   (1 and 2 for the kernel of every target in lib.sh's TB_TARGETS: x86-64
+#   6.1, 6.12 and 6.1 PREEMPT_RT, arm64 6.1 and 6.12 16k and 32-bit ARM
 #   6.1 cross-compiled)
 #   3. checkpatch.pl --strict over every source file (.c, .h, Kbuild) in
 #      module/ and uapi/; any ERROR, WARNING or CHECK fails,
@@ -48,7 +48,7 @@ ccs=()	# "CC CC32" of each cross target, once each
 if [ -n "$KDIR" ]; then
 	trees=("$(basename "$(dirname "$KDIR")") $KDIR")
 else
-	for t in $TB_TARGETS armhf-6.1; do
+	for t in $TB_TARGETS; do
 		tb_target "$t"
 		"$TB_ROOT/scripts/install-deps.sh" --target "$t" >&2 ||
 			tb_die "missing packages for target $t (see above)"
