@@ -2487,6 +2487,7 @@ static void example_log_opens_in_tracebufctl_dump(void)
 	char example[4200], ctl[4200], cmd[9000], line[1024];
 	size_t requests = 0, replies = 0;
 	FILE *f;
+	int fd;
 
 	beside(example, sizeof(example), "posix-trace-example");
 	beside(ctl, sizeof(ctl), "tracebufctl");
@@ -2506,6 +2507,13 @@ static void example_log_opens_in_tracebufctl_dump(void)
 	T_EXPECT_EQ(pclose(f), 0);
 	T_EXPECT_EQ(requests, 500);
 	T_EXPECT_EQ(replies, 500);
+	/* fxt-check reads it too */
+	fd = open("/tmp/posix-example.fxt", O_RDONLY | O_CLOEXEC);
+	T_EXPECT(fd >= 0);
+	if (fd >= 0) {
+		ptvm_keep_log(fd);
+		close(fd);
+	}
 	unlink("/tmp/posix-example.fxt");
 }
 

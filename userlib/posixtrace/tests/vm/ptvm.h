@@ -80,15 +80,11 @@ static inline void ptvm_leave_logs(void)
 }
 
 /* A log: an anonymous file, closed on exec. */
-static inline int log_fd(void)
+/* Have the log @fd (a file descriptor of its own) checked at exit too. */
+static inline void ptvm_keep_log(int fd)
 {
 	struct ptvm_logs *l = ptvm_logs();
-	int fd = memfd_create("posix-log", MFD_CLOEXEC);
 
-	if (fd < 0) {
-		perror("memfd_create");
-		exit(2);
-	}
 	if (l->pid != getpid()) {
 		l->pid = getpid();
 		l->n = 0;
@@ -100,6 +96,17 @@ static inline int log_fd(void)
 		if (keep >= 0)
 			l->fd[l->n++] = keep;
 	}
+}
+
+static inline int log_fd(void)
+{
+	int fd = memfd_create("posix-log", MFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("memfd_create");
+		exit(2);
+	}
+	ptvm_keep_log(fd);
 	return fd;
 }
 
