@@ -213,17 +213,9 @@ static void tb_fail(struct tracebuf_session *s, struct tb_tracee *t, int err,
 	tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, err, what, NULL);
 }
 
-static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
-			uint32_t disposition)
+/* @t was sent START with @disposition. */
+static void tb_started_one(struct tb_tracee *t, uint32_t disposition)
 {
-	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
-			       s->extra, s->extra_size, s->extra_count);
-
-	if (ret) {
-		t->info.error = ret;
-		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
-		return ret;
-	}
 	if (disposition == TRACEBUF_START_CLEAR_ENTIRE) {
 		t->durable_written = 0;
 		t->dropped_reported = 0;
@@ -236,6 +228,20 @@ static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
 	t->was_started = true;
 	t->stop_sealed = 0;		/* the START unsealed them */
 	t->info.state = TRACEBUF_LIB_TRACEE_STARTING;
+}
+
+static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
+			uint32_t disposition)
+{
+	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
+			       s->extra, s->extra_size, s->extra_count);
+
+	if (ret) {
+		t->info.error = ret;
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
+		return ret;
+	}
+	tb_started_one(t, disposition);
 	return 0;
 }
 
@@ -329,8 +335,13 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	t->mapped_ns = (uint64_t)tb_now_ms() * 1000000u;
 	tb_layout_compute(&t->lay, size, s->cfg.mode);
 	t->info.state = TRACEBUF_LIB_TRACEE_INITIALIZED;
-	/* late joiners start cleared, as in Fuchsia */
-	if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
+	/*
+	 * late joiners start cleared, as in Fuchsia; with HOLD_SAVED, once
+	 * the caller has done its part (tb_send_saved())
+	 */
+	if ((s->state == TB_S_STARTING || s->state == TB_S_STARTED) && s->holding)
+		t->start_held = true;
+	else if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
 		tb_start_one(s, t, TRACEBUF_START_CLEAR_ENTIRE);
 	tb_note(s, TRACEBUF_LIB_NOTE_JOINED, t, 0, NULL, NULL);
 }
@@ -426,12 +437,41 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 		tb_note(s, TRACEBUF_LIB_NOTE_SAVED, t, 0, NULL, NULL);
 }
 
-/* HOLD_SAVED: send the BUFFER_SAVED of each save written since the last call. */
+/*
+ * HOLD_SAVED: the START of a late joiner held (it writes from then on):
+ * sent now.  In a copy made by fork() its parent may have sent it already
+ * (EALREADY; EBUSY when it was stopped since; ESRCH when it died since,
+ * which a stop then finds): started all the same.
+ */
+static void tb_start_held(struct tracebuf_session *s, struct tb_tracee *t)
+{
+	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id,
+			       TRACEBUF_START_CLEAR_ENTIRE, s->extra, s->extra_size,
+			       s->extra_count);
+
+	t->start_held = false;
+	if (ret && ret != -EALREADY && ret != -EBUSY && ret != -ESRCH) {
+		t->info.error = ret;
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
+		return;
+	}
+	tb_started_one(t, TRACEBUF_START_CLEAR_ENTIRE);
+	/* its STARTED went to the parent */
+	if (ret)
+		t->info.state = TRACEBUF_LIB_TRACEE_STARTED;
+}
+
+/*
+ * HOLD_SAVED: send the BUFFER_SAVED of each save written since the last
+ * call, and the START of each late joiner.
+ */
 static void tb_send_saved(struct tracebuf_session *s)
 {
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
 		int ret;
 
+		if (t->start_held && tb_active(t))
+			tb_start_held(s, t);
 		if (!t->saved_held)
 			continue;
 		t->saved_held = false;

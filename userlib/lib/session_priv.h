@@ -72,6 +72,7 @@ struct tb_tracee {
 	bool unknown;
 	/* HOLD_SAVED: the BUFFER_SAVED of a save written, not sent yet */
 	bool saved_held;
+	bool start_held;			/* and a late joiner's START */
 	struct tracebuf_pkt saved_ack;
 };
 

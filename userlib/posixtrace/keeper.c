@@ -34,7 +34,8 @@
  * and the rolling buffers saved since were not given back to their
  * providers yet (libtracebuf holds their BUFFER_SAVED until the keeper is
  * made again: TRACEBUF_LIB_SESSION_HOLD_SAVED), so their data are still
- * there to save.  Not so a LOOP log's oldest parts dropped since
+ * there to save; nor was a provider that joined since (an inheriting
+ * child) started, so it wrote nothing this keeper cannot read.  Not so a LOOP log's oldest parts dropped since
  * (logfull.c): a death during that leaves the log as it was moved.  Of
  * two keepers that see the controller die, the one
  * made last reads out (the stream's generation, in memory they share);

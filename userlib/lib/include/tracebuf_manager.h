@@ -210,8 +210,10 @@ typedef void (*tracebuf_session_notify_fn)(void *arg,
  * save is written (TRACEBUF_LIB_NOTE_SAVED) but its BUFFER_SAVED, which
  * lets the provider write into that rolling buffer again, is held until
  * tracebuf_session_send_saved() or the next dispatch (the calls that wait
- * for providers dispatch too): the caller first does what must not miss
- * the save (libposixtrace copies the session into its keeper).
+ * for providers dispatch too); so is the START of a provider that joins
+ * (initialized, TRACEBUF_LIB_NOTE_JOINED): the caller first does what
+ * must not miss the save or the joiner (libposixtrace copies the session
+ * into its keeper).
  */
 #define TRACEBUF_LIB_SESSION_HOLD_SAVED		(1u << 1)
 
@@ -506,9 +508,11 @@ int tracebuf_session_rotate(struct tracebuf_session *s, int fd);
 int tracebuf_session_forked(struct tracebuf_session *s, int *fds, size_t cap);
 /**
  * tracebuf_session_send_saved() - HOLD_SAVED: send the BUFFER_SAVED of
- * the saves written by the last tracebuf_session_dispatch() (one that
- * cannot be sent is said in a TRACEBUF_LIB_NOTE_ERROR note).  Not from
- * the notify callback.
+ * the saves written by the last tracebuf_session_dispatch(), and the
+ * START of the providers that joined in it (one that cannot be sent is
+ * said in a TRACEBUF_LIB_NOTE_ERROR note; in a copy made by fork(), a
+ * START its parent sent is taken as sent).  Not from the notify
+ * callback.
  * Return: 0, or -EINVAL.
  */
 int tracebuf_session_send_saved(struct tracebuf_session *s);

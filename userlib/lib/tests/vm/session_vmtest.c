@@ -1056,6 +1056,68 @@ static void hold_saved_waits_for_send(void)
 }
 
 /*
+ * HOLD_SAVED holds the START of a provider that joins while the session
+ * runs too: it is initialized as the session dispatches, and started by
+ * tracebuf_session_send_saved(); then it writes all its events.
+ */
+static void hold_saved_holds_a_joiner_start(void)
+{
+	struct tracebuf_session_provider pi = { 0 };
+	struct tracebuf_session *s;
+	struct trace tr;
+	struct shape sh;
+	int fd, status = -1;
+	pid_t pid;
+
+	s = session_flags(TRACEBUF_MODE_STREAMING, 64 * KIB, &fd,
+			  TRACEBUF_LIB_SESSION_HOLD_SAVED);
+	T_ASSERT(s);
+	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
+	fflush(stdout);
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (!pid) {
+		struct tracebuf_provider_config cfg = {
+			.size = sizeof(cfg), .name = "joiner",
+			.flags = TRACEBUF_LIB_PROVIDER_THREAD, .start_timeout_ms = 20000,
+		};
+
+		/* it waits for its start */
+		if (tracebuf_provider_create(&cfg, &g_prov))
+			_exit(3);
+		child_write(0, 100, false);
+		tracebuf_provider_destroy(g_prov);
+		_exit(0);
+	}
+	for (int i = 0; i < 2000 && pi.state != TRACEBUF_LIB_TRACEE_INITIALIZED; i++) {
+		tracebuf_session_dispatch(s);
+		if (!find_prov(s, "joiner", &pi))
+			usleep(5 * 1000);
+	}
+	T_ASSERT_EQ(pi.state, TRACEBUF_LIB_TRACEE_INITIALIZED);
+	/* held until sent, however long */
+	usleep(200 * 1000);
+	T_ASSERT(find_prov(s, "joiner", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_INITIALIZED);
+	T_EXPECT_EQ(tracebuf_session_send_saved(s), 0);
+	T_ASSERT(find_prov(s, "joiner", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_STARTING);
+	for (int i = 0; i < 2000 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		tracebuf_session_dispatch(s);
+		tracebuf_session_send_saved(s);
+		usleep(5 * 1000);
+	}
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	T_EXPECT_EQ(tracebuf_session_stop(s, true), 0);
+	T_EXPECT_EQ(tracebuf_session_destroy(s), 0);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	sh = seq_shape(&tr, slot_of(&tr, "joiner"));
+	T_EXPECT_EQ(sh.n, 100);
+	T_EXPECT_EQ(sh.dups, 0);
+	trace_free(&tr);
+}
+
+/*
  * A copy of the session made by fork() (tracebuf_session_forked(), as
  * libposixtrace's keeper) whose parent read the provider's MSG_GONE and
  * wrote what it left: the copy, once it cut the output back to where it
@@ -2017,6 +2079,7 @@ static const struct t_test tests[] = {
 	T_TEST(provider_exits_while_tracing),
 	T_TEST(forked_session_finds_its_provider_gone),
 	T_TEST(hold_saved_waits_for_send),
+	T_TEST(hold_saved_holds_a_joiner_start),
 	T_TEST(provider_killed_after_writing),
 	T_TEST(manager_killed_mid_save),
 	T_TEST(several_providers_one_file),
