@@ -213,9 +213,25 @@ static void tb_fail(struct tracebuf_session *s, struct tb_tracee *t, int err,
 	tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, err, what, NULL);
 }
 
-/* @t was sent START with @disposition. */
-static void tb_started_one(struct tb_tracee *t, uint32_t disposition)
+/*
+ * Send @t START with @disposition.  @held: a late joiner's START that
+ * HOLD_SAVED held (tb_send_saved()); in a copy made by fork() its parent
+ * may have sent it already (EALREADY; EBUSY when it was stopped since;
+ * ESRCH when it died since, which a stop then finds): started all the
+ * same, its STARTED gone to the parent.
+ */
+static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
+			uint32_t disposition, bool held)
 {
+	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
+			       s->extra, s->extra_size, s->extra_count);
+	bool taken = held && (ret == -EALREADY || ret == -EBUSY || ret == -ESRCH);
+
+	if (ret && !taken) {
+		t->info.error = ret;
+		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
+		return ret;
+	}
 	if (disposition == TRACEBUF_START_CLEAR_ENTIRE) {
 		t->durable_written = 0;
 		t->dropped_reported = 0;
@@ -227,21 +243,7 @@ static void tb_started_one(struct tb_tracee *t, uint32_t disposition)
 	t->results_written = false;
 	t->was_started = true;
 	t->stop_sealed = 0;		/* the START unsealed them */
-	t->info.state = TRACEBUF_LIB_TRACEE_STARTING;
-}
-
-static int tb_start_one(struct tracebuf_session *s, struct tb_tracee *t,
-			uint32_t disposition)
-{
-	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id, disposition,
-			       s->extra, s->extra_size, s->extra_count);
-
-	if (ret) {
-		t->info.error = ret;
-		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
-		return ret;
-	}
-	tb_started_one(t, disposition);
+	t->info.state = taken ? TRACEBUF_LIB_TRACEE_STARTED : TRACEBUF_LIB_TRACEE_STARTING;
 	return 0;
 }
 
@@ -339,10 +341,12 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	 * late joiners start cleared, as in Fuchsia; with HOLD_SAVED, once
 	 * the caller has done its part (tb_send_saved())
 	 */
-	if ((s->state == TB_S_STARTING || s->state == TB_S_STARTED) && s->holding)
-		t->start_held = true;
-	else if (s->state == TB_S_STARTING || s->state == TB_S_STARTED)
-		tb_start_one(s, t, TRACEBUF_START_CLEAR_ENTIRE);
+	if (s->state == TB_S_STARTING || s->state == TB_S_STARTED) {
+		if (s->holding)
+			t->start_held = true;
+		else
+			tb_start_one(s, t, TRACEBUF_START_CLEAR_ENTIRE, false);
+	}
 	tb_note(s, TRACEBUF_LIB_NOTE_JOINED, t, 0, NULL, NULL);
 }
 
@@ -438,43 +442,23 @@ static void tb_save(struct tracebuf_session *s, struct tb_tracee *t,
 }
 
 /*
- * HOLD_SAVED: the START of a late joiner held (it writes from then on):
- * sent now.  In a copy made by fork() its parent may have sent it already
- * (EALREADY; EBUSY when it was stopped since; ESRCH when it died since,
- * which a stop then finds): started all the same.
- */
-static void tb_start_held(struct tracebuf_session *s, struct tb_tracee *t)
-{
-	int ret = tb_sys_start(tracebuf_manager_fd(s->m), t->info.id,
-			       TRACEBUF_START_CLEAR_ENTIRE, s->extra, s->extra_size,
-			       s->extra_count);
-
-	t->start_held = false;
-	if (ret && ret != -EALREADY && ret != -EBUSY && ret != -ESRCH) {
-		t->info.error = ret;
-		tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "start refused", NULL);
-		return;
-	}
-	tb_started_one(t, TRACEBUF_START_CLEAR_ENTIRE);
-	/* its STARTED went to the parent */
-	if (ret)
-		t->info.state = TRACEBUF_LIB_TRACEE_STARTED;
-}
-
-/*
- * HOLD_SAVED: send the BUFFER_SAVED of each save written since the last
- * call, and the START of each late joiner.
+ * HOLD_SAVED: send the START of each late joiner and the BUFFER_SAVED of
+ * each save written since the last call, to the providers still active.
  */
 static void tb_send_saved(struct tracebuf_session *s)
 {
 	for (struct tb_tracee *t = s->tracees; t; t = t->next) {
+		bool start = t->start_held, saved = t->saved_held;
 		int ret;
 
-		if (t->start_held && tb_active(t))
-			tb_start_held(s, t);
-		if (!t->saved_held)
-			continue;
+		t->start_held = false;
 		t->saved_held = false;
+		if (!tb_active(t))
+			continue;
+		if (start)
+			tb_start_one(s, t, TRACEBUF_START_CLEAR_ENTIRE, true);
+		if (!saved)
+			continue;
 		ret = tb_sys_mgr_send(tracebuf_manager_fd(s->m), t->info.id, &t->saved_ack);
 		if (ret)
 			tb_note(s, TRACEBUF_LIB_NOTE_ERROR, t, ret, "BUFFER_SAVED refused", NULL);
@@ -530,7 +514,6 @@ static void tb_flush_taken(struct tracebuf_session *s, struct tb_tracee *t,
 	t->flush_saving = true;
 }
 
-
 /*
  * @t died: harvest what it left (its header is final only if it had sent
  * STOPPED, @stopped, and then it was read out already).  @how, @status:
@@ -540,7 +523,6 @@ static void tb_gone(struct tracebuf_session *s, struct tb_tracee *t, bool stoppe
 		    uint16_t how, uint32_t status)
 {
 	t->info.state = TRACEBUF_LIB_TRACEE_GONE;
-	t->saved_held = false;
 	t->gone_how = how;
 	t->gone_status = status;
 	if (t->was_started)
@@ -548,6 +530,7 @@ static void tb_gone(struct tracebuf_session *s, struct tb_tracee *t, bool stoppe
 	tb_release_buffer(t);
 	tb_note(s, TRACEBUF_LIB_NOTE_GONE, t, 0, NULL, NULL);
 }
+
 /* SNAPSHOT_TAKEN: @t's part of the snapshot under way, if it asked. */
 static void tb_snapshot_taken(struct tracebuf_session *s, struct tb_tracee *t,
 			      const struct tracebuf_pkt *pkt)
@@ -657,7 +640,6 @@ static void tb_on_msg(struct tracebuf_session *s, const struct tracebuf_mgr_msg 
 		if (t->was_started)
 			tb_readout(s, t, false);
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
-		t->saved_held = false;
 		tb_release_buffer(t);
 		tb_note(s, TRACEBUF_LIB_NOTE_TERMINATED, t, 0, NULL, NULL);
 		break;
@@ -955,7 +937,7 @@ TRACEBUF_API int tracebuf_session_start(struct tracebuf_session *s,
 	for (struct tb_tracee *t = s->tracees; t; t = t->next)
 		if (t->info.state == TRACEBUF_LIB_TRACEE_INITIALIZED ||
 		    t->info.state == TRACEBUF_LIB_TRACEE_STOPPED)
-			tb_start_one(s, t, disp);
+			tb_start_one(s, t, disp, false);
 	/* a provider that does not answer does not block the trace */
 	ret = tb_wait(s, tb_all_started, s->start_timeout_ms);
 	tb_not_started(s);
@@ -1088,7 +1070,6 @@ TRACEBUF_API int tracebuf_session_terminate(struct tracebuf_session *s)
 		if (t->was_started)
 			tb_readout(s, t, false);
 		t->info.state = TRACEBUF_LIB_TRACEE_TERMINATED;
-		t->saved_held = false;
 		tb_release_buffer(t);
 	}
 	s->state = TB_S_TERMINATED;

@@ -35,11 +35,11 @@
  * providers yet (libtracebuf holds their BUFFER_SAVED until the keeper is
  * made again: TRACEBUF_LIB_SESSION_HOLD_SAVED), so their data are still
  * there to save; nor was a provider that joined since (an inheriting
- * child) started, so it wrote nothing this keeper cannot read.  Not so a LOOP log's oldest parts dropped since
- * (logfull.c): a death during that leaves the log as it was moved.  Of
- * two keepers that see the controller die, the one
- * made last reads out (the stream's generation, in memory they share);
- * the other ends.
+ * child) started, so it wrote nothing this keeper cannot read.  Not so
+ * a LOOP log's oldest parts dropped since (logfull.c): a death during
+ * that leaves the log as it was moved.  Of two keepers that see the
+ * controller die, the one made last reads out (the stream's generation,
+ * in memory they share); the other ends.
  *
  * A keeper is the controller's grandchild: its child forks it and exits
  * at once, so that no wait() of the controller's sees it and it is

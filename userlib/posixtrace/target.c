@@ -478,8 +478,7 @@ static __attribute__((noinline, cold)) void pt_events_wake_all(void)
 {
 	uint32_t on = TRACEBUF_LIB_SITE_ENABLED;
 
-	if (atomic_load_explicit(&pt_event_waiters, memory_order_relaxed))
-		pt_futex_wake();
+	pt_events_wake();
 	if (atomic_load(&pt_wake_site.state) == TRACEBUF_LIB_SITE_UNKNOWN)
 		__tracebuf_site_lookup(&pt_wake_site, NULL, 0);
 	/* once per arming: the category stays enabled, the site does not */
