@@ -595,9 +595,13 @@ POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 	statusinfo->posix_log_overrun_status = t->log_overrun ? POSIX_TRACE_OVERRUN :
 					  POSIX_TRACE_NO_OVERRUN;
 	statusinfo->posix_log_full_status = t->log_full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
-	/* reset once read (posix_trace_get_status(3p)) */
+	/*
+	 * reset once read (posix_trace_get_status(3p)); with a log, the
+	 * log's overrun status and the flush error too
+	 */
 	t->overrun = false;
 	t->log_overrun = false;
+	t->flush_error = 0;
 	pt_trace_put(t);
 	return 0;
 }

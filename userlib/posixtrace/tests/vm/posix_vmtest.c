@@ -2298,6 +2298,9 @@ static int log_write_fails(int fd, rlim_t limit, int err)
 			_exit(4);
 		if (posix_trace_get_status(trid, &st) || st.posix_stream_flush_error != err)
 			_exit(5);
+		/* reset once reported, as the log overrun status is */
+		if (posix_trace_get_status(trid, &st) || st.posix_stream_flush_error)
+			_exit(7);
 		_exit(posix_trace_shutdown(trid) == err ? 0 : 6);
 	}
 	if (waitpid(pid, &status, 0) != pid)
