@@ -209,6 +209,8 @@ static inline uint64_t pt_stream_buffer_size(uint64_t stream_size, uint64_t max_
  * log-max-size: at least one smallest buffer (a log receives whole
  * buffers' worth of records); by default 64 MiB, sixteen default streams.
  */
+/* the providers of a LOOP stream whose flushes are followed (queue.c) */
+#define PT_FLUSHED_MAX		16
 #define PT_LOG_SIZE_MIN		TRACEBUF_BUFFER_MIN
 #define PT_LOG_SIZE_DEFAULT	(64u << 20)
 
@@ -379,6 +381,12 @@ struct pt_trace {
 	size_t nunits, cap_units;
 	bool log_full;			/* UNTIL_FULL: nothing more is written */
 	bool log_overrun;		/* LOOP: parts dropped since get_status */
+	/* a LOOP stream: the rolling buffer where each provider's last flush ended */
+	struct {
+		uint32_t id;
+		uint64_t rolling;
+	} flushed[PT_FLUSHED_MAX];
+	int nflushed;
 	/* errors the session reported, to record as POSIX_TRACE_ERROR */
 	int errors[8];
 	unsigned int nerrors;
@@ -592,6 +600,13 @@ uint64_t pt_online_recorded(const struct pt_trace *t);
 void pt_online_check_drops(struct pt_trace *t);
 /* A flush or a clear: the stream is not full from now on. */
 void pt_online_full_reset(struct pt_trace *t);
+/*
+ * A LOOP stream with a log: pt_log_flushed() once a flush returned;
+ * pt_log_check_overwritten() before a status: its providers overwrote
+ * what no flush wrote (an overrun, and FULL).
+ */
+void pt_log_flushed(struct pt_trace *t);
+void pt_log_check_overwritten(struct pt_trace *t);
 /*
  * Whether @t is full (posix_trace_get_status(3p)): an UNTIL_FULL
  * stream's provider dropped records, a LOOP stream lost events before

@@ -58,10 +58,76 @@ int pt_online_clear(struct pt_trace *t)
 	return 0;
 }
 
-/* A new run: the writers' seq start again at 0. */
+/*
+ * A new run: the writers' seq start again at 0, and the providers'
+ * buffers (and their hints of what they recorded) are new.
+ */
 void pt_online_started(struct pt_trace *t)
 {
 	t->nthreads = 0;
+	t->nflushed = 0;
+}
+
+/*
+ * A LOOP stream with a log loses what its providers overwrote before a
+ * flush wrote it.  Each of its two rolling buffers is overwritten when
+ * the provider enters the rolling buffer after it, so a provider that
+ * entered the second one past the rolling buffer where the last flush
+ * ended (or the first, 0, since it started) overwrote events no flush
+ * wrote: an overrun, and the stream is FULL until the next flush.  Where
+ * a flush ended is taken from the providers' hints once it returned, a
+ * rolling buffer late at worst: a loss is then seen a rolling buffer
+ * later, never where there was none.
+ */
+static uint64_t *pt_flushed_at(struct pt_trace *t, uint32_t id)
+{
+	for (int i = 0; i < t->nflushed; i++)
+		if (t->flushed[i].id == id)
+			return &t->flushed[i].rolling;
+	if (t->nflushed == PT_FLUSHED_MAX)
+		return NULL;
+	t->flushed[t->nflushed].id = id;
+	t->flushed[t->nflushed].rolling = 0;
+	return &t->flushed[t->nflushed++].rolling;
+}
+
+void pt_log_flushed(struct pt_trace *t)
+{
+	struct tracebuf_session_provider p[PT_FLUSHED_MAX];
+	int n = tracebuf_session_providers(t->session, p, PT_FLUSHED_MAX);
+	uint64_t rs, *at;
+
+	for (int i = 0; i < n && i < PT_FLUSHED_MAX; i++) {
+		rs = tracebuf_layout_rolling_size(p[i].buffer_size, TRACEBUF_MODE_CIRCULAR);
+		at = pt_flushed_at(t, p[i].id);
+		if (at && rs)
+			*at = p[i].bytes_recorded / rs;
+	}
+}
+
+void pt_log_check_overwritten(struct pt_trace *t)
+{
+	struct tracebuf_session_provider p[PT_FLUSHED_MAX];
+	int n = tracebuf_session_providers(t->session, p, PT_FLUSHED_MAX);
+	uint64_t rs, now, *at;
+
+	if (t->attr.stream_policy != POSIX_TRACE_LOOP || !t->running)
+		return;
+	for (int i = 0; i < n && i < PT_FLUSHED_MAX; i++) {
+		rs = tracebuf_layout_rolling_size(p[i].buffer_size, TRACEBUF_MODE_CIRCULAR);
+		at = pt_flushed_at(t, p[i].id);
+		if (!at || !rs)
+			continue;
+		now = p[i].bytes_recorded / rs;
+		if (now < *at) {
+			*at = 0;	/* started again: not seen yet */
+		} else if (now >= *at + 2) {
+			t->overrun = true;
+			t->loop_full = true;
+			/* the next loss: when it leaves this rolling buffer */
+			*at = now - 1;
+		}
+	}
 }
 
 /*

@@ -450,6 +450,7 @@ POSIXTRACE_API int posix_trace_flush(trace_id_t trid)
 			ret = pt_system_event(t, POSIX_TRACE_FLUSH_STOP, 0, NULL, 0);
 		/* the flushed events' room is free: not full */
 		pt_online_full_reset(t);
+		pt_log_flushed(t);
 	}
 	t->flush_error = ret;
 	t->keeper_stale = true;
@@ -575,10 +576,13 @@ POSIXTRACE_API int posix_trace_get_status(trace_id_t trid,
 		 * A stream without a log reads what it holds when that may
 		 * tell more (pt_online_refresh()): the events a LOOP stream
 		 * overwrote before they were read are an overrun at once,
-		 * and an UNTIL_FULL stream that filled stops.
+		 * and an UNTIL_FULL stream that filled stops.  One with a
+		 * log: what its LOOP providers overwrote before a flush.
 		 */
 		if (!t->has_log)
 			pt_online_refresh(t);
+		else
+			pt_log_check_overwritten(t);
 		pt_online_check_drops(t);
 		full = pt_online_full(t);
 	}

@@ -2363,6 +2363,50 @@ static void log_append_grows(void)
 }
 
 /*
+ * A LOOP stream with a log loses what it overwrote before a flush wrote
+ * it: posix_stream_overrun_status says so at the next status (and the
+ * stream is RUNNING and FULL until the next flush), then NO_OVERRUN; the
+ * log keeps what was flushed and the newest events, in order.
+ */
+static void log_loop_stream_overrun(void)
+{
+	struct posix_trace_status_info st;
+	trace_event_id_t a;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t first, last;
+	size_t n;
+	int fd = log_fd();
+
+	log_attr(&attr, POSIX_TRACE_LOOP, 64 * 1024, POSIX_TRACE_APPEND, 64 * 1024);
+	self_log_start(&attr, fd, "lo", &trid, &a);
+	for (uint64_t i = 0; i < 300; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	for (uint64_t i = 300; i < 300 + PT_OVERFILL; i++)
+		posix_trace_event(a, &i, sizeof(i));
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	T_ASSERT_EQ(posix_trace_flush(trid), 0);
+	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
+	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
+	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
+	n = log_increasing(fd, &first, &last);
+	T_EXPECT(n > 300 && n < 300 + PT_OVERFILL);
+	T_EXPECT_EQ(first, 0);
+	T_EXPECT_EQ(last, 300 + PT_OVERFILL - 1);
+}
+
+/*
  * posix_trace_flush(3p): once flushed, the space of the flushed events is
  * free for new ones: a full UNTIL_FULL stream records again.
  */
@@ -2771,6 +2815,7 @@ static const struct t_test tests[] = {
 	T_TEST(log_loop_of_a_flush_stream),
 	T_TEST(log_append_grows),
 	T_TEST(log_write_errors),
+	T_TEST(log_loop_stream_overrun),
 	T_TEST(error_event_when_the_target_does_not_answer),
 	T_TEST(example_log_opens_in_tracebufctl_dump),
 	T_TEST(binary_data_is_kept_as_fxt_allows),
