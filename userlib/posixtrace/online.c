@@ -148,7 +148,8 @@ static bool pt_past(const struct timespec *deadline)
 /*
  * @t locked, a stream without a log.  @wait: block (until @deadline,
  * CLOCK_REALTIME, if not NULL).  Returns 0 (*@unavailable set), EINVAL if
- * the stream was shut down meanwhile, ETIMEDOUT, ENOMEM or EIO.
+ * the stream was shut down meanwhile, ETIMEDOUT, EINTR (a signal handler
+ * ran while it waited), ENOMEM or EIO.
  */
 int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, void *data,
 		      size_t num_bytes, size_t *data_len, int *unavailable,
@@ -161,7 +162,7 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		uint64_t ns = PT_POLL_NS;
 		struct timespec now;
 		uint32_t gen = 0;
-		bool late;
+		bool late, intr;
 
 		/* counted before the snapshot: an event it misses wakes us */
 		if (wait)
@@ -204,13 +205,18 @@ int pt_online_getnext(struct pt_trace *t, struct posix_trace_event_info *info, v
 		}
 		t->waiters++;
 		pthread_mutex_unlock(&t->lock);
-		pt_events_wait(gen, ns);
+		intr = pt_events_wait(gen, ns);
 		pthread_mutex_lock(&t->lock);
 		t->waiters--;
 		pt_events_unwatch();
 		if (t->dying) {
 			pthread_cond_broadcast(&t->cond);
 			return EINVAL;
+		}
+		if (intr) {
+			/* posix_trace_getnext_event(3p): "the call had no effect" */
+			ret = EINTR;
+			break;
 		}
 	}
 	*data_len = 0;

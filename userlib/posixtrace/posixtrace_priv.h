@@ -499,12 +499,13 @@ const char *pt_user_event_name(trace_event_id_t id);
 /*
  * Waiting for this process's next event: pt_events_watch() before
  * looking for events (it returns the generation to wait on), then
- * pt_events_wait() for at most @ns when none was found, and
+ * pt_events_wait() for at most @ns when none was found (true if a
+ * signal handler ran meanwhile), and
  * pt_events_unwatch() once done; pt_events_wake() wakes every waiter
  * (a stream shut down).
  */
 uint32_t pt_events_watch(void);
-void pt_events_wait(uint32_t gen, uint64_t ns);
+bool pt_events_wait(uint32_t gen, uint64_t ns);
 void pt_events_unwatch(void);
 void pt_events_wake(void);
 

@@ -508,12 +508,14 @@ uint32_t pt_events_watch(void)
 	return atomic_load(&pt_event_gen);
 }
 
-void pt_events_wait(uint32_t gen, uint64_t ns)
+bool pt_events_wait(uint32_t gen, uint64_t ns)
 {
 	struct timespec rel = { .tv_sec = (time_t)(ns / 1000000000u),
 				.tv_nsec = (long)(ns % 1000000000u) };
 
-	syscall(SYS_futex, &pt_event_gen, FUTEX_WAIT_PRIVATE, gen, &rel, NULL, 0);
+	/* a signal handler ends the wait: EINTR, whatever SA_RESTART */
+	return syscall(SYS_futex, &pt_event_gen, FUTEX_WAIT_PRIVATE, gen, &rel, NULL, 0) < 0 &&
+	       errno == EINTR;
 }
 
 void pt_events_unwatch(void)

@@ -25,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1308,6 +1309,77 @@ static void online_timeout_and_shutdown_while_blocked(void)
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
 	pthread_join(th, &ret);
 	T_EXPECT_EQ((intptr_t)ret, EINVAL);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A blocked read of @trid, a SIGALRM 50 ms in and each 20 ms after (one
+ * that comes while it takes a snapshot, not while it waits, goes by):
+ * what the read returned.
+ */
+static int interrupted_read(trace_id_t trid, bool timed, bool restart, int *un)
+{
+	struct itimerval it = { .it_value = { 0, 50 * 1000 }, .it_interval = { 0, 20 * 1000 } };
+	const struct itimerval off = { 0 };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct posix_trace_event_info info;
+	struct timespec dl;
+	size_t len;
+	int ret;
+
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, &old) || setitimer(ITIMER_REAL, &it, NULL))
+		return -errno;
+	*un = 0;
+	if (timed) {
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += 10;
+		ret = posix_trace_timedgetnext_event(trid, &info, NULL, 0, &len, un, &dl);
+	} else {
+		ret = posix_trace_getnext_event(trid, &info, NULL, 0, &len, un);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	return ret;
+}
+
+/*
+ * posix_trace_getnext_event(3p), _timedgetnext_event(): EINTR, "The
+ * operation was interrupted by a signal, and so the call had no effect":
+ * a signal caught by a handler while it waits ends the wait, with
+ * SA_RESTART or without (as sem_wait() does), and nothing was read: the
+ * event posted next is the next one read.
+ */
+static void online_wait_interrupted_by_a_signal(void)
+{
+	struct posix_trace_event_info info;
+	trace_event_id_t id;
+	trace_id_t trid;
+	uint64_t d = 7, got = 0;
+	size_t len;
+	int un = 0;
+
+	T_ASSERT_EQ(posix_trace_create(0, NULL, &trid), 0);
+	T_ASSERT_EQ(posix_trace_eventid_open("intr", &id), 0);
+	T_ASSERT_EQ(posix_trace_start(trid), 0);
+	T_EXPECT_EQ(posix_trace_getnext_event(trid, &info, NULL, 0, &len, &un), 0);
+	T_EXPECT_EQ(info.posix_event_id, POSIX_TRACE_START);
+	T_EXPECT_EQ(interrupted_read(trid, false, false, &un), EINTR);
+	T_EXPECT(un != 0);
+	T_EXPECT_EQ(interrupted_read(trid, true, false, &un), EINTR);
+	T_EXPECT(un != 0);
+	T_EXPECT_EQ(interrupted_read(trid, false, true, &un), EINTR);
+	T_EXPECT(un != 0);
+	posix_trace_event(id, &d, sizeof(d));
+	T_EXPECT_EQ(posix_trace_getnext_event(trid, &info, &got, sizeof(got), &len, &un), 0);
+	T_EXPECT_EQ(info.posix_event_id, id);
+	T_EXPECT_EQ(got, 7);
+	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
 }
 
 /* what is refused: FLUSH without a log; reading a stream with a log; the
@@ -2795,6 +2867,7 @@ static const struct t_test tests[] = {
 	T_TEST(online_until_full_loses_nothing),
 	T_TEST(online_overrun_is_reported_then_reset),
 	T_TEST(online_timeout_and_shutdown_while_blocked),
+	T_TEST(online_wait_interrupted_by_a_signal),
 	T_TEST(online_errors),
 	T_TEST(eventid_open_ids_and_limits),
 	T_TEST(filter_while_running),
