@@ -172,33 +172,22 @@ static void until_full_stop_and_start_while_full(void)
  */
 static void loop_overrun_before_reading(void)
 {
-	struct posix_trace_status_info st;
 	struct read_out o;
 	trace_event_id_t id;
 	trace_id_t trid;
 
 	online_stream(POSIX_TRACE_LOOP, &trid, &id);
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	T_EXPECT_STATUS(trid, -1, POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_NOT_FULL);
 	for (uint64_t i = 0; i < 20000; i++)
 		posix_trace_event(id, &i, sizeof(i));
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	T_EXPECT_STATUS(trid, POSIX_TRACE_RUNNING, POSIX_TRACE_OVERRUN, POSIX_TRACE_FULL);
+	T_EXPECT_STATUS(trid, -1, POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_FULL);
 	/* the newest, in order, up to the last */
 	read_all(trid, id, &o);
 	T_EXPECT(o.first > 0);
 	T_EXPECT_EQ(o.next, 20000);
 	T_EXPECT(o.in_order);
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
+	T_EXPECT_STATUS(trid, POSIX_TRACE_RUNNING, POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_NOT_FULL);
 	T_EXPECT_EQ(posix_trace_shutdown(trid), 0);
 }
 

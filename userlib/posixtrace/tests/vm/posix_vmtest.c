@@ -2459,7 +2459,6 @@ static void log_append_grows(void)
  */
 static void log_loop_stream_overrun(void)
 {
-	struct posix_trace_status_info st;
 	trace_event_id_t a;
 	trace_attr_t attr;
 	trace_id_t trid;
@@ -2472,22 +2471,13 @@ static void log_loop_stream_overrun(void)
 	for (uint64_t i = 0; i < 300; i++)
 		posix_trace_event(a, &i, sizeof(i));
 	T_ASSERT_EQ(posix_trace_flush(trid), 0);
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	T_EXPECT_STATUS(trid, POSIX_TRACE_RUNNING, POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_NOT_FULL);
 	for (uint64_t i = 300; i < 300 + PT_OVERFILL; i++)
 		posix_trace_event(a, &i, sizeof(i));
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
-	T_EXPECT_EQ(st.posix_stream_status, POSIX_TRACE_RUNNING);
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_FULL);
+	T_EXPECT_STATUS(trid, POSIX_TRACE_RUNNING, POSIX_TRACE_OVERRUN, POSIX_TRACE_FULL);
+	T_EXPECT_STATUS(trid, POSIX_TRACE_RUNNING, POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_FULL);
 	T_ASSERT_EQ(posix_trace_flush(trid), 0);
-	T_ASSERT_EQ(posix_trace_get_status(trid, &st), 0);
-	T_EXPECT_EQ(st.posix_stream_overrun_status, POSIX_TRACE_NO_OVERRUN);
-	T_EXPECT_EQ(st.posix_stream_full_status, POSIX_TRACE_NOT_FULL);
+	T_EXPECT_STATUS(trid, POSIX_TRACE_RUNNING, POSIX_TRACE_NO_OVERRUN, POSIX_TRACE_NOT_FULL);
 	T_ASSERT_EQ(posix_trace_shutdown(trid), 0);
 	n = log_increasing(fd, &first, &last);
 	T_EXPECT(n > 300 && n < 300 + PT_OVERFILL);

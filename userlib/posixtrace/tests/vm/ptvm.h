@@ -151,4 +151,19 @@ static inline void wait_full(trace_id_t trid, struct posix_trace_status_info *st
 	}
 }
 
+/*
+ * The status of @trid has stream status @running (-1: either), @overrun
+ * and @full; a macro, so that a failure names the caller's line.
+ */
+#define T_EXPECT_STATUS(trid, running, overrun, full)					\
+	do {										\
+		struct posix_trace_status_info st_;					\
+											\
+		T_ASSERT_EQ(posix_trace_get_status((trid), &st_), 0);			\
+		if ((running) >= 0)							\
+			T_EXPECT_EQ(st_.posix_stream_status, (running));		\
+		T_EXPECT_EQ(st_.posix_stream_overrun_status, (overrun));		\
+		T_EXPECT_EQ(st_.posix_stream_full_status, (full));			\
+	} while (0)
+
 #endif /* PTVM_H */
