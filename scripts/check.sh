@@ -241,7 +241,9 @@ UFLAGS=(LDFLAGS="$TB_LDFLAGS")
 if [ $COVERAGE = 1 ]; then
 	TESTS=$TB_BUILD/coverage/programs-$TB_ARCH
 	UOUT=$TB_BUILD/coverage/out-$TB_ARCH
-	UFLAGS=(CFLAGS="-O2 -g --coverage" LDFLAGS="$TB_LDFLAGS --coverage")
+	UFLAGS=(CFLAGS="-O2 -g --coverage -include $TB_ROOT/scripts/coverage-exit.h"
+		LDFLAGS="$TB_LDFLAGS --coverage")
+	tb_flags_dir "$UOUT" "${UFLAGS[@]}"
 fi
 mkdir -p "$TESTS"
 tb_log "building the selftests (static, $TB_CC${TB_CC32:+ and $TB_CC32}) into $TESTS"

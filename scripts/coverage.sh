@@ -62,8 +62,10 @@ rm -rf "$COV/html" "$COV"/*.info
 
 # --- 1. the host tests ---------------------------------------------------------
 
-CFL="-O2 -g --coverage"
+# (coverage-exit.h: a process that ends with _exit() keeps its counters)
+CFL="-O2 -g --coverage -include $TB_ROOT/scripts/coverage-exit.h"
 BUILD=(O="$HOST" CFLAGS="$CFL" CXXFLAGS="$CFL" LDFLAGS=--coverage)
+tb_flags_dir "$HOST" "${BUILD[@]}"
 tb_log "building the host tests with --coverage into $HOST (log: $COV/build.log)"
 : > "$COV/build.log"
 for dir in userlib/lib userlib/ctl userlib/posixtrace; do

@@ -217,6 +217,20 @@ tb_no_space() {
 		tb_die "'$1' has a space: make and kbuild cannot build in such a path; clone or move the tree to one without"
 }
 
+# tb_flags_dir DIR FLAGS...: make does not rebuild what the compiler
+# flags alone changed, so a build directory whose objects were made with
+# other FLAGS (its .flags file says which) is emptied first.
+tb_flags_dir() {
+	local dir=$1 flags
+	shift
+	flags="$*"
+	if [ "$(cat "$dir/.flags" 2>/dev/null)" != "$flags" ]; then
+		rm -rf "$dir"
+	fi
+	mkdir -p "$dir"
+	printf '%s\n' "$flags" > "$dir/.flags"
+}
+
 # tb_build_module KDIR DIR [MAKEARGS...]: copy the module sources into
 # DIR/src (so builds for different kernels never share objects with each
 # other or with the tree) and build them there.  Prints the .ko path.
