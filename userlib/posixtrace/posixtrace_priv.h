@@ -209,10 +209,11 @@ static inline uint64_t pt_stream_buffer_size(uint64_t stream_size, uint64_t max_
  * log-max-size: at least one smallest buffer (a log receives whole
  * buffers' worth of records); by default 64 MiB, sixteen default streams.
  */
-/* the providers of a LOOP stream whose flushes are followed (queue.c) */
-#define PT_FLUSHED_MAX		16
 #define PT_LOG_SIZE_MIN		TRACEBUF_BUFFER_MIN
 #define PT_LOG_SIZE_DEFAULT	(64u << 20)
+
+/* the providers of a LOOP stream whose flushes are followed (queue.c) */
+#define PT_FLUSHED_MAX		16
 
 /* ------------------------------------------------------------------------ */
 /* Layouts                                                                  */

@@ -91,36 +91,29 @@ static uint64_t *pt_flushed_at(struct pt_trace *t, uint32_t id)
 	return &t->flushed[t->nflushed++].rolling;
 }
 
-void pt_log_flushed(struct pt_trace *t)
+/*
+ * Each provider's rolling buffer now, from its hint: where a flush that
+ * returned ended (@flushed), or else whether it went past the rolling
+ * buffer after that one.
+ */
+static void pt_log_rolling(struct pt_trace *t, bool flushed)
 {
 	struct tracebuf_session_provider p[PT_FLUSHED_MAX];
-	int n = tracebuf_session_providers(t->session, p, PT_FLUSHED_MAX);
-	uint64_t rs, *at;
-
-	for (int i = 0; i < n && i < PT_FLUSHED_MAX; i++) {
-		rs = tracebuf_layout_rolling_size(p[i].buffer_size, TRACEBUF_MODE_CIRCULAR);
-		at = pt_flushed_at(t, p[i].id);
-		if (at && rs)
-			*at = p[i].bytes_recorded / rs;
-	}
-}
-
-void pt_log_check_overwritten(struct pt_trace *t)
-{
-	struct tracebuf_session_provider p[PT_FLUSHED_MAX];
-	int n = tracebuf_session_providers(t->session, p, PT_FLUSHED_MAX);
 	uint64_t rs, now, *at;
+	int n;
 
-	if (t->attr.stream_policy != POSIX_TRACE_LOOP || !t->running)
+	if (t->attr.stream_policy != POSIX_TRACE_LOOP || (!flushed && !t->running))
 		return;
+	n = tracebuf_session_providers(t->session, p, PT_FLUSHED_MAX);
 	for (int i = 0; i < n && i < PT_FLUSHED_MAX; i++) {
 		rs = tracebuf_layout_rolling_size(p[i].buffer_size, TRACEBUF_MODE_CIRCULAR);
 		at = pt_flushed_at(t, p[i].id);
 		if (!at || !rs)
 			continue;
 		now = p[i].bytes_recorded / rs;
-		if (now < *at) {
-			*at = 0;	/* started again: not seen yet */
+		if (flushed || now < *at) {
+			/* flushed up to here; or started again: not seen yet */
+			*at = flushed ? now : 0;
 		} else if (now >= *at + 2) {
 			t->overrun = true;
 			t->loop_full = true;
@@ -128,6 +121,16 @@ void pt_log_check_overwritten(struct pt_trace *t)
 			*at = now - 1;
 		}
 	}
+}
+
+void pt_log_flushed(struct pt_trace *t)
+{
+	pt_log_rolling(t, true);
+}
+
+void pt_log_check_overwritten(struct pt_trace *t)
+{
+	pt_log_rolling(t, false);
 }
 
 /*
