@@ -178,7 +178,7 @@ static int tracebuf_ioctl_version(unsigned int cmd, void __user *uarg)
 			TRACEBUF_FEAT_UPDATE_CATEGORIES | TRACEBUF_FEAT_STARTED_LATE |
 			TRACEBUF_FEAT_SEAL_SAVES | TRACEBUF_FEAT_SEAL_STOPS |
 			TRACEBUF_FEAT_SAVE_NOW | TRACEBUF_FEAT_GONE_STATUS |
-			tracebuf_counter_features();
+			TRACEBUF_FEAT_INFO_NAMED | tracebuf_counter_features();
 	/* 32-bit callers: native on a 32-bit kernel, else through compat */
 	if (IS_ENABLED(CONFIG_COMPAT) || !IS_ENABLED(CONFIG_64BIT))
 		args.features |= TRACEBUF_FEAT_COMPAT;

@@ -281,6 +281,20 @@ void tracebuf_manager_release(struct tracebuf_manager *m)
 	kfree(m);
 }
 
+/* LIST's F_NAMED: does a manager other than @m run a trace naming @p? */
+static bool tracebuf_named_elsewhere(struct tracebuf_manager *m,
+				     struct tracebuf_provider *p)
+{
+	struct tracebuf_manager *o;
+
+	lockdep_assert_held(&tracebuf_lock);
+
+	list_for_each_entry(o, &tracebuf_managers, link)
+		if (o != m && o->tracing_names && tracebuf_manager_runs_for(o, p))
+			return true;
+	return false;
+}
+
 static void tracebuf_manager_fill_info(struct tracebuf_manager *m,
 				       struct tracebuf_provider *p,
 				       struct tracebuf_provider_info *info)
@@ -295,6 +309,8 @@ static void tracebuf_manager_fill_info(struct tracebuf_manager *m,
 	info->buffer_size = p->buf ? p->buf->size : 0;
 	info->manager_id = p->owner ? p->owner->id : 0;
 	info->flags = p->owner == m ? TRACEBUF_INFO_F_MINE : 0;
+	if (tracebuf_named_elsewhere(m, p))
+		info->flags |= TRACEBUF_INFO_F_NAMED;
 	info->packets_sent = p->packets_sent;
 	info->packets_received = p->packets_received;
 	info->saves = p->saves;

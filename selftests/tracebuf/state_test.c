@@ -645,6 +645,63 @@ TEST_F(sync, tracing_names_replaced)
 		  tb_sync_status(_metadata, self, TRACEBUF_REGISTER_F_SYNC));
 }
 
+/* LIST's F_NAMED (ABI 1.12) of provider @id, as manager @fd sees it. */
+static __u32 tb_named(struct __test_metadata *_metadata, int fd, __u32 id)
+{
+	struct tracebuf_provider_info info;
+
+	EXPECT_EQ(0, mgr_find(fd, id, &info));
+	return info.flags & TRACEBUF_INFO_F_NAMED;
+}
+
+/*
+ * A manager whose trace names a provider marks it for every other
+ * manager, not for itself, and only while that trace runs.
+ */
+TEST_F(sync, tracing_names_mark_the_provider_for_others)
+{
+	struct tb_cats names;
+	__u32 other_id;
+	int other = tb_open_manager(0, &other_id);
+
+	ASSERT_LE(0, other);
+	EXPECT_EQ(0U, tb_named(_metadata, other, self->p.id));
+	ASSERT_EQ(0, tb_cats_build(&names, "other", "sync-first", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(TRACEBUF_INFO_F_NAMED, tb_named(_metadata, other, self->p.id));
+	EXPECT_EQ(0U, tb_named(_metadata, self->p.mgr, self->p.id));
+	/* started, it stays marked; stopped with the trace, it is not */
+	tb_drive(_metadata, &self->p, TRACEBUF_STATE_STARTED);
+	EXPECT_EQ(TRACEBUF_INFO_F_NAMED, tb_named(_metadata, other, self->p.id));
+	EXPECT_EQ(0, tb_set_tracing(self->p.mgr, 0, 0));
+	EXPECT_EQ(0U, tb_named(_metadata, other, self->p.id));
+	tb_close(&other);
+}
+
+/* A trace of every provider, or of other names, marks nothing. */
+TEST_F(sync, tracing_without_its_name_does_not_mark)
+{
+	struct tb_cats names;
+	__u32 other_id;
+	int other = tb_open_manager(0, &other_id);
+
+	ASSERT_LE(0, other);
+	EXPECT_EQ(0, tb_set_tracing(self->p.mgr, 1, 0));
+	EXPECT_EQ(0U, tb_named(_metadata, other, self->p.id));
+	ASSERT_EQ(0, tb_cats_build(&names, "sync-firs", "sync-first-", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(self->p.mgr, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(0U, tb_named(_metadata, other, self->p.id));
+	/* nor does the list of a manager that is gone */
+	ASSERT_EQ(0, tb_cats_build(&names, "sync-first", NULL));
+	EXPECT_EQ(0, tb_set_tracing_names(other, 1, &names));
+	tb_cats_free(&names);
+	EXPECT_EQ(TRACEBUF_INFO_F_NAMED, tb_named(_metadata, self->p.mgr, self->p.id));
+	tb_close(&other);
+	EXPECT_EQ(0U, tb_named(_metadata, self->p.mgr, self->p.id));
+}
+
 /* A caller built against ABI 1.2 passes the 8-byte struct: no names. */
 TEST_F(sync, set_tracing_ver0_size_still_works)
 {

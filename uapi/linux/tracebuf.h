@@ -169,7 +169,7 @@
 #define TRACEBUF_DEVICE_NAME	"tracebuf"
 
 #define TRACEBUF_ABI_MAJOR	1
-#define TRACEBUF_ABI_MINOR	11
+#define TRACEBUF_ABI_MINOR	12
 
 /* Limits fixed by the ABI (the Fuchsia ones). */
 #define TRACEBUF_NAME_MAX		100	/* provider name, bytes */
@@ -514,6 +514,9 @@ struct tracebuf_version_args {
 #define TRACEBUF_FEAT_GONE_STATUS	_BITULL(16)	/* MSG_GONE says how
 							 * the process ended
 							 */
+#define TRACEBUF_FEAT_INFO_NAMED	_BITULL(17)	/* LIST's
+							 * TRACEBUF_INFO_F_NAMED
+							 */
 
 /*
  * TRACEBUF_IOC_REGISTER: make this file a provider.
@@ -692,6 +695,13 @@ struct tracebuf_provider_info {
 #define TRACEBUF_PROVIDER_INFO_SIZE_VER0 160
 
 #define TRACEBUF_INFO_F_MINE		_BITUL(0)	/* owned by the caller */
+/*
+ * Another manager that sees the provider runs a trace whose list of
+ * provider names (MGR_SET_TRACING VER1) holds its name (ABI 1.12,
+ * TRACEBUF_FEAT_INFO_NAMED): a manager that traces every provider leaves
+ * it to that one, which asked for it by name.
+ */
+#define TRACEBUF_INFO_F_NAMED		_BITUL(1)
 
 /*
  * TRACEBUF_IOC_MGR_INITIALIZE.  categories_ptr points at categories_count
