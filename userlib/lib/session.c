@@ -256,6 +256,21 @@ static uint32_t tb_init_flags(const struct tracebuf_session *s)
 	       (v->features & TRACEBUF_FEAT_SEAL_SAVES) ? TRACEBUF_INIT_F_SEAL_SAVES : 0;
 }
 
+/*
+ * Whether a session of every provider leaves @pi to another manager: one
+ * whose trace names it, or, once left (@t), whichever has it now.
+ */
+static bool tb_left(const struct tracebuf_session *s, const struct tb_tracee *t,
+		    const struct tracebuf_provider_info *pi)
+{
+	if (s->cfg.nproviders)
+		return false;
+	if (pi->flags & TRACEBUF_INFO_F_NAMED)
+		return true;
+	return t && t->info.state == TRACEBUF_LIB_TRACEE_LEFT &&
+	       (pi->manager_id || pi->state != TRACEBUF_STATE_REGISTERED);
+}
+
 /* A provider to trace: initialize it (and start it, if the session runs). */
 static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_info *pi)
 {
@@ -269,7 +284,8 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 	t = tb_find(s, pi->id);
 	if (!t && !tb_kernel_wanted(s, pi))
 		return;
-	if (t && t->info.state != TRACEBUF_LIB_TRACEE_BUSY)
+	if (t && t->info.state != TRACEBUF_LIB_TRACEE_BUSY &&
+	    t->info.state != TRACEBUF_LIB_TRACEE_LEFT)
 		return;
 	if (!t) {
 		t = calloc(1, sizeof(*t));
@@ -285,6 +301,15 @@ static void tb_add(struct tracebuf_session *s, const struct tracebuf_provider_in
 		s->ntracees++;
 	}
 	t->info.late = s->state != TB_S_READY;
+	/*
+	 * A session of every provider leaves one that another manager's trace
+	 * asked for by name (module ABI 1.12), as long as another has it.
+	 */
+	if (tb_left(s, t, pi)) {
+		t->info.state = TRACEBUF_LIB_TRACEE_LEFT;
+		t->info.error = 0;
+		return;
+	}
 	/* another manager's: say so, and take it if it is let go */
 	if (pi->manager_id || pi->state != TRACEBUF_STATE_REGISTERED) {
 		if (t->info.state != TRACEBUF_LIB_TRACEE_BUSY) {

@@ -264,6 +264,12 @@ struct tracebuf_session_start_args {
 #define TRACEBUF_LIB_TRACEE_BUSY	10	/* wanted, but another manager
 						 * traces it
 						 */
+#define TRACEBUF_LIB_TRACEE_LEFT	11	/* left to another manager,
+						 * whose trace names it: a
+						 * session of every provider
+						 * does not take it (since
+						 * 1.4, module ABI 1.12)
+						 */
 
 struct tracebuf_session_provider {
 	uint32_t id;

@@ -1433,6 +1433,83 @@ static void late_start_is_reported(void)
 	trace_free(&tr);
 }
 
+/*
+ * A session of every provider leaves a provider that another manager's
+ * running trace names (the module's LIST F_NAMED) to that manager, even
+ * when it lists the provider first, and goes on leaving it once that
+ * trace stopped, as long as the other manager has it.
+ */
+static void every_provider_session_leaves_a_named_one(void)
+{
+	struct child_opts o = { .name = "named", .flags = TRACEBUF_LIB_PROVIDER_THREAD };
+	static const char *const only[] = { "named" };
+	struct tracebuf_session_config cfg = {
+		.size = sizeof(cfg), .mode = TRACEBUF_MODE_ONESHOT,
+		.buffer_size = 256 * KIB, .providers = only, .nproviders = 1,
+		.start_timeout_ms = 10000,
+	};
+	struct tracebuf_session_provider pi = { 0 }, pn = { 0 };
+	struct tracebuf_session *all, *byname;
+	struct pollfd pfd[3];
+	int cmd[2], rsp[2], fd;
+	struct child ch;
+	struct trace tr;
+	char ok = 0;
+
+	all = session(TRACEBUF_MODE_ONESHOT, 256 * KIB, &fd);
+	T_ASSERT(all);
+	cfg.output_fd = memfd_create("named.fxt", MFD_CLOEXEC);
+	T_ASSERT(cfg.output_fd >= 0);
+	T_ASSERT_EQ(tracebuf_session_create(&cfg, &byname), 0);
+	T_ASSERT_EQ(tracebuf_session_start(all, NULL), 0);
+	T_ASSERT_EQ(tracebuf_session_start(byname, NULL), 0);
+	/* it registers now; the session of every provider is served first */
+	T_ASSERT(!pipe2(cmd, O_CLOEXEC) && !pipe2(rsp, O_CLOEXEC));
+	ch.pid = fork();
+	T_ASSERT(ch.pid >= 0);
+	if (!ch.pid) {
+		close(cmd[1]);
+		close(rsp[0]);
+		child_main(&o, cmd[0], rsp[1]);
+	}
+	close(cmd[0]);
+	close(rsp[1]);
+	ch.cmd = cmd[1];
+	ch.rsp = rsp[0];
+	pfd[0] = (struct pollfd){ .fd = rsp[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = tracebuf_session_fd(all), .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = tracebuf_session_fd(byname), .events = POLLIN };
+	while (!ok) {
+		tracebuf_session_dispatch(all);
+		tracebuf_session_dispatch(byname);
+		T_ASSERT(poll(pfd, 3, 20000) > 0);
+		if (pfd[0].revents)
+			T_ASSERT(read(rsp[0], &ok, 1) == 1 && ok == 'k');
+	}
+	T_ASSERT_EQ(child_do(&ch, byname, CMD_WRITE, 0, 100, false), 0);
+	tracebuf_session_dispatch(all);
+	T_ASSERT(find_prov(all, "named", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_LEFT);
+	T_EXPECT_EQ(pi.error, 0);
+	T_ASSERT(find_prov(byname, "named", &pn));
+	T_EXPECT_EQ(pn.state, TRACEBUF_LIB_TRACEE_STARTED);
+	/* its trace stopped, the provider still the other manager's */
+	T_ASSERT_EQ(tracebuf_session_stop(byname, true), 0);
+	T_ASSERT_EQ(tracebuf_session_stop(all, true), 0);
+	T_ASSERT(find_prov(all, "named", &pi));
+	T_EXPECT_EQ(pi.state, TRACEBUF_LIB_TRACEE_LEFT);
+	T_EXPECT_EQ(g_notes.errors, 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(all), 0);
+	T_ASSERT_EQ(tracebuf_session_destroy(byname), 0);
+	T_EXPECT_EQ(child_stop(&ch), 0);
+	T_ASSERT_EQ(finish(cfg.output_fd, &tr), 0);
+	T_EXPECT_EQ(seq_shape(&tr, slot_of(&tr, "named")).n, 100);
+	trace_free(&tr);
+	T_ASSERT_EQ(finish(fd, &tr), 0);
+	T_EXPECT(slot_of(&tr, "named") < 0);
+	trace_free(&tr);
+}
+
 /* Only the providers named, and a refused config. */
 static void chosen_providers_and_bad_config(void)
 {
@@ -2084,6 +2161,7 @@ static const struct t_test tests[] = {
 	T_TEST(manager_killed_mid_save),
 	T_TEST(several_providers_one_file),
 	T_TEST(late_joiner_waits_for_start),
+	T_TEST(every_provider_session_leaves_a_named_one),
 	T_TEST(late_start_is_reported),
 	T_TEST(chosen_providers_and_bad_config),
 	T_TEST(categories_and_overrides),
