@@ -57,6 +57,7 @@ const char *tbctl_tracee_state_name(uint32_t state)
 		[TRACEBUF_LIB_TRACEE_GONE] = "gone",
 		[TRACEBUF_LIB_TRACEE_FAILED] = "failed",
 		[TRACEBUF_LIB_TRACEE_BUSY] = "busy",
+		[TRACEBUF_LIB_TRACEE_LEFT] = "left",
 	};
 
 	return state < TBCTL_ARRAY_SIZE(names) && names[state] ? names[state] : "?";

@@ -76,7 +76,7 @@ static const char *record_gone_cause(const struct record_run *r, int i,
 
 void record_summary(struct record_run *r, uint64_t elapsed)
 {
-	int w = 8;
+	int w = 8, from = 0;
 	char bytes[32];
 
 	for (int i = 0; i < r->nprov; i++) {
@@ -84,6 +84,8 @@ void record_summary(struct record_run *r, uint64_t elapsed)
 
 		if (len > w)
 			w = len;
+		/* one left to another manager gave this trace nothing */
+		from += r->prov[i].state != TRACEBUF_LIB_TRACEE_LEFT;
 	}
 	if (r->nprov) {
 		fprintf(stderr, "%-*s %8s  %-11s %10s %8s %10s %8s\n", w, "PROVIDER",
@@ -104,6 +106,8 @@ void record_summary(struct record_run *r, uint64_t elapsed)
 				p->drop_windows);
 		if (p->state == TRACEBUF_LIB_TRACEE_FAILED && p->error)
 			fprintf(stderr, "  (%s)", strerror(-p->error));
+		else if (p->state == TRACEBUF_LIB_TRACEE_LEFT)
+			fprintf(stderr, "  (another manager's trace names it)");
 		else if (p->crashed)
 			fprintf(stderr, "  (%s)", record_gone_cause(r, i, "ended while tracing",
 								    why, sizeof(why)));
@@ -116,7 +120,7 @@ void record_summary(struct record_run *r, uint64_t elapsed)
 		fprintf(stderr, "wrote %s: ", r->out.is_stdout ? "standard output" : r->o->output);
 	fprintf(stderr, "%s from %d provider%s in %llu.%01llu s",
 		tbctl_human_bytes(r->bytes, bytes, sizeof(bytes)),
-		r->nprov, r->nprov == 1 ? "" : "s",
+		from, from == 1 ? "" : "s",
 		(unsigned long long)(elapsed / NS_PER_SEC),
 		(unsigned long long)(elapsed % NS_PER_SEC / (NS_PER_SEC / 10)));
 	if (r->snapshots)
@@ -168,7 +172,7 @@ static bool record_has_provider(const struct record_run *r, const char *name)
 int record_outcome(const struct record_run *r)
 {
 	const struct record_opts *o = r->o;
-	int busy = 0, failed = 0, missing = 0, unknown = 0, traced = 0, status = 0;
+	int busy = 0, failed = 0, missing = 0, unknown = 0, traced = 0, left = 0, status = 0;
 	uint64_t dropped = 0, windows = 0;
 	int with_drops = 0;
 
@@ -178,6 +182,11 @@ int record_outcome(const struct record_run *r)
 		const char *cause;
 
 		tbctl_safe(p->name, name, sizeof(name));
+		/* not this trace's to take: asked for by name elsewhere */
+		if (p->state == TRACEBUF_LIB_TRACEE_LEFT) {
+			left++;
+			continue;
+		}
 		if (p->state == TRACEBUF_LIB_TRACEE_BUSY) {
 			record_warn("provider '%s' (pid %u) was not traced: another manager "
 				    "traces it", name, p->pid);
@@ -247,7 +256,7 @@ int record_outcome(const struct record_run *r)
 		if (!record_has_provider(r, o->overrides[i].name))
 			record_warn("-b %s:...: no provider of that name registered",
 				    o->overrides[i].name);
-	if (!traced && !busy && !failed)
+	if (!traced && !busy && !failed && !left)
 		record_warn("no provider was traced: none %sregistered (a program that "
 			    "started before the module was loaded is not one)",
 			    o->nproviders ? "of those names " : "");
@@ -282,7 +291,7 @@ int record_outcome(const struct record_run *r)
 		record_cause(&status, TBCTL_EXIT_FAILED);
 	if (missing)
 		record_cause(&status, TBCTL_EXIT_NO_PROVIDER);
-	if (!traced)
+	if (!traced && !left)
 		record_cause(&status, TBCTL_EXIT_EMPTY);
 	if (unknown)
 		record_cause(&status, TBCTL_EXIT_CATEGORY);

@@ -20,7 +20,9 @@
  *                      "app" (traced whole, 1 MiB recorded), "lossy"
  *                      (traced, 3 records dropped in 1 window), "failed"
  *                      ("bad\nname": initialize refused, out of memory),
- *                      "busy" ("other": another manager's), "late"
+ *                      "busy" ("other": another manager's), "named"
+ *                      ("posix_trace.80": left to another manager,
+ *                      whose trace names it), "late"
  *                      ("slow": did not start in time), "gone" (ended
  *                      while tracing, harvested as it left its buffer,
  *                      96 bytes of which were left out), separated by
@@ -315,6 +317,8 @@ int tracebuf_session_providers(const struct tracebuf_session *s,
 			      .state = TRACEBUF_LIB_TRACEE_FAILED, .error = -ENOMEM } },
 		{ "busy", { .id = 3, .pid = 30, .name = "other",
 			    .state = TRACEBUF_LIB_TRACEE_BUSY, .error = -EBUSY } },
+		{ "named", { .id = 8, .pid = 80, .name = "posix_trace.80",
+			     .state = TRACEBUF_LIB_TRACEE_LEFT } },
 		{ "late", { .id = 4, .pid = 40, .name = "slow",
 			    .state = TRACEBUF_LIB_TRACEE_TERMINATED, .error = -ETIMEDOUT } },
 		{ "gone", { .id = 6, .pid = 60, .name = "gone",

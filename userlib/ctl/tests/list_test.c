@@ -109,7 +109,8 @@ static void names(void)
 	T_EXPECT(!strcmp(tbctl_mode_name(4), "?"));
 	T_EXPECT(!strcmp(tbctl_tracee_state_name(9), "failed"));
 	T_EXPECT(!strcmp(tbctl_tracee_state_name(10), "busy"));
-	T_EXPECT(!strcmp(tbctl_tracee_state_name(11), "?"));
+	T_EXPECT(!strcmp(tbctl_tracee_state_name(11), "left"));
+	T_EXPECT(!strcmp(tbctl_tracee_state_name(12), "?"));
 }
 
 static const struct t_test tests[] = {

@@ -142,6 +142,20 @@ test_incomplete_trace_exit_statuses() {
 	[ "$RC" = 0 ] || fail "-c 'net,-nosuch': exit $RC: $ERR"
 }
 
+# A provider left to the manager whose trace names it is not this
+# trace's: no warning, no status, even when it is the only one.
+test_left_provider_is_not_missing() {
+	FAKE_PROVIDERS=app,named t_run record -d 50ms
+	[ "$RC" = 0 ] || fail "app,named: exit $RC: $ERR" || return 1
+	[[ $ERR == *"posix_trace.80 "*" left "*"(another manager's trace names it)"* ]] &&
+		[[ $ERR == *" from 1 provider in "* ]] ||
+		fail "app,named: the summary does not say it was left: $ERR" || return 1
+	[[ $ERR != *"warning"* ]] || fail "app,named: $ERR" || return 1
+	FAKE_PROVIDERS=named t_run record -q -- sh -c 'exit 0'
+	[ "$RC" = 0 ] || fail "named alone: exit $RC: $ERR" || return 1
+	[[ $ERR != *"no provider was traced"* ]] || fail "named alone: $ERR"
+}
+
 test_best_effort() {
 	FAKE_PROVIDERS=app,busy t_run record -q -d 50ms --best-effort -c nosuch
 	[ "$RC" = 0 ] || fail "exit $RC: $ERR" || return 1
@@ -609,6 +623,7 @@ TESTS=(
 	test_status_line_on_terminal
 	test_list
 	test_categories
+	test_left_provider_is_not_missing
 )
 
 # shellcheck disable=SC2034
