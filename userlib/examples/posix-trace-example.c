@@ -46,12 +46,17 @@ static int target(int go, int done, unsigned int requests)
 	trace_event_id_t ev_request, ev_reply, ev_idle;
 	char c;
 
+	/*
+	 * Wait for the stream: the first eventid_open makes this process a
+	 * tracebuf provider, which a stream that names it gets, even under
+	 * a "tracebufctl record" of every provider.
+	 */
+	if (read(go, &c, 1) != 1)
+		return 2;
 	/* Naming an event type makes this process traceable. */
 	if (posix_trace_eventid_open("request", &ev_request) ||
 	    posix_trace_eventid_open("reply", &ev_reply) ||
 	    posix_trace_eventid_open("idle", &ev_idle))
-		return 2;
-	if (write(done, "r", 1) != 1 || read(go, &c, 1) != 1)
 		return 2;
 	for (unsigned int i = 0; i < requests; i++) {
 		struct request r = { .seq = i, .bytes = 512 + 64 * (i % 8) };
@@ -171,10 +176,6 @@ int main(int argc, char **argv)
 	close(go[0]);
 	close(done[1]);
 	/* The controller: a stream of the child, with a log. */
-	if (read(done[0], &c, 1) != 1) {
-		fprintf(stderr, "posix-trace-example: the target did not start\n");
-		return fail(pid);
-	}
 	fd = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s\n", log, strerror(errno));
