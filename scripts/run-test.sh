@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make run" as a developer uses it (scripts/run.sh): refusals that need
-# no guest, then three guest runs.
+# no guest, then four guest runs.
 #
 # The first runs a script of "yours", ./app.sh, with FILES: a dynamically
 # linked example whose libtracebuf lives under /tmp (found through
@@ -21,6 +21,10 @@
 # session's trace and what the shell wrote come back.  Then the README's
 # POSIX Trace recipe: posix-trace-example, its own controller, writes its
 # log, which comes back and is valid FXT.
+#
+# The fourth is that recipe through make run: record, around the example,
+# leaves the child's provider to the example's stream, which names it;
+# the log comes back, valid, and record exits 0.
 #
 # KTAP, then "N passed, M failed" as the last line.
 #
@@ -45,7 +49,7 @@ mkdir -p "$WORK/dest" "$WORK/app/data"
 LIBDIR=$(mktemp -d /tmp/tb-run-test.XXXXXX) || tb_die "mktemp failed"
 
 echo "TAP version 13"
-echo "1..25"
+echo "1..27"
 trap 'rm -rf "$LIBDIR"; tb_checks_end' EXIT
 RUN=$TB_ROOT/scripts/run.sh
 TBCTL=$TB_ROOT/userlib/ctl/tracebufctl
@@ -216,3 +220,19 @@ tb_check shell_files_come_back $? "status.txt: $(cat "$DEST/shell/status.txt" 2>
 	"$TB_ROOT/scripts/fxt-check.py" "$DEST/shell/posix.fxt" > "$WORK/posix-check.txt" 2>&1
 tb_check shell_posix_example_log_comes_back $? \
 	"rc $(cat "$DEST/shell/posix.rc" 2>&1): $(cat "$DEST/shell/posix.txt" "$WORK/posix-check.txt" 2>&1 | tail -n 3)"
+
+# --- the fourth: the README's POSIX recipe through make run ------------------------
+
+mkdir -p "$DEST/posix"
+"$RUN" --dest "$DEST/posix" --timeout 120 "${KARGS[@]}" \
+	--cmd "posix-trace-example -o posix.fxt" > "$WORK/run-posix.log" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -qx 'wrote posix.fxt' "$DEST/posix/trace.fxt.stdout" &&
+	"$TB_ROOT/scripts/fxt-check.py" "$DEST/posix/posix.fxt" > "$WORK/posix-run-check.txt" 2>&1
+tb_check run_posix_example_log_comes_back $? \
+	"exit $rc: $(tail -n 3 "$DEST/posix/trace.fxt.stderr" "$WORK/posix-run-check.txt" 2>&1) (see $WORK/run-posix.log)"
+
+grep -q "^posix_trace\.[0-9]* .* left .*(another manager's trace names it)" \
+	"$DEST/posix/trace.fxt.stderr" 2>/dev/null
+tb_check run_posix_example_is_left_to_its_stream $? \
+	"record's summary: $(tail -n 4 "$DEST/posix/trace.fxt.stderr" 2>&1)"
