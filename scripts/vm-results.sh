@@ -59,6 +59,7 @@ if [ -f "$KLOG" ]; then
 	{ sub(/\r$/, ""); line[NR] = $0 }
 	/tracebuf-vm: (begin|end|phase |test [^ ]+ (start|end))/ {
 		marker[NR] = 1
+		infi = 0
 		if ($0 ~ /tracebuf-vm: begin$/) { active = 1; phase = "insmod" }
 		else if (match($0, /tracebuf-vm: test [^ ]+ start$/)) {
 			s = substr($0, RSTART + 18)
@@ -68,6 +69,20 @@ if [ -f "$KLOG" ]; then
 			phase = substr($0, RSTART + 19)
 		} else if ($0 ~ /tracebuf-vm: end$/) { phase = "end of run" }
 		next
+	}
+	# An allocation failure make fault injected, with its stack
+	# (faultinj.c): the header, the stack'"'"'s preamble and its indented
+	# frames, up to </TASK>; any other line ends it and is looked at.
+	/FAULT_INJECTION: forcing a failure/ { infi = 1; next }
+	infi {
+		t = $0
+		sub(/^\[[ 0-9.]+\] ?/, "", t)
+		if (t ~ /^(name |CPU: |Tainted: |Hardware name: |Call Trace:| )/) {
+			if (t ~ /<\/TASK>/)
+				infi = 0
+			next
+		}
+		infi = 0
 	}
 	active && $0 ~ re {
 		if (phase == "leak-scan" && $0 ~ /kmemleak: [0-9]+ new suspected memory leak/)

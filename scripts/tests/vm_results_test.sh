@@ -14,7 +14,10 @@
 #    preemptible", lockdep's "BUG: Invalid wait context") fails it, one
 #    kernel splat that starts at that line (not at the Call Trace after
 #    it), listed under "kernel splats", status 1;
-#  - the same line during rmmod fails the run, though the program passed.
+#  - the same line during rmmod fails the run, though the program passed;
+#  - an allocation failure make fault injected, logged with its stack
+#    (a kmemleak frame in it), is no report; a WARNING right after such a
+#    stack is one, starting at the WARNING.
 # KTAP output.
 set -u
 
@@ -37,11 +40,12 @@ REPORTS=(
 NAMES=(sleeping_in_atomic scheduling_while_atomic smp_processor_id_in_preemptible
        this_cpu_in_preemptible invalid_wait_context)
 echo "TAP version 13"
-echo "1..$((${#REPORTS[@]} + 2))"
+echo "1..$((${#REPORTS[@]} + 4))"
 
 # run NAME PHASE [LINE]: a guest's output for NAME with LINE in its kernel
 # log during PHASE (test: while state_test runs; rmmod: at rmmod), then
-# vm-results.sh on it: its output in $TMP/NAME.out, its status in $rc
+# vm-results.sh on it: its output in $TMP/NAME.out, its status in $rc.
+# With BLOCK=FILE, FILE's lines are the log's while state_test runs.
 run() {
 	local out=$TMP/$1 phase=$2 line=${3:-} res
 	res=$out/share/out
@@ -60,6 +64,7 @@ run() {
 		echo '[    3.100001] tracebuf-vm: phase insmod'
 		echo '[    3.200000] tracebuf: loaded'
 		echo '[    3.300000] tracebuf-vm: test state_test start'
+		[ -z "${BLOCK:-}" ] || cat "$BLOCK"
 		[ "$phase" != test ] || [ -z "$line" ] ||
 			printf '[    4.000000] %s\n[    4.000001] Call Trace:\n[    4.000002]  <TASK>\n' "$line"
 		echo '[    5.000000] tracebuf-vm: test state_test end rc=0'
@@ -98,5 +103,32 @@ run at_rmmod rmmod "${REPORTS[1]}"
 has at_rmmod '^  PASS  state_test +1 passed' '^  FAIL  1 kernel splat\(s\) during rmmod$' \
 	'^1 passed, 1 failed$' && [ $rc = 1 ]
 result a_report_at_rmmod_fails_the_run $? "exit status $rc"
+
+# what faultinj's failures leave in the log (verbose 2)
+cat > "$TMP/fault.txt" <<'EOF2'
+[    4.100000] FAULT_INJECTION: forcing a failure.
+[    4.100000] name failslab, interval 1, probability 0, space 0, times 0
+[    4.100001] CPU: 1 UID: 0 PID: 83 Comm: faultinj Tainted: G           O       6.12.117 #1
+[    4.100002] Tainted: [O]=OOT_MODULE
+[    4.100003] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996)
+[    4.100004] Call Trace:
+[    4.100005]  <TASK>
+[    4.100006]  dump_stack_lvl+0x80/0xa0
+[    4.100007]  should_failslab+0xda/0x140
+[    4.100008]  ? __create_object+0x59/0xb0
+[    4.100009]  kmemleak_alloc+0x2a/0x60
+[    4.100010]  tracebuf_manager_initialize+0x3f/0xb0 [tracebuf]
+[    4.100011]  </TASK>
+EOF2
+BLOCK=$TMP/fault.txt run injected test
+has injected '^  PASS  state_test +1 passed' '^1 passed, 0 failed$' && [ $rc = 0 ]
+result an_injected_failure_is_no_report $? "exit status $rc"
+
+{ cat "$TMP/fault.txt"; printf '%s\n' '[    4.200000] WARNING: CPU: 1 PID: 83 at module/buf.c:150 tracebuf_buf_create+0x1' \
+	'[    4.200001] Call Trace:'; } > "$TMP/fault-warn.txt"
+BLOCK=$TMP/fault-warn.txt run injected_then_warning test
+has injected_then_warning '^  FAIL  state_test +1 passed, 1 failed.*: 1 kernel splat\(s\)$' \
+	'^--- kernel splat during test state_test \(.*/dmesg\.txt line 18\):$' && [ $rc = 1 ]
+result a_warning_after_an_injected_failure_fails $? "exit status $rc"
 
 ktap_totals

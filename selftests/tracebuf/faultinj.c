@@ -70,17 +70,23 @@ static int fi_write_file(const char *path, const char *val)
 /*
  * Make both injectors fail every kind of allocation the module makes
  * (they ignore sleeping ones by default, and fail_page_alloc order 0),
- * quietly.  Returns why not, or NULL.
+ * each with its stack in the kernel log ("FAULT_INJECTION: forcing a
+ * failure", verbose 2, not rate-limited): make coverage counts there the
+ * module functions whose allocations failed (scripts/coverage-fault.py),
+ * and vm-results.sh takes those stacks for no splat.  Returns why not,
+ * or NULL.
  */
 static const char *fi_configure(void)
 {
 	static const char *const knobs[][2] = {
 		{ "failslab/ignore-gfp-wait", "N" },
-		{ "failslab/verbose", "0" },
+		{ "failslab/verbose", "2" },
+		{ "failslab/verbose_ratelimit_interval_ms", "0" },
 		{ "fail_page_alloc/ignore-gfp-wait", "N" },
 		{ "fail_page_alloc/ignore-gfp-highmem", "N" },
 		{ "fail_page_alloc/min-order", "0" },
-		{ "fail_page_alloc/verbose", "0" },
+		{ "fail_page_alloc/verbose", "2" },
+		{ "fail_page_alloc/verbose_ratelimit_interval_ms", "0" },
 	};
 	char path[256];
 
