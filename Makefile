@@ -45,8 +45,10 @@
 #                             of libtracebuf, libposixtrace and tracebufctl
 #                             (host and guest tests): a table per file here,
 #                             HTML in .build/coverage/html (scripts/coverage.sh;
-#                             COVERAGE_PROGRAMS="..." runs only those; not
-#                             part of check)
+#                             COVERAGE_PROGRAMS="..." runs only those; with
+#                             DEBUG_KERNELS=, make fault's injected
+#                             allocation failures per function beside the
+#                             lines no test reached; not part of check)
 #   make demo                 the example traced in QEMU: trace.fxt and trace.json
 #                             here (scripts/demo.sh)
 #   make run CMD="./app ARGS" [FILES="data ..."] [RECORD="-m streaming ..."]
@@ -266,7 +268,8 @@ coverage:
 	@$(if $(COVERAGE_KERNEL)$(COVERAGE_KERNELS),,$(error no coverage kernel: pass \
 	COVERAGE_KERNEL=<bzImage> COVERAGE_KDIR=<its build tree>, or COVERAGE_KERNELS=<dir \
 	of *.bzImage, each with its *-build.tar.xz> (README, "make coverage")))\
-	COVERAGE_KERNELS="$(COVERAGE_KERNELS)" VM_ARGS="$(VM_ARGS)" scripts/coverage.sh \
+	COVERAGE_KERNELS="$(COVERAGE_KERNELS)" DEBUG_KERNELS="$(DEBUG_KERNELS)" \
+	VM_ARGS="$(VM_ARGS)" scripts/coverage.sh \
 	$(if $(COVERAGE_KERNEL),--kernel $(COVERAGE_KERNEL)) \
 	$(if $(COVERAGE_KDIR),--kdir $(COVERAGE_KDIR)) \
 	$(if $(COVERAGE_PROGRAMS),--programs "$(COVERAGE_PROGRAMS)")

@@ -5,7 +5,7 @@
 # of the libraries and tracebufctl, from the tests.
 #
 #   coverage.sh [--host-only | --last-guest] [--programs "PROG..."]
-#               [--kernel IMAGE --kdir DIR]
+#               [--kernel IMAGE --kdir DIR] [--fault-log DMESG]...
 #
 #   1. The host unit tests of libtracebuf, tracebufctl and libposixtrace,
 #      built with --coverage into .build/coverage/host.
@@ -16,11 +16,17 @@
 #      --programs runs only those; --host-only skips the guest;
 #      --last-guest takes the counters of the last guest run
 #      ("scripts/check.sh --coverage" run by itself) instead of booting.
-#   3. lcov turns the counters into .build/coverage/{module,user}.info and
+#   3. make fault's sweep (faultinj) on the debug kernel, which has the
+#      fault injection the coverage kernel lacks, when $DEBUG_KERNELS is
+#      set (not with --host-only or --last-guest); or the kernel logs of
+#      such runs, --fault-log.
+#   4. lcov turns the counters into .build/coverage/{module,user}.info and
 #      genhtml into .build/coverage/html/{module,user}/index.html; a table
 #      of lines and branches per file and per part goes to stdout, with the
 #      targets (module: 90 % of lines, 80 % of branches; each library and
-#      tracebufctl: 90 % of lines).
+#      tracebufctl: 90 % of lines); then every function of the module with
+#      lines no test reached, and how many of the sweep's allocation
+#      failures came back through it (scripts/coverage-fault.py).
 #
 # The exit status is non-zero when a step failed (a test, a build, lcov);
 # a target not reached is reported, not a failure.
@@ -28,12 +34,14 @@ set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-HOST_ONLY=0 LAST_GUEST=0 PROGRAMS='' CHECK_ARGS=()
+HOST_ONLY=0 LAST_GUEST=0 PROGRAMS='' CHECK_ARGS=() FAULT_LOGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--host-only) HOST_ONLY=1 ;;
 	--last-guest) LAST_GUEST=1 ;;
 	--programs) PROGRAMS=$2; shift ;;
+	--fault-log) [ -f "$2" ] || tb_die "--fault-log $2: no such file"
+		FAULT_LOGS+=("$2"); shift ;;
 	--kernel|--kdir) CHECK_ARGS+=("$1" "$2"); shift ;;
 	*) tb_die "unknown argument '$1' (see the comment at the top of $0)" ;;
 	esac
@@ -121,7 +129,25 @@ if [ $HOST_ONLY = 0 ]; then
 	done
 fi
 
-# --- 3. the reports -----------------------------------------------------------
+# --- 3. make fault's sweep on the debug kernel -----------------------------------
+
+if [ ${#FAULT_LOGS[@]} = 0 ] && [ $HOST_ONLY = 0 ] && [ $LAST_GUEST = 0 ] &&
+   [ -n "${DEBUG_KERNELS:-}" ]; then
+	if "$TB_ROOT/scripts/check.sh" --debug --programs "faultinj faultinj_32" |
+		tee "$COV/fault.log"; then
+		log=$(sed -n 's/^logs: \(.*\) (console\.log.*/\1/p' "$COV/fault.log" | tail -n 1)
+		if [ -s "$log/share/out/dmesg.txt" ]; then
+			cp "$log/share/out/dmesg.txt" "$COV/fault-dmesg.txt"
+			FAULT_LOGS=("$COV/fault-dmesg.txt")
+		else
+			step_failed "make fault left no kernel log (see $COV/fault.log)"
+		fi
+	else
+		step_failed "make fault on the debug kernel (see $COV/fault.log)"
+	fi
+fi
+
+# --- 4. the reports -----------------------------------------------------------
 
 # capture INFO DIR...: the counters under each DIR into INFO.
 capture() {
@@ -197,5 +223,9 @@ fi
 table "$COV/user.info" "libtracebuf" "$USERLIB/lib/" 90 0
 table "$COV/user.info" "libposixtrace" "$USERLIB/posixtrace/" 90 0
 table "$COV/user.info" "tracebufctl" "$USERLIB/ctl/" 90 0
+if [ $HOST_ONLY = 0 ] && [ -f "$COV/module.info" ]; then
+	python3 "$TB_ROOT/scripts/coverage-fault.py" "$COV/module.info" "${FAULT_LOGS[@]}" ||
+		step_failed "coverage-fault.py"
+fi
 echo "html: $COV/html/*/index.html"
 [ $failed = 0 ] || { echo "coverage: $failed step(s) failed (see above)"; exit 1; }
