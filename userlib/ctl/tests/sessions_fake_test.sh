@@ -518,6 +518,37 @@ test_rotate_status_and_refusals() {
 		fail "left: $(ls -A "$TMP/w")"
 }
 
+# status and alert of the sessions named; a runtime directory that other
+# users could write into is refused, by record --detach and status alike
+test_named_sessions_and_a_shared_run_dir() {
+	detach -o n.fxt -d 20s || return 1
+	t_run status "$ID"
+	[ "$RC" = 0 ] && [[ $(sed -n 2p "$TMP/out") =~ ^$ID\ +oneshot\ +recording ]] ||
+		fail "status $ID: exit $RC: $OUT $ERR" || return 1
+	t_run status x7
+	expect_error "status: invalid session id 'x7'" || return 1
+	t_run status 99999999
+	expect_error "no session 99999999" || return 1
+	# (no trigger of go in it: said, and not a success)
+	t_run alert go "$ID"
+	[ "$RC" = 1 ] && [[ $OUT == "session $ID: no trigger for go" ]] &&
+		[[ $ERR == *"alert: no session has a trigger for go"* ]] ||
+		fail "alert go $ID: exit $RC: $OUT $ERR" || return 1
+	t_run alert go "$ID" x7
+	expect_error "alert: invalid session id 'x7'" || return 1
+	t_run alert
+	expect_error "alert: missing NAME" || return 1
+	chmod 0755 "$TMP/run" || return 1
+	t_run status
+	expect_error "not a directory private to this user (mode 0700): refused" || return 1
+	t_run record --detach -o m.fxt
+	expect_error "not a directory private to this user (mode 0700): refused" || return 1
+	chmod 0700 "$TMP/run" || return 1
+	t_run stop "$ID"
+	[ "$RC" = 0 ] || fail "stop $ID: exit $RC: $ERR" || return 1
+	dumps n.fxt 2 && gone "$ID"
+}
+
 NEEDS=("$TBCTL")
 TESTS=(
 	test_detach_status_stop
@@ -539,5 +570,6 @@ TESTS=(
 	test_max_size_stops
 	test_max_size_rotates
 	test_rotate_status_and_refusals
+	test_named_sessions_and_a_shared_run_dir
 )
 tap_main
