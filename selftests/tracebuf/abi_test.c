@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 
 #include "tracebuf_selftests.h"
 
@@ -1471,6 +1472,31 @@ TEST_F(init, success_writes_buffer_fd)
 	EXPECT_EQ(cfg.generation, pkt.data32);
 	EXPECT_EQ(64ULL * 1024, cfg.buffer_size);
 	EXPECT_EQ(TRACEBUF_MODE_CIRCULAR, cfg.mode);
+}
+
+/* No descriptor free under RLIMIT_NOFILE for the handle: EMFILE. */
+TEST_F(init, no_free_fd_emfile)
+{
+	struct tracebuf_initialize_args a = tb_init_valid(self);
+	struct rlimit old, rl;
+	int ret, err;
+
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	rl = old;
+	rl.rlim_cur = (rlim_t)self->next_fd;	/* every one below is open */
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	ret = ioctl(self->p.mgr, TRACEBUF_IOC_MGR_INITIALIZE, &a);
+	err = errno;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EMFILE, err);
+	EXPECT_EQ(self->next_fd, tb_next_fd());
+	EXPECT_STATE(self->p.mgr, self->p.prov, self->p.id, TRACEBUF_STATE_REGISTERED);
+	EXPECT_EMPTY(self->p.prov);
+	/* with one free, it goes through */
+	ASSERT_EQ(0, ioctl(self->p.mgr, TRACEBUF_IOC_MGR_INITIALIZE, &a));
+	self->p.buf_fd = a.buffer_fd;
+	EXPECT_EQ(self->next_fd, a.buffer_fd);
 }
 
 TEST_F(init, flag_bit0_einval)

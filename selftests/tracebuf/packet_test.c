@@ -842,6 +842,53 @@ TEST_F(pkt, provider_inbox_full_buffer_saved_eagain)
 				      8 * TB_LAST_SAVE));
 }
 
+/* A categories update needs room in the provider's inbox too. */
+TEST_F(pkt, provider_inbox_full_update_eagain)
+{
+	tb_fill_provider_inbox(_metadata, &self->p);
+	EXPECT_FULL_INBOX_REFUSED(mgr_update(self->p.mgr, self->p.id, 0,
+					     TRACEBUF_START_F_UPDATE, NULL));
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_INITIALIZE, NULL);
+	EXPECT_EQ(0, mgr_update(self->p.mgr, self->p.id, 0, TRACEBUF_START_F_UPDATE,
+				NULL));
+}
+
+/* So does a START of a STOPPED provider, whose STOP filled it. */
+TEST_F(pkt, provider_inbox_full_start_eagain)
+{
+	struct tracebuf_pkt started = tb_pkt(TRACEBUF_PKT_STARTED, 0, 1, 0);
+	struct tracebuf_provider_info b, a;
+	struct tracebuf_mgr_msg m;
+	unsigned int i;
+
+	ASSERT_EQ(0, mgr_initialize(self->p.mgr, self->p.id, TRACEBUF_MODE_STREAMING,
+				    TB_PKT_SIZE, NULL, &self->p.buf_fd));
+	ASSERT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_CLEAR_ENTIRE,
+			       NULL));
+	ASSERT_EQ(0, provider_send_pkt(self->p.prov, &started));
+	tb_next_msg_pkt(_metadata, self->p.mgr, self->p.id, TRACEBUF_STATE_STARTED,
+			&started);
+	/* INITIALIZE, START and BUFFER_SAVEDs: one short of full */
+	for (i = 2; i < TRACEBUF_INBOX_DEPTH - 1; i++) {
+		tb_save(_metadata, &self->p, i, 8 * i, TRACEBUF_STATE_STARTED);
+		ASSERT_EQ(0, mgr_buffer_saved(self->p.mgr, self->p.id, i, 8 * i));
+	}
+	ASSERT_EQ(0, mgr_stop(self->p.mgr, self->p.id));
+	ASSERT_EQ(0, provider_stopped(self->p.prov));
+	tb_next_msg(_metadata, self->p.mgr, self->p.id, TRACEBUF_MSG_PACKET,
+		    TRACEBUF_STATE_STOPPED, &m);
+	ASSERT_EQ(0, mgr_find(self->p.mgr, self->p.id, &b));
+	EXPECT_EQ(-EAGAIN, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_RETAIN,
+				     NULL));
+	ASSERT_EQ(0, mgr_find(self->p.mgr, self->p.id, &a));
+	EXPECT_EQ(b.packets_received, a.packets_received);
+	EXPECT_STATE(self->p.mgr, self->p.prov, self->p.id, TRACEBUF_STATE_STOPPED);
+	EXPECT_EMPTY(self->p.mgr);
+	/* room for one more after one read */
+	tb_next_pkt(_metadata, self->p.prov, TRACEBUF_PKT_INITIALIZE, NULL);
+	EXPECT_EQ(0, mgr_start(self->p.mgr, self->p.id, TRACEBUF_START_RETAIN, NULL));
+}
+
 TEST_F(pkt, provider_inbox_full_drains_in_order)
 {
 	struct tracebuf_pkt pkt;
