@@ -60,8 +60,9 @@ int pt_read_fd(int fd, uint64_t from, char **out, size_t *outlen)
 			int err = errno;
 
 			free(buf);
-			/* a pipe, a socket: not a log */
-			return err == ESPIPE ? EINVAL : err == EBADF ? EBADF : EIO;
+			/* a pipe, a socket, a directory: not a log */
+			return err == ESPIPE || err == EISDIR ? EINVAL :
+			       err == EBADF ? EBADF : EIO;
 		}
 		if (!n)
 			break;

@@ -641,7 +641,7 @@ static void open_and_getnext_errors(void)
 {
 	struct posix_trace_event_info info;
 	trace_id_t trid, strid;
-	int fd = memfd_create("not-a-log", MFD_CLOEXEC), wo, un;
+	int fd = memfd_create("not-a-log", MFD_CLOEXEC), wo, un, p[2], dir;
 	size_t len;
 	char d[8];
 
@@ -655,6 +655,15 @@ static void open_and_getnext_errors(void)
 	T_EXPECT_EQ(t_log_open(wo, &trid), EBADF);
 	close(wo);
 	T_EXPECT_EQ(t_log_open(fd, NULL), EINVAL);
+	/* nor is a pipe or a directory ("not a valid trace log") */
+	T_ASSERT_EQ(pipe(p), 0);
+	T_EXPECT_EQ(t_log_open(p[0], &trid), EINVAL);
+	close(p[0]);
+	close(p[1]);
+	dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	T_ASSERT(dir >= 0);
+	T_EXPECT_EQ(t_log_open(dir, &trid), EINVAL);
+	close(dir);
 	/* an active stream with a log is read through its log: EINVAL */
 	T_ASSERT_EQ(posix_trace_create_withlog(0, NULL, log_fd(), &strid), 0);
 	T_EXPECT_EQ(posix_trace_getnext_event(strid, &info, d, sizeof(d), &len, &un), EINVAL);
