@@ -133,8 +133,7 @@ fi
 
 if [ ${#FAULT_LOGS[@]} = 0 ] && [ $HOST_ONLY = 0 ] && [ $LAST_GUEST = 0 ] &&
    [ -n "${DEBUG_KERNELS:-}" ]; then
-	if "$TB_ROOT/scripts/check.sh" --debug --programs "faultinj faultinj_32" |
-		tee "$COV/fault.log"; then
+	if make -C "$TB_ROOT" --no-print-directory fault | tee "$COV/fault.log"; then
 		log=$(sed -n 's/^logs: \(.*\) (console\.log.*/\1/p' "$COV/fault.log" | tail -n 1)
 		if [ -s "$log/share/out/dmesg.txt" ]; then
 			cp "$log/share/out/dmesg.txt" "$COV/fault-dmesg.txt"
