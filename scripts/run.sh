@@ -167,13 +167,14 @@ if [ $SHELL_MODE = 0 ] && [[ ${CMD[0]} != */* ]]; then
 	fi
 	bb=/bin/busybox
 	[ -x "$bb" ] || bb=$(command -v busybox || true)
+	# one of the examples: built, and put on the guest's PATH
+	[[ " $EXAMPLES " != *" ${CMD[0]} "* ]] || WITH_EXAMPLES=1
 	case ${CMD[0]} in
 	bash|zstd) ;;
-	tracebuf-example|posix-trace-example) WITH_EXAMPLES=1 ;;
 	tracebufctl) tb_die "tracebufctl: make run runs tracebufctl record around CMD; for its other commands: make shell" ;;
 	*)
 		# (no busybox yet: install-deps.sh brings it; the guest says it)
-		[ -z "$bb" ] || grep -qxF -- "${CMD[0]}" <<< "$("$bb" --list)" ||
+		[ $WITH_EXAMPLES = 1 ] || [ -z "$bb" ] || grep -qxF -- "${CMD[0]}" <<< "$("$bb" --list)" ||
 			tb_die "${CMD[0]}: not a command of the guest (busybox, bash, zstd, the examples); a program of yours is named with a slash: ./${CMD[0]}" ;;
 	esac
 fi
