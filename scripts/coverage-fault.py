@@ -23,7 +23,8 @@
 import re
 import sys
 
-# what dump_stack() prints before the frames, which are indented
+# what dump_stack() prints before the frames, which are indented (the
+# lines vm-results.sh skips as no kernel report: keep the two in step)
 PREAMBLE = (' ', 'name ', 'CPU: ', 'Tainted: ', 'Hardware name: ', 'Call Trace:')
 FRAME = re.compile(r'^\s*(\? )?([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ \[tracebuf\]')
 

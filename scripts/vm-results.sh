@@ -73,6 +73,7 @@ if [ -f "$KLOG" ]; then
 	# An allocation failure make fault injected, with its stack
 	# (faultinj.c): the header, the stack'"'"'s preamble and its indented
 	# frames, up to </TASK>; any other line ends it and is looked at.
+	# (coverage-fault.py reads the same block: keep the two in step.)
 	/FAULT_INJECTION: forcing a failure/ { infi = 1; next }
 	infi {
 		t = $0
