@@ -111,9 +111,10 @@ static void pt_log_rolling(struct pt_trace *t, bool flushed)
 		if (!at || !rs)
 			continue;
 		now = p[i].bytes_recorded / rs;
-		if (flushed || now < *at) {
-			/* flushed up to here; or started again: not seen yet */
-			*at = flushed ? now : 0;
+		if (flushed) {
+			*at = now;
+		} else if (now < *at) {
+			*at = 0;	/* started again: not seen yet */
 		} else if (now >= *at + 2) {
 			t->overrun = true;
 			t->loop_full = true;
