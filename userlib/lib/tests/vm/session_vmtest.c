@@ -164,12 +164,19 @@ static void child_main(const struct child_opts *o, int cmd, int rsp)
 	_exit(0);
 }
 
-static int child_start(struct child *ch, const struct child_opts *o)
+/*
+ * A child registered (and, if a trace wanted it, started), serving the
+ * @n sessions at @ss meanwhile, in that order: those a trace of which
+ * makes it wait for its start.
+ */
+static int child_start_serving(struct child *ch, const struct child_opts *o,
+			       struct tracebuf_session *const *ss, int n)
 {
+	struct pollfd pfd[4];
 	int cmd[2], rsp[2];
-	char ok;
+	char ok = 0;
 
-	if (pipe2(cmd, O_CLOEXEC) || pipe2(rsp, O_CLOEXEC))
+	if (n > 3 || pipe2(cmd, O_CLOEXEC) || pipe2(rsp, O_CLOEXEC))
 		return -1;
 	ch->pid = fork();
 	if (ch->pid < 0)
@@ -183,8 +190,22 @@ static int child_start(struct child *ch, const struct child_opts *o)
 	close(rsp[1]);
 	ch->cmd = cmd[1];
 	ch->rsp = rsp[0];
-	/* registered (and, if a trace wanted it, started) */
-	return read(ch->rsp, &ok, 1) == 1 && ok == 'k' ? 0 : -1;
+	pfd[0] = (struct pollfd){ .fd = rsp[0], .events = POLLIN };
+	for (int i = 0; i < n; i++)
+		pfd[i + 1] = (struct pollfd){ .fd = tracebuf_session_fd(ss[i]), .events = POLLIN };
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			tracebuf_session_dispatch(ss[i]);
+		if (poll(pfd, (nfds_t)n + 1, 20000) <= 0)
+			return -1;
+		if (pfd[0].revents)
+			return read(ch->rsp, &ok, 1) == 1 && ok == 'k' ? 0 : -1;
+	}
+}
+
+static int child_start(struct child *ch, const struct child_opts *o)
+{
+	return child_start_serving(ch, o, NULL, 0);
 }
 
 static int child_send(struct child *ch, uint32_t op, uint64_t from, uint64_t to,
@@ -1337,7 +1358,6 @@ static void late_joiner_waits_for_start(void)
 	struct child ch[2];
 	struct trace tr;
 	struct shape sh;
-	pid_t pid;
 	int fd;
 
 	T_ASSERT_EQ(child_start(&ch[0], &a), 0);
@@ -1345,31 +1365,7 @@ static void late_joiner_waits_for_start(void)
 	T_ASSERT(s);
 	T_ASSERT_EQ(tracebuf_session_start(s, NULL), 0);
 	/* the late one registers now; serve the session while it waits */
-	{
-		int cmd[2], rsp[2];
-		char ok = 0;
-		struct pollfd pfd[2];
-
-		T_ASSERT(!pipe2(cmd, O_CLOEXEC) && !pipe2(rsp, O_CLOEXEC));
-		pid = fork();
-		T_ASSERT(pid >= 0);
-		if (!pid) {
-			close(cmd[1]);
-			close(rsp[0]);
-			child_main(&b, cmd[0], rsp[1]);
-		}
-		close(cmd[0]);
-		close(rsp[1]);
-		ch[1] = (struct child){ .pid = pid, .cmd = cmd[1], .rsp = rsp[0] };
-		pfd[0] = (struct pollfd){ .fd = rsp[0], .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = tracebuf_session_fd(s), .events = POLLIN };
-		while (!ok) {
-			tracebuf_session_dispatch(s);
-			T_ASSERT(poll(pfd, 2, 20000) > 0);
-			if (pfd[0].revents)
-				T_ASSERT(read(rsp[0], &ok, 1) == 1 && ok == 'k');
-		}
-	}
+	T_ASSERT_EQ(child_start_serving(&ch[1], &b, &s, 1), 0);
 	T_ASSERT_EQ(child_do(&ch[1], s, CMD_WRITE, 0, 500, false), 0);
 	T_ASSERT_EQ(child_do(&ch[0], s, CMD_WRITE, 0, 500, false), 0);
 	T_ASSERT_EQ(child_do(&ch[1], s, CMD_ALERT, 0, 0, false), 0);
@@ -1449,12 +1445,10 @@ static void every_provider_session_leaves_a_named_one(void)
 		.start_timeout_ms = 10000,
 	};
 	struct tracebuf_session_provider pi = { 0 }, pn = { 0 };
-	struct tracebuf_session *all, *byname;
-	struct pollfd pfd[3];
-	int cmd[2], rsp[2], fd;
+	struct tracebuf_session *all, *byname, *ss[2];
 	struct child ch;
 	struct trace tr;
-	char ok = 0;
+	int fd;
 
 	all = session(TRACEBUF_MODE_ONESHOT, 256 * KIB, &fd);
 	T_ASSERT(all);
@@ -1464,28 +1458,9 @@ static void every_provider_session_leaves_a_named_one(void)
 	T_ASSERT_EQ(tracebuf_session_start(all, NULL), 0);
 	T_ASSERT_EQ(tracebuf_session_start(byname, NULL), 0);
 	/* it registers now; the session of every provider is served first */
-	T_ASSERT(!pipe2(cmd, O_CLOEXEC) && !pipe2(rsp, O_CLOEXEC));
-	ch.pid = fork();
-	T_ASSERT(ch.pid >= 0);
-	if (!ch.pid) {
-		close(cmd[1]);
-		close(rsp[0]);
-		child_main(&o, cmd[0], rsp[1]);
-	}
-	close(cmd[0]);
-	close(rsp[1]);
-	ch.cmd = cmd[1];
-	ch.rsp = rsp[0];
-	pfd[0] = (struct pollfd){ .fd = rsp[0], .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = tracebuf_session_fd(all), .events = POLLIN };
-	pfd[2] = (struct pollfd){ .fd = tracebuf_session_fd(byname), .events = POLLIN };
-	while (!ok) {
-		tracebuf_session_dispatch(all);
-		tracebuf_session_dispatch(byname);
-		T_ASSERT(poll(pfd, 3, 20000) > 0);
-		if (pfd[0].revents)
-			T_ASSERT(read(rsp[0], &ok, 1) == 1 && ok == 'k');
-	}
+	ss[0] = all;
+	ss[1] = byname;
+	T_ASSERT_EQ(child_start_serving(&ch, &o, ss, 2), 0);
 	T_ASSERT_EQ(child_do(&ch, byname, CMD_WRITE, 0, 100, false), 0);
 	tracebuf_session_dispatch(all);
 	T_ASSERT(find_prov(all, "named", &pi));
